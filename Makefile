@@ -1,0 +1,124 @@
+# pgclientbench -- build, test and benchmark.
+#
+#   make            build the runner and the drivers (installs missing packages first)
+#   make bench      + start a throw-away PostgreSQL, run conf/bench.ini, stop it
+#   make test       the whole test suite (unit, server, sanitizer builds)
+#   make SAN=1 ...  the same with AddressSanitizer + UBSan, into build-san/
+#
+# Layout: everything built goes to $(B)/: the programs ($(B)/runner), the
+# drivers ($(B)/drivers/NAME.so), the tests. `runner/` is the runner's source,
+# so the program cannot sit beside it: run `build/runner -c conf/bench.ini`.
+
+B        ?= build
+CC       ?= cc
+OPT      ?= -O2
+CSTD      = -std=c11 -D_GNU_SOURCE
+WARN      = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wno-missing-field-initializers
+VERSION  := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+
+ifeq ($(SAN),1)
+B         = build-san
+SANFLAGS  = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT       = -O1
+endif
+
+# Package flags are expanded when a recipe runs (recursive '='), after the
+# deps step has installed what was missing.
+PQ_CFLAGS  = $(shell pkg-config --cflags libpq)
+PQ_LIBS    = $(shell pkg-config --libs libpq)
+DEP_CFLAGS = $(PQ_CFLAGS) $(shell pkg-config --cflags inih jansson)
+DEP_LIBS   = $(PQ_LIBS) $(shell pkg-config --libs inih jansson) -lm -lpthread -ldl
+
+CFLAGS   += $(CSTD) $(WARN) $(OPT) -g $(SANFLAGS) -Iinclude -Icommon -Irunner -MMD -MP
+LDFLAGS  += $(SANFLAGS)
+SOFLAGS   = -fPIC -shared -fvisibility=hidden
+
+COMMON_SRC = $(wildcard common/*.c)
+RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*.c))
+COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
+RUNNER_OBJ = $(RUNNER_SRC:%.c=$(B)/obj/%.o)
+
+DRIVERS     = $(notdir $(wildcard drivers/*))
+DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
+# Extra libraries per driver.
+DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
+DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
+DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto)
+
+FIXTURE_SRC = $(wildcard tests/fixtures/*.c)
+FIXTURE_SOS = $(FIXTURE_SRC:tests/fixtures/%.c=$(B)/tests/fixtures/%.so)
+
+UNIT_SRC   = $(wildcard tests/unit/test_*.c)
+UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+SERVER_SRC = $(wildcard tests/server/test_*.c)
+SERVER_BIN = $(SERVER_SRC:tests/server/%.c=$(B)/tests/%)
+
+PROGRAMS = $(B)/runner
+
+.PHONY: all deps drivers fixtures tests test test-unit test-server test-san bench clean
+all: deps $(PROGRAMS) drivers
+
+# Install what is missing (Debian packages); a no-op when everything is there.
+deps:
+	@scripts/install-deps.sh
+
+drivers: $(DRIVER_SOS)
+fixtures: $(FIXTURE_SOS)
+tests: $(UNIT_BIN) $(SERVER_BIN) fixtures drivers $(PROGRAMS)
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
+
+$(B)/libpgcb.a: $(COMMON_OBJ) $(RUNNER_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(B)/obj/runner/main.o: CFLAGS += -DPGCB_VERSION='"$(VERSION)"'
+
+$(PROGRAMS): $(B)/obj/runner/main.o $(B)/libpgcb.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+# A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so.
+.SECONDEXPANSION:
+$(B)/drivers/%.so: $$(wildcard drivers/%/*.c) $$(wildcard drivers/%/*.h) include/pgcb/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(DRIVER_LIBS_$*)
+
+$(B)/tests/fixtures/%.so: tests/fixtures/%.c include/pgcb/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $<
+
+$(B)/tests/%: tests/unit/%.c $(B)/libpgcb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+
+$(B)/tests/%: tests/server/%.c $(B)/libpgcb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+
+# The whole suite: unit tests, then server tests against a throw-away local
+# PostgreSQL that the script starts and removes, then both again under
+# AddressSanitizer + UBSan.
+test: deps
+	@$(MAKE) --no-print-directory tests
+	@tests/run.sh $(B)
+	@$(MAKE) --no-print-directory test-san
+
+test-san:
+	@$(MAKE) --no-print-directory SAN=1 tests
+	@tests/run.sh build-san
+
+test-unit: tests
+	@tests/run.sh $(B) unit
+
+# The default benchmark on a throw-away local server (or on the server that
+# PG* variables / PGCB_CONNINFO name).
+bench: all
+	@scripts/bench.sh conf/bench.ini
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,449 @@
+/*
+ * result_json.c -- struct pgcb_result <-> JSON with jansson, atomic write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pgcb/driver.h"
+#include "result.h"
+#include "util.h"
+
+const char *pgcb_cell_status_str(enum pgcb_cell_status s)
+{
+    switch (s) {
+    case PGCB_CELL_OK: return "ok";
+    case PGCB_CELL_INVALID: return "invalid";
+    case PGCB_CELL_FAILED: return "failed";
+    case PGCB_CELL_NOT_RUN: break;
+    }
+    return "not_run";
+}
+
+static enum pgcb_cell_status status_from_str(const char *s)
+{
+    if (!s)
+        return PGCB_CELL_NOT_RUN;
+    if (strcmp(s, "ok") == 0)
+        return PGCB_CELL_OK;
+    if (strcmp(s, "invalid") == 0)
+        return PGCB_CELL_INVALID;
+    if (strcmp(s, "failed") == 0)
+        return PGCB_CELL_FAILED;
+    return PGCB_CELL_NOT_RUN;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static json_t *str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* JSON has no NaN: unknown figures are null. */
+static json_t *real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *caps_json(unsigned caps)
+{
+    json_t *a = json_array();
+    if (caps & PGCB_CAP_PIPELINE)
+        json_array_append_new(a, json_string("pipeline"));
+    if (caps & PGCB_CAP_NO_IO)
+        json_array_append_new(a, json_string("no_io"));
+    if (caps & PGCB_CAP_REFERENCE)
+        json_array_append_new(a, json_string("reference"));
+    return a;
+}
+
+static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell *c, size_t d)
+{
+    json_t *om = json_array();
+    for (size_t o = 0; o < c->norders; o++)
+        json_array_append_new(om, real_or_null(c->order_medians_ns[o]));
+    char sum[17];
+    snprintf(sum, sizeof sum, "%016llx", (unsigned long long)c->checksum);
+    json_t *j = json_object();
+    json_object_set_new(j, "driver", json_string(r->drivers[d].label));
+    json_object_set_new(j, "status", json_string(pgcb_cell_status_str(c->status)));
+    json_object_set_new(j, "error", str_or_null(c->error));
+    json_object_set_new(j, "samples", json_integer((json_int_t)c->samples));
+    json_object_set_new(j, "queries", json_integer((json_int_t)c->queries));
+    json_object_set_new(j, "mean_ns", real_or_null(c->mean_ns));
+    json_object_set_new(j, "sd_ns", real_or_null(c->sd_ns));
+    json_object_set_new(j, "rme_pct", real_or_null(c->rme_pct));
+    json_object_set_new(j, "median_ns", real_or_null(c->median_ns));
+    json_object_set_new(j, "p99_ns", real_or_null(c->p99_ns));
+    json_object_set_new(j, "min_ns", json_integer((json_int_t)c->min_ns));
+    json_object_set_new(j, "max_ns", json_integer((json_int_t)c->max_ns));
+    json_object_set_new(j, "ops_per_s", real_or_null(c->ops_per_s));
+    json_object_set_new(j, "queries_per_s", real_or_null(c->queries_per_s));
+    json_object_set_new(j, "cpu_ns_per_query", real_or_null(c->cpu_ns_per_query));
+    json_object_set_new(j, "wall_ns", json_integer((json_int_t)c->wall_ns));
+    json_object_set_new(j, "order_medians_ns", om);
+    json_object_set_new(j, "checksum", json_string(sum));
+    json_object_set_new(j, "rows_per_batch", json_integer((json_int_t)c->rows_per_batch));
+    return j;
+}
+
+static json_t *result_json(const struct pgcb_result *r)
+{
+    json_t *drivers = json_array();
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        const struct pgcb_res_driver *rd = &r->drivers[d];
+        char abi[32];
+        snprintf(abi, sizeof abi, "%u.%u", rd->abi_major, rd->abi_minor);
+        json_array_append_new(
+            drivers, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s}", "name", rd->label,
+                               "driver", rd->name, "version", rd->version, "links", rd->links,
+                               "path", rd->path, "description", str_or_null(rd->description),
+                               "caps", caps_json(rd->caps), "abi", abi));
+    }
+    json_t *orders = json_array();
+    for (size_t o = 0; o < r->norders; o++) {
+        json_t *one = json_array();
+        for (size_t k = 0; k < r->ndrivers; k++)
+            json_array_append_new(one, json_string(r->drivers[r->orders[o][k]].label));
+        json_array_append_new(orders, one);
+    }
+    json_t *groups = json_array();
+    for (size_t g = 0; g < r->ngroups; g++) {
+        const struct pgcb_res_group *gr = &r->groups[g];
+        json_t *results = json_array();
+        for (size_t d = 0; d < r->ndrivers; d++)
+            json_array_append_new(results, cell_json(r, &gr->cells[d], d));
+        json_array_append_new(
+            groups, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "suite", gr->suite,
+                              "query", gr->query, "sql", gr->sql, "depth", (json_int_t)gr->depth,
+                              "threads", (json_int_t)gr->threads, "rows",
+                              gr->rows >= 0 ? json_integer(gr->rows) : json_null(), "results",
+                              results));
+    }
+    json_t *env = json_pack(
+        "{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "cpu_model",
+        str_or_null(r->cpu_model), "cores", (json_int_t)r->cores, "ram_bytes",
+        (json_int_t)r->ram_bytes, "kernel", str_or_null(r->kernel), "hostname",
+        str_or_null(r->hostname), "client_cpus", str_or_null(r->client_cpus), "server_cpus",
+        str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
+        "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
+    return json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:{s:I, s:I, s:I, s:o}, "
+                     "s:o, s:o, s:o, s:b, s:o}",
+                     "schema_version", PGCB_RESULT_SCHEMA_VERSION,
+                     "runner", "version", str_or_null(r->runner_version),
+                     "started_at", str_or_null(r->started_at),
+                     "finished_at", str_or_null(r->finished_at),
+                     "config_file", str_or_null(r->config_file),
+                     "environment", env,
+                     "server", "version", str_or_null(r->server_version),
+                     "conninfo", str_or_null(r->conninfo),
+                     "budget", "time_ms", (json_int_t)r->time_ms,
+                     "queries", (json_int_t)r->min_queries,
+                     "warmup_ms", (json_int_t)r->warmup_ms,
+                     "orders", str_or_null(r->orders_mode),
+                     "drivers", drivers, "orders", orders, "groups", groups,
+                     "complete", r->complete,
+                     "stop_reason", str_or_null(r->stop_reason));
+}
+
+/* mkdir -p of the directory part of path. */
+static int make_parent_dirs(const char *path)
+{
+    char *p = pgcb_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    free(p);
+    return 0;
+}
+
+int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
+{
+    json_t *j = result_json(r);
+    if (!j) {
+        snprintf(err, errlen, "%s: cannot build the JSON result (a field is invalid)", path);
+        return -1;
+    }
+    if (make_parent_dirs(path) != 0) {
+        snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(errno));
+        json_decref(j);
+        return -1;
+    }
+    char *tmp = pgcb_xasprintf("%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot create a temporary file: %s", path, strerror(errno));
+        json_decref(j);
+        free(tmp);
+        return -1;
+    }
+    fchmod(fd, 0644);
+    int rc = json_dumpfd(j, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    if (rc == 0 && write(fd, "\n", 1) != 1)
+        rc = -1;
+    if (rc == 0 && fsync(fd) != 0)
+        rc = -1;
+    int saved = errno;
+    if (close(fd) != 0 && rc == 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -1;
+        saved = errno;
+    }
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: cannot write the result: %s", path, strerror(saved));
+        unlink(tmp);
+    }
+    free(tmp);
+    return rc;
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+static char *dup_str(json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? pgcb_xstrdup(s) : NULL;
+}
+
+static double get_real(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static uint64_t get_u64(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static unsigned caps_from_json(json_t *a)
+{
+    unsigned caps = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(a, i, v) {
+        const char *s = json_string_value(v);
+        if (!s)
+            continue;
+        if (strcmp(s, "pipeline") == 0)
+            caps |= PGCB_CAP_PIPELINE;
+        else if (strcmp(s, "no_io") == 0)
+            caps |= PGCB_CAP_NO_IO;
+        else if (strcmp(s, "reference") == 0)
+            caps |= PGCB_CAP_REFERENCE;
+    }
+    return caps;
+}
+
+static int read_fail(char *err, size_t errlen, const char *path, const char *why, json_t *j,
+                     struct pgcb_result *r)
+{
+    snprintf(err, errlen, "%s: %s", path, why);
+    json_decref(j);
+    pgcb_result_free(r);
+    return -1;
+}
+
+int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t errlen)
+{
+    *r = (struct pgcb_result){0};
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    if (!j) {
+        if (je.line <= 0)
+            snprintf(err, errlen, "%s: %s", path, je.text);
+        else
+            snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
+        return -1;
+    }
+    json_t *sv = json_object_get(j, "schema_version");
+    if (!json_is_integer(sv))
+        return read_fail(err, errlen, path, "no schema_version: not a pgclientbench result", j, r);
+    if (json_integer_value(sv) != PGCB_RESULT_SCHEMA_VERSION) {
+        char why[128];
+        snprintf(why, sizeof why, "schema_version %lld is not supported (this program reads %d)",
+                 (long long)json_integer_value(sv), PGCB_RESULT_SCHEMA_VERSION);
+        return read_fail(err, errlen, path, why, j, r);
+    }
+    json_t *runner = json_object_get(j, "runner");
+    json_t *env = json_object_get(j, "environment");
+    json_t *server = json_object_get(j, "server");
+    json_t *budget = json_object_get(j, "budget");
+    json_t *drivers = json_object_get(j, "drivers");
+    json_t *orders = json_object_get(j, "orders");
+    json_t *groups = json_object_get(j, "groups");
+    if (!json_is_object(env) || !json_is_array(drivers) || !json_is_array(groups) ||
+        !json_is_array(orders))
+        return read_fail(err, errlen, path, "missing environment, drivers, orders or groups", j, r);
+
+    r->runner_version = dup_str(runner, "version");
+    r->started_at = dup_str(j, "started_at");
+    r->finished_at = dup_str(j, "finished_at");
+    r->config_file = dup_str(j, "config_file");
+    r->cpu_model = dup_str(env, "cpu_model");
+    r->cores = (unsigned)get_u64(env, "cores");
+    r->ram_bytes = get_u64(env, "ram_bytes");
+    r->kernel = dup_str(env, "kernel");
+    r->hostname = dup_str(env, "hostname");
+    r->client_cpus = dup_str(env, "client_cpus");
+    r->server_cpus = dup_str(env, "server_cpus");
+    r->server_cpus_source = dup_str(env, "server_cpus_source");
+    r->cpus_shared = json_is_true(json_object_get(env, "cpus_shared"));
+    r->libpq_version = dup_str(env, "libpq_version");
+    r->server_version = dup_str(server, "version");
+    r->conninfo = dup_str(server, "conninfo");
+    r->time_ms = get_u64(budget, "time_ms");
+    r->min_queries = get_u64(budget, "queries");
+    r->warmup_ms = get_u64(budget, "warmup_ms");
+    r->orders_mode = dup_str(budget, "orders");
+    r->complete = json_is_true(json_object_get(j, "complete"));
+    r->stop_reason = dup_str(j, "stop_reason");
+
+    r->ndrivers = json_array_size(drivers);
+    r->drivers = pgcb_xcalloc(r->ndrivers, sizeof *r->drivers);
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        json_t *o = json_array_get(drivers, d);
+        struct pgcb_res_driver *rd = &r->drivers[d];
+        rd->label = dup_str(o, "name");
+        rd->name = dup_str(o, "driver");
+        rd->version = dup_str(o, "version");
+        rd->links = dup_str(o, "links");
+        rd->path = dup_str(o, "path");
+        rd->description = dup_str(o, "description");
+        rd->caps = caps_from_json(json_object_get(o, "caps"));
+        const char *abi = json_string_value(json_object_get(o, "abi"));
+        if (abi)
+            sscanf(abi, "%u.%u", &rd->abi_major, &rd->abi_minor);
+        if (!rd->label)
+            return read_fail(err, errlen, path, "a driver has no name", j, r);
+    }
+    r->norders = json_array_size(orders);
+    r->orders = pgcb_xcalloc(r->norders, sizeof *r->orders);
+    for (size_t o = 0; o < r->norders; o++) {
+        json_t *one = json_array_get(orders, o);
+        r->orders[o] = pgcb_xcalloc(r->ndrivers, sizeof **r->orders);
+        if (json_array_size(one) != r->ndrivers)
+            return read_fail(err, errlen, path, "an execution order does not list every driver",
+                             j, r);
+        for (size_t k = 0; k < r->ndrivers; k++) {
+            const char *label = json_string_value(json_array_get(one, k));
+            size_t d = 0;
+            while (d < r->ndrivers && !(label && strcmp(r->drivers[d].label, label) == 0))
+                d++;
+            if (d == r->ndrivers)
+                return read_fail(err, errlen, path, "an execution order names an unknown driver",
+                                 j, r);
+            r->orders[o][k] = d;
+        }
+    }
+    r->ngroups = json_array_size(groups);
+    r->groups = pgcb_xcalloc(r->ngroups, sizeof *r->groups);
+    for (size_t g = 0; g < r->ngroups; g++) {
+        json_t *o = json_array_get(groups, g);
+        struct pgcb_res_group *gr = &r->groups[g];
+        gr->suite = dup_str(o, "suite");
+        gr->query = dup_str(o, "query");
+        gr->sql = dup_str(o, "sql");
+        gr->depth = (uint32_t)get_u64(o, "depth");
+        gr->threads = (uint32_t)get_u64(o, "threads");
+        json_t *rows = json_object_get(o, "rows");
+        gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
+        gr->cells = pgcb_xcalloc(r->ndrivers, sizeof *gr->cells);
+        json_t *results = json_object_get(o, "results");
+        if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers)
+            return read_fail(err, errlen, path, "a group lacks suite, query or a result per driver",
+                             j, r);
+        for (size_t d = 0; d < r->ndrivers; d++) {
+            json_t *c = json_array_get(results, d);
+            struct pgcb_res_cell *cell = &gr->cells[d];
+            const char *label = json_string_value(json_object_get(c, "driver"));
+            if (!label || strcmp(label, r->drivers[d].label) != 0)
+                return read_fail(err, errlen, path, "group results are not in driver order", j, r);
+            cell->status = status_from_str(json_string_value(json_object_get(c, "status")));
+            cell->error = dup_str(c, "error");
+            cell->samples = get_u64(c, "samples");
+            cell->queries = get_u64(c, "queries");
+            cell->mean_ns = get_real(c, "mean_ns");
+            cell->sd_ns = get_real(c, "sd_ns");
+            cell->rme_pct = get_real(c, "rme_pct");
+            cell->median_ns = get_real(c, "median_ns");
+            cell->p99_ns = get_real(c, "p99_ns");
+            cell->min_ns = get_u64(c, "min_ns");
+            cell->max_ns = get_u64(c, "max_ns");
+            cell->ops_per_s = get_real(c, "ops_per_s");
+            cell->queries_per_s = get_real(c, "queries_per_s");
+            cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
+            cell->wall_ns = get_u64(c, "wall_ns");
+            json_t *om = json_object_get(c, "order_medians_ns");
+            cell->norders = json_array_size(om);
+            cell->order_medians_ns = pgcb_xcalloc(cell->norders, sizeof(double));
+            for (size_t k = 0; k < cell->norders; k++) {
+                json_t *v = json_array_get(om, k);
+                cell->order_medians_ns[k] = json_is_number(v) ? json_number_value(v) : NAN;
+            }
+            const char *sum = json_string_value(json_object_get(c, "checksum"));
+            cell->checksum = sum ? strtoull(sum, NULL, 16) : 0;
+            cell->rows_per_batch = get_u64(c, "rows_per_batch");
+        }
+    }
+    json_decref(j);
+    return 0;
+}
+
+void pgcb_result_free(struct pgcb_result *r)
+{
+    if (!r)
+        return;
+    for (size_t g = 0; g < r->ngroups; g++) {
+        struct pgcb_res_group *gr = &r->groups[g];
+        for (size_t d = 0; gr->cells && d < r->ndrivers; d++) {
+            free(gr->cells[d].error);
+            free(gr->cells[d].order_medians_ns);
+        }
+        free(gr->cells);
+        free(gr->suite);
+        free(gr->query);
+        free(gr->sql);
+    }
+    free(r->groups);
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        struct pgcb_res_driver *rd = &r->drivers[d];
+        free(rd->label);
+        free(rd->name);
+        free(rd->version);
+        free(rd->links);
+        free(rd->path);
+        free(rd->description);
+    }
+    free(r->drivers);
+    for (size_t o = 0; o < r->norders; o++)
+        free(r->orders[o]);
+    free(r->orders);
+    char **strs[] = {&r->runner_version, &r->started_at, &r->finished_at, &r->config_file,
+                     &r->cpu_model, &r->kernel, &r->hostname, &r->client_cpus,
+                     &r->server_cpus, &r->server_cpus_source, &r->libpq_version,
+                     &r->server_version, &r->conninfo, &r->orders_mode, &r->stop_reason};
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
+        free(*strs[i]);
+    *r = (struct pgcb_result){0};
+}

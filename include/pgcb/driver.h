@@ -1,0 +1,329 @@
+/*
+ * pgcb/driver.h -- the pgclientbench driver ABI.
+ *
+ * This is the one header a driver author needs. A driver is a shared object
+ * that exports exactly one symbol, PGCB_DRIVER_ENTRY_SYMBOL:
+ *
+ *     PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
+ *
+ * which returns a pointer to a descriptor with static storage duration. The
+ * runner dlopen()s the object, calls the entry function once, and checks, most
+ * basic first: magic, ABI major, struct_size, then the required operations.
+ *
+ * Versioning (after SQLite's sqlite3_io_methods): the ABI major changes only
+ * when an existing field changes meaning; then old drivers are refused. New
+ * fields and operations are only ever appended at the end of struct
+ * pgcb_driver, with a minor bump. A caller that wants a slot added in minor N
+ * checks `d->abi_minor >= N && d->struct_size >= offsetof(..., slot) + size
+ * && d->slot != NULL` before using it (see PGCB_DRIVER_HAS()).
+ *
+ * Threading: the runner calls open/close/prepare/run_batch for one
+ * connection from one thread at a time. Different connections may be used
+ * from different threads at the same time, so a driver keeps no mutable
+ * global state (or protects it itself).
+ *
+ * Drivers never print. Every operation that can fail returns a pgcb_status
+ * and, on failure, writes a one-line, NUL-terminated message (no trailing
+ * newline, never a password) into the caller's buffer `err` of size `errlen`
+ * (errlen >= 1; the runner passes PGCB_ERRLEN bytes).
+ *
+ * Consumption is verified: run_batch converts every value it receives into
+ * its C type and folds it into a struct pgcb_sum with the pgcb_sum_*()
+ * helpers below, so that every driver produces the same checksum for the
+ * same rows, whatever its wire format. The runner compares checksums and row
+ * counts across drivers; a driver that skips values cannot match.
+ */
+#ifndef PGCB_DRIVER_H
+#define PGCB_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Identification                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* First field of every descriptor: "PGCB" in ASCII, read as a big-endian u32. */
+#define PGCB_DRIVER_MAGIC 0x50474342u
+
+/* ABI version this header describes. */
+#define PGCB_ABI_MAJOR 1
+#define PGCB_ABI_MINOR 0
+
+/* The name of the one exported symbol. */
+#define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
+
+/* Mark the entry function exported when building with -fvisibility=hidden. */
+#define PGCB_EXPORT __attribute__((visibility("default")))
+
+/* Size of the error buffer the runner passes to every operation. */
+#define PGCB_ERRLEN 512
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                             */
+/* ------------------------------------------------------------------------ */
+
+enum pgcb_status {
+    PGCB_OK = 0,
+    /* Could not connect or authenticate. */
+    PGCB_ERR_CONNECT = 1,
+    /* The server reported an error for a statement (ErrorResponse). The
+     * connection is still usable; err starts with the SQLSTATE, e.g.
+     * "42P01: relation \"x\" does not exist". */
+    PGCB_ERR_QUERY = 2,
+    /* The connection broke (socket error, EOF, server gone). The connection
+     * must be closed; nothing more may be run on it. */
+    PGCB_ERR_IO = 3,
+    /* The peer sent something the driver cannot parse. Connection unusable. */
+    PGCB_ERR_PROTOCOL = 4,
+    /* A driver option is unknown or has a bad value. */
+    PGCB_ERR_CONFIG = 5,
+    /* Out of memory. */
+    PGCB_ERR_NOMEM = 6,
+    /* The driver cannot do what was asked (e.g. an unsupported type). */
+    PGCB_ERR_UNSUPPORTED = 7
+};
+
+/* ------------------------------------------------------------------------ */
+/* Capability flags (struct pgcb_driver.caps)                               */
+/* ------------------------------------------------------------------------ */
+
+/* run_batch keeps up to `depth` queries in flight on one connection. Without
+ * it, the runner says that the driver runs a batch one query at a time. */
+#define PGCB_CAP_PIPELINE (1u << 0)
+/* The driver does no I/O (drivers/null): it talks to no server. */
+#define PGCB_CAP_NO_IO (1u << 1)
+/* A reference measurement, not a client: shown in tables, but excluded from
+ * checksum agreement, winners and rankings. */
+#define PGCB_CAP_REFERENCE (1u << 2)
+
+/* ------------------------------------------------------------------------ */
+/* Driver options                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* One key = value from the driver's [driver.NAME] INI section (all keys but
+ * the runner's own `path`). Both strings are owned by the runner and live
+ * until close() returns. */
+struct pgcb_option {
+    const char *key;
+    const char *value;
+};
+
+/* Description of one option a driver accepts, for validation of the INI
+ * file (an unknown key is an error naming file and line) and for
+ * `runner --list-drivers`. Arrays of these end with an entry whose key is
+ * NULL. */
+struct pgcb_option_spec {
+    const char *key;
+    const char *default_value; /* as text; NULL if none */
+    const char *help;          /* one line */
+};
+
+/* ------------------------------------------------------------------------ */
+/* Checksum helpers                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* The consumption checksum of one batch. The runner zeroes it before every
+ * run_batch call; the driver folds every value of every row of every result,
+ * in the order received, and calls pgcb_sum_row() once per row after its
+ * values. `rows` is the number of rows received across the whole batch. */
+struct pgcb_sum {
+    uint64_t hash;
+    uint64_t rows;
+};
+
+/* Type tags folded before each value, so that int4 1 and int8 1 differ, and
+ * so do NULL and the empty string. Part of the ABI: never renumbered. */
+enum pgcb_sum_tag {
+    PGCB_TAG_NULL = 1,
+    PGCB_TAG_BOOL = 2,
+    PGCB_TAG_INT = 3,   /* int2, int4 and int8 alike: folded as int64 */
+    PGCB_TAG_FLOAT4 = 4,
+    PGCB_TAG_FLOAT8 = 5,
+    PGCB_TAG_TEXT = 6,  /* text, varchar, name, bpchar, numeric (as text), any
+                           type the driver does not convert */
+    PGCB_TAG_ROW = 7
+};
+
+/* One mixing step: cheap, order-sensitive, identical on every platform. */
+static inline uint64_t pgcb_sum_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static inline void pgcb_sum_null(struct pgcb_sum *s)
+{
+    s->hash = pgcb_sum_mix(s->hash, PGCB_TAG_NULL);
+}
+
+static inline void pgcb_sum_bool(struct pgcb_sum *s, int v)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_BOOL), v ? 1u : 0u);
+}
+
+/* int2, int4 and int8: the value, sign-extended to 64 bits. */
+static inline void pgcb_sum_int(struct pgcb_sum *s, int64_t v)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_INT), (uint64_t)v);
+}
+
+/* float4: the IEEE bits of the float (every NaN folds alike, -0 stays -0). */
+static inline void pgcb_sum_float4(struct pgcb_sum *s, float v)
+{
+    uint32_t bits;
+    if (v != v)
+        bits = 0x7fc00000u;
+    else
+        memcpy(&bits, &v, sizeof bits);
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_FLOAT4), bits);
+}
+
+/* float8: the IEEE bits of the double (every NaN folds alike). */
+static inline void pgcb_sum_float8(struct pgcb_sum *s, double v)
+{
+    uint64_t bits;
+    if (v != v)
+        bits = 0x7ff8000000000000ull;
+    else
+        memcpy(&bits, &v, sizeof bits);
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_FLOAT8), bits);
+}
+
+/* Text of `len` bytes (need not be NUL-terminated): the length, then the
+ * bytes eight at a time (little-endian), the tail zero-padded. */
+static inline void pgcb_sum_text(struct pgcb_sum *s, const char *p, size_t len)
+{
+    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_TEXT), len);
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++)
+            w |= (uint64_t)(unsigned char)p[i + k] << (8 * k);
+        h = pgcb_sum_mix(h, w);
+    }
+    if (i < len) {
+        uint64_t w = 0;
+        for (int k = 0; i + (size_t)k < len; k++)
+            w |= (uint64_t)(unsigned char)p[i + k] << (8 * k);
+        h = pgcb_sum_mix(h, w);
+    }
+    s->hash = h;
+}
+
+/* End of a row: counts it and folds a row marker. */
+static inline void pgcb_sum_row(struct pgcb_sum *s)
+{
+    s->hash = pgcb_sum_mix(s->hash, PGCB_TAG_ROW);
+    s->rows++;
+}
+
+/* PostgreSQL type OIDs a driver converts (pg_type.oid; stable across
+ * server versions). Any other type is folded as its text form. */
+enum pgcb_oid {
+    PGCB_OID_BOOL = 16,
+    PGCB_OID_NAME = 19,
+    PGCB_OID_INT8 = 20,
+    PGCB_OID_INT2 = 21,
+    PGCB_OID_INT4 = 23,
+    PGCB_OID_TEXT = 25,
+    PGCB_OID_FLOAT4 = 700,
+    PGCB_OID_FLOAT8 = 701,
+    PGCB_OID_BPCHAR = 1042,
+    PGCB_OID_VARCHAR = 1043,
+    PGCB_OID_NUMERIC = 1700
+};
+
+/* ------------------------------------------------------------------------ */
+/* The descriptor                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* Opaque, driver-defined. */
+struct pgcb_conn;
+struct pgcb_stmt;
+
+struct pgcb_driver {
+    /* --- ABI 1.0 ------------------------------------------------------- */
+
+    /* PGCB_DRIVER_MAGIC. */
+    uint32_t magic;
+    /* PGCB_ABI_MAJOR / PGCB_ABI_MINOR of the header the driver was built
+     * against. */
+    uint16_t abi_major;
+    uint16_t abi_minor;
+    /* sizeof(struct pgcb_driver) as the driver saw it. */
+    uint32_t struct_size;
+    /* PGCB_CAP_* bits. */
+    uint32_t caps;
+
+    /* Short name, [a-z0-9_]+, e.g. "libpq_sync". Required. */
+    const char *name;
+    /* The driver's own version, e.g. "1.0.0". Required. */
+    const char *version;
+    /* What it links or implements, e.g. "libpq 15.18"; the entry function
+     * may compute it on its first call (it must then stay valid until the
+     * object is unloaded). Required; "" for nothing. */
+    const char *links;
+    /* One-line description. Optional (NULL). */
+    const char *description;
+    /* Options the driver accepts in its INI section, NULL-key terminated.
+     * NULL for none. */
+    const struct pgcb_option_spec *options;
+
+    /* Open a connection. `conninfo` is a libpq connection string ("" means:
+     * only the PG* environment variables and libpq's defaults); `opts` are
+     * the driver's INI keys (already checked against `options`). On success
+     * stores a new connection in *out and returns PGCB_OK; on failure stores
+     * NULL, writes err and returns non-zero. The connection is owned by the
+     * caller, who releases it with close(). Required. */
+    int (*open)(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                struct pgcb_conn **out, char *err, size_t errlen);
+
+    /* Close the connection and free everything it owns, including its
+     * statements. Accepts NULL. Never fails. Required. */
+    void (*close)(struct pgcb_conn *conn);
+
+    /* Prepare `sql` as the server-side statement `name` (unique per
+     * connection, [a-z0-9_]+). On success stores a handle in *out, owned by
+     * the connection and valid until close(). Required. */
+    int (*prepare)(struct pgcb_conn *conn, const char *name, const char *sql,
+                   struct pgcb_stmt **out, char *err, size_t errlen);
+
+    /* Execute `stmt` `depth` times (depth >= 1), with up to `depth` queries
+     * in flight if the driver has PGCB_CAP_PIPELINE, otherwise one after
+     * another. Read every result completely, convert every value by its type
+     * into its C value and fold it into *sum (zeroed by the caller).
+     * Called in the timed loop: it should not allocate per call once warmed
+     * up. On failure returns non-zero and writes err; after PGCB_ERR_QUERY the
+     * connection is usable again, after PGCB_ERR_IO / PGCB_ERR_PROTOCOL it is
+     * not. Required. */
+    int (*run_batch)(struct pgcb_conn *conn, struct pgcb_stmt *stmt, uint32_t depth,
+                     struct pgcb_sum *sum, char *err, size_t errlen);
+
+    /* --- ABI 1.1 and later: append new slots here, never reorder. ------ */
+};
+
+/* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
+ * set, where the slot was added in minor version `minor`. */
+#define PGCB_DRIVER_HAS(d, minor, field)                                        \
+    ((d)->abi_minor >= (minor) &&                                               \
+     (d)->struct_size >= offsetof(struct pgcb_driver, field) + sizeof((d)->field) && \
+     (d)->field != NULL)
+
+/* The size of an ABI 1.0 descriptor: the smallest struct_size accepted. */
+#define PGCB_DRIVER_SIZE_1_0 \
+    (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
+
+/* Signature of the entry function. */
+typedef const struct pgcb_driver *(*pgcb_driver_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PGCB_DRIVER_H */

@@ -1,0 +1,678 @@
+/*
+ * config.c -- INI loading with inih, validation with file:line messages.
+ *
+ * inih gives the handler no line number, so the file is fed through our own
+ * fgets-style reader that counts lines, sees section headers (inih reports
+ * no empty section) and tells continuation lines apart from repeated keys.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+enum sec_kind { SEC_NONE, SEC_BENCH, SEC_SERVER, SEC_DRIVER, SEC_QUERY, SEC_SUITE };
+
+/* A suite's `queries =` names, resolved after the whole file is read. */
+struct pending_names {
+    char *names;
+    int line;
+};
+
+struct ctx {
+    struct pgcb_config *cfg;
+    FILE *fp;
+    int lineno;
+    int cont;                 /* the current line continues the previous value */
+    char err[512];            /* first error, "" if none */
+    enum sec_kind kind;
+    size_t idx;               /* index of the current driver/query/suite */
+    char section[256];
+    char last_key[128];       /* key of the previous key line in this section */
+    char *last_value;         /* its accumulated value (for continuation) */
+    unsigned bench_seen, server_seen; /* bitmasks of keys seen */
+    unsigned *query_seen, *suite_seen;
+    struct pending_names *suite_names;
+};
+
+static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
+                                         "output", "orders", NULL};
+static const char *const server_keys[] = {"conninfo", "setup", NULL};
+static const char *const query_keys[] = {"sql", "rows", "check", NULL};
+static const char *const suite_keys[] = {"depth", "queries", NULL};
+
+static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(struct ctx *c, const char *fmt, ...)
+{
+    if (c->err[0])
+        return; /* keep the first error */
+    int n = snprintf(c->err, sizeof c->err, "%s:%d: ", c->cfg->file, c->lineno);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+static int key_index(const char *const *keys, const char *key)
+{
+    for (int i = 0; keys[i]; i++)
+        if (strcmp(keys[i], key) == 0)
+            return i;
+    return -1;
+}
+
+static void unknown_key(struct ctx *c, const char *const *keys, const char *key)
+{
+    char known[256] = "";
+    for (int i = 0; keys[i]; i++) {
+        if (i)
+            strncat(known, ", ", sizeof known - strlen(known) - 1);
+        strncat(known, keys[i], sizeof known - strlen(known) - 1);
+    }
+    fail(c, "unknown key '%s' in [%s] (known: %s)", key, c->section, known);
+}
+
+int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pgcb_config_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *copy = pgcb_xstrdup(s);
+    char *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        char *dash = strchr(tok, '-');
+        uint64_t lo, hi;
+        if (dash) {
+            *dash = '\0';
+            if (pgcb_config_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo) ||
+                pgcb_config_parse_u64(dash + 1, 0, PGCB_MAX_CPUS - 1, &hi) || hi < lo) {
+                snprintf(err, errlen, "bad CPU range '%s-%s'", tok, dash + 1);
+                rc = -1;
+                break;
+            }
+        } else if (pgcb_config_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo)) {
+            snprintf(err, errlen, "bad CPU number '%s'", tok);
+            rc = -1;
+            break;
+        } else {
+            hi = lo;
+        }
+        for (uint64_t cpu = lo; cpu <= hi && rc == 0; cpu++) {
+            for (size_t i = 0; i < n; i++)
+                if (out[i] == (int)cpu) {
+                    snprintf(err, errlen, "CPU %d listed twice", (int)cpu);
+                    rc = -1;
+                }
+            if (rc == 0 && n == max) {
+                snprintf(err, errlen, "more than %zu CPUs listed", max);
+                rc = -1;
+            }
+            if (rc == 0)
+                out[n++] = (int)cpu;
+        }
+        if (rc)
+            break;
+    }
+    free(copy);
+    if (rc == 0 && n == 0) {
+        snprintf(err, errlen, "empty CPU list");
+        rc = -1;
+    }
+    return rc ? -1 : (int)n;
+}
+
+/* Names of drivers, queries and suites: [a-z0-9_]+, at most 63 bytes (they
+ * become statement names and JSON keys). */
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 63)
+        return 0;
+    for (; *s; s++)
+        if (!(islower((unsigned char)*s) || isdigit((unsigned char)*s) || *s == '_'))
+            return 0;
+    return 1;
+}
+
+static char *resolve_path(const struct pgcb_config *cfg, const char *p)
+{
+    if (p[0] == '/' || !cfg->dir[0])
+        return pgcb_xstrdup(p);
+    return pgcb_xasprintf("%s/%s", cfg->dir, p);
+}
+
+/* Start section `name` (from a header line). */
+static void begin_section(struct ctx *c, const char *name)
+{
+    struct pgcb_config *cfg = c->cfg;
+    snprintf(c->section, sizeof c->section, "%s", name);
+    c->last_key[0] = '\0';
+    const char *dot = strchr(name, '.');
+    const char *sub = dot ? dot + 1 : "";
+    size_t plen = dot ? (size_t)(dot - name) : strlen(name);
+
+    if (!dot && strcmp(name, "bench") == 0) {
+        c->kind = SEC_BENCH;
+    } else if (!dot && strcmp(name, "server") == 0) {
+        c->kind = SEC_SERVER;
+    } else if (dot && (plen == 6 && strncmp(name, "driver", 6) == 0)) {
+        c->kind = SEC_DRIVER;
+    } else if (dot && (plen == 5 && strncmp(name, "query", 5) == 0)) {
+        c->kind = SEC_QUERY;
+    } else if (dot && (plen == 5 && strncmp(name, "suite", 5) == 0)) {
+        c->kind = SEC_SUITE;
+    } else {
+        c->kind = SEC_NONE;
+        fail(c, "unknown section [%s] (known: [bench], [server], [driver.NAME], "
+                "[query.NAME], [suite.NAME])", name);
+        return;
+    }
+    if (c->kind == SEC_BENCH || c->kind == SEC_SERVER)
+        return;
+    if (!valid_name(sub)) {
+        fail(c, "bad name in [%s]: use 1 to 63 of a-z, 0-9 and _", name);
+        c->kind = SEC_NONE;
+        return;
+    }
+    long found = -1;
+    if (c->kind == SEC_DRIVER)
+        found = pgcb_config_find_driver(cfg, sub);
+    else if (c->kind == SEC_QUERY)
+        found = pgcb_config_find_query(cfg, sub);
+    else
+        for (size_t i = 0; i < cfg->nsuites; i++)
+            if (strcmp(cfg->suites[i].name, sub) == 0)
+                found = (long)i;
+    if (found >= 0) {
+        fail(c, "section [%s] appears twice", name);
+        c->kind = SEC_NONE;
+        return;
+    }
+    if (c->kind == SEC_DRIVER) {
+        cfg->drivers = pgcb_xrealloc(cfg->drivers, (cfg->ndrivers + 1) * sizeof *cfg->drivers);
+        cfg->drivers[cfg->ndrivers] = (struct pgcb_cfg_driver){
+            .name = pgcb_xstrdup(sub), .line = c->lineno};
+        c->idx = cfg->ndrivers++;
+    } else if (c->kind == SEC_QUERY) {
+        cfg->queries = pgcb_xrealloc(cfg->queries, (cfg->nqueries + 1) * sizeof *cfg->queries);
+        cfg->queries[cfg->nqueries] = (struct pgcb_cfg_query){
+            .name = pgcb_xstrdup(sub), .rows = -1, .line = c->lineno};
+        c->query_seen = pgcb_xrealloc(c->query_seen, (cfg->nqueries + 1) * sizeof *c->query_seen);
+        c->query_seen[cfg->nqueries] = 0;
+        c->idx = cfg->nqueries++;
+    } else {
+        cfg->suites = pgcb_xrealloc(cfg->suites, (cfg->nsuites + 1) * sizeof *cfg->suites);
+        cfg->suites[cfg->nsuites] = (struct pgcb_cfg_suite){
+            .name = pgcb_xstrdup(sub), .line = c->lineno};
+        c->suite_seen = pgcb_xrealloc(c->suite_seen, (cfg->nsuites + 1) * sizeof *c->suite_seen);
+        c->suite_seen[cfg->nsuites] = 0;
+        c->suite_names = pgcb_xrealloc(c->suite_names,
+                                       (cfg->nsuites + 1) * sizeof *c->suite_names);
+        c->suite_names[cfg->nsuites] = (struct pending_names){0};
+        c->idx = cfg->nsuites++;
+    }
+}
+
+/* fgets-style reader for inih: counts lines, handles section headers and
+ * marks continuation lines. */
+static char *reader(char *str, int num, void *stream)
+{
+    struct ctx *c = stream;
+    if (!fgets(str, num, c->fp))
+        return NULL;
+    c->lineno++;
+    size_t len = strlen(str);
+    if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(c->fp)) {
+        fail(c, "line longer than %d characters: continue a long value on indented lines",
+             num - 2);
+        int ch;
+        while ((ch = fgetc(c->fp)) != EOF && ch != '\n')
+            ;
+    }
+    const char *p = str;
+    if (c->lineno == 1 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
+        (unsigned char)p[2] == 0xBF)
+        p += 3;
+    int indented = (*p == ' ' || *p == '\t');
+    while (*p == ' ' || *p == '\t')
+        p++;
+    int blank = (*p == '\0' || *p == '\n' || *p == '\r' || *p == ';' || *p == '#');
+    c->cont = indented && !blank && c->last_key[0];
+    if (*p == '[') {
+        const char *end = strchr(p, ']');
+        if (!end) {
+            fail(c, "section header without ']'");
+        } else {
+            char name[256];
+            size_t n = (size_t)(end - p - 1);
+            if (n >= sizeof name)
+                n = sizeof name - 1;
+            memcpy(name, p + 1, n);
+            name[n] = '\0';
+            begin_section(c, name);
+        }
+    }
+    return str;
+}
+
+static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *v)
+{
+    free(s->depths);
+    s->depths = NULL;
+    s->ndepths = 0;
+    char *copy = pgcb_xstrdup(v), *save = NULL;
+    for (char *tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
+        uint64_t d;
+        if (pgcb_config_parse_u64(tok, 1, 1000000, &d)) {
+            fail(c, "[%s] depth: '%s' is not an integer from 1 to 1000000", c->section, tok);
+            free(copy);
+            return 0;
+        }
+        for (size_t i = 0; i < s->ndepths; i++)
+            if (s->depths[i] == d) {
+                fail(c, "[%s] depth: %s listed twice", c->section, tok);
+                free(copy);
+                return 0;
+            }
+        s->depths = pgcb_xrealloc(s->depths, (s->ndepths + 1) * sizeof *s->depths);
+        s->depths[s->ndepths++] = (uint32_t)d;
+    }
+    free(copy);
+    if (s->ndepths == 0) {
+        fail(c, "[%s] depth: empty", c->section);
+        return 0;
+    }
+    return 1;
+}
+
+/* Apply `key = value` in the current section. `value` is the whole value,
+ * continuation lines included. Returns 1 on success. */
+static int apply(struct ctx *c, const char *key, const char *value)
+{
+    struct pgcb_config *cfg = c->cfg;
+    uint64_t u;
+    switch (c->kind) {
+    case SEC_NONE:
+        return 1; /* the section error is already recorded */
+    case SEC_BENCH:
+        if (strcmp(key, "time_ms") == 0) {
+            if (pgcb_config_parse_u64(value, 0, 86400000ull, &u)) {
+                fail(c, "[bench] time_ms: '%s' is not an integer from 0 to 86400000", value);
+                return 0;
+            }
+            cfg->time_ms = u;
+            cfg->time_source = "file";
+        } else if (strcmp(key, "queries") == 0) {
+            if (pgcb_config_parse_u64(value, 1, UINT32_MAX, &u)) {
+                fail(c, "[bench] queries: '%s' is not an integer from 1 to %u", value, UINT32_MAX);
+                return 0;
+            }
+            cfg->min_queries = u;
+            cfg->queries_source = "file";
+        } else if (strcmp(key, "warmup_ms") == 0) {
+            if (pgcb_config_parse_u64(value, 0, 3600000ull, &u)) {
+                fail(c, "[bench] warmup_ms: '%s' is not an integer from 0 to 3600000", value);
+                return 0;
+            }
+            cfg->warmup_ms = u;
+        } else if (strcmp(key, "cpus") == 0) {
+            char e[160];
+            int n = pgcb_config_parse_cpus(value, cfg->cpus, PGCB_MAX_CPUS, e, sizeof e);
+            if (n < 0) {
+                fail(c, "[bench] cpus: %s", e);
+                return 0;
+            }
+            cfg->ncpus = (size_t)n;
+        } else if (strcmp(key, "output") == 0) {
+            free(cfg->output);
+            cfg->output = value[0] ? resolve_path(cfg, value) : NULL;
+        } else if (strcmp(key, "orders") == 0) {
+            if (strcmp(value, "all") != 0) {
+                fail(c, "[bench] orders: '%s' is not supported (this version runs every "
+                        "permutation: use 'all')", value);
+                return 0;
+            }
+            cfg->orders = PGCB_ORDERS_ALL;
+        }
+        return 1;
+    case SEC_SERVER:
+        if (strcmp(key, "conninfo") == 0) {
+            free(cfg->conninfo);
+            cfg->conninfo = pgcb_xstrdup(value);
+        } else if (strcmp(key, "setup") == 0) {
+            free(cfg->setup);
+            cfg->setup = value[0] ? resolve_path(cfg, value) : NULL;
+        }
+        return 1;
+    case SEC_DRIVER: {
+        struct pgcb_cfg_driver *d = &cfg->drivers[c->idx];
+        if (strcmp(key, "path") == 0) {
+            free(d->path);
+            d->path = resolve_path(cfg, value);
+            d->path_line = c->lineno;
+            return 1;
+        }
+        for (size_t i = 0; i < d->nopts; i++)
+            if (strcmp(d->opts[i].key, key) == 0) {
+                free(d->opts[i].value);
+                d->opts[i].value = pgcb_xstrdup(value);
+                return 1;
+            }
+        d->opts = pgcb_xrealloc(d->opts, (d->nopts + 1) * sizeof *d->opts);
+        d->opts[d->nopts++] = (struct pgcb_cfg_kv){
+            .key = pgcb_xstrdup(key), .value = pgcb_xstrdup(value), .line = c->lineno};
+        return 1;
+    }
+    case SEC_QUERY: {
+        struct pgcb_cfg_query *q = &cfg->queries[c->idx];
+        if (strcmp(key, "sql") == 0) {
+            free(q->sql);
+            q->sql = pgcb_xstrdup(value);
+        } else if (strcmp(key, "rows") == 0) {
+            if (pgcb_config_parse_u64(value, 0, INT32_MAX, &u)) {
+                fail(c, "[%s] rows: '%s' is not a non-negative integer", c->section, value);
+                return 0;
+            }
+            q->rows = (int64_t)u;
+        } else if (strcmp(key, "check") == 0) {
+            if (strcmp(value, "checksum") == 0)
+                q->check = PGCB_CHECK_CHECKSUM;
+            else if (strcmp(value, "rows") == 0)
+                q->check = PGCB_CHECK_ROWS;
+            else {
+                fail(c, "[%s] check: '%s' is not 'checksum' or 'rows'", c->section, value);
+                return 0;
+            }
+        }
+        return 1;
+    }
+    case SEC_SUITE: {
+        struct pgcb_cfg_suite *s = &cfg->suites[c->idx];
+        if (strcmp(key, "depth") == 0)
+            return parse_depths(c, s, value);
+        if (strcmp(key, "queries") == 0) {
+            free(c->suite_names[c->idx].names);
+            c->suite_names[c->idx].names = pgcb_xstrdup(value);
+            c->suite_names[c->idx].line = c->lineno;
+        }
+        return 1;
+    }
+    }
+    return 1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    struct ctx *c = user;
+    (void)section; /* tracked by the reader, which also sees empty sections */
+    if (c->kind == SEC_NONE && !c->section[0]) {
+        fail(c, "key '%s' before any [section]", name);
+        return 1;
+    }
+    if (c->cont && strcmp(name, c->last_key) == 0) {
+        /* A continuation line: the value goes on. */
+        const char *sep = (c->kind == SEC_QUERY) ? "\n" : " ";
+        char *joined = pgcb_xasprintf("%s%s%s", c->last_value, sep, value);
+        free(c->last_value);
+        c->last_value = joined;
+        apply(c, name, joined);
+        return 1;
+    }
+    /* A new key line: check it is known and not repeated. */
+    const char *const *keys = NULL;
+    unsigned *seen = NULL;
+    switch (c->kind) {
+    case SEC_BENCH: keys = bench_keys; seen = &c->bench_seen; break;
+    case SEC_SERVER: keys = server_keys; seen = &c->server_seen; break;
+    case SEC_QUERY: keys = query_keys; seen = &c->query_seen[c->idx]; break;
+    case SEC_SUITE: keys = suite_keys; seen = &c->suite_seen[c->idx]; break;
+    case SEC_DRIVER: {
+        /* Driver keys are checked against the driver's own list once it is
+         * loaded; here only repetition. */
+        struct pgcb_cfg_driver *d = &c->cfg->drivers[c->idx];
+        int dup = (strcmp(name, "path") == 0 && d->path_line);
+        for (size_t i = 0; i < d->nopts; i++)
+            dup |= strcmp(d->opts[i].key, name) == 0;
+        if (dup) {
+            fail(c, "key '%s' repeated in [%s]", name, c->section);
+            return 1;
+        }
+        break;
+    }
+    case SEC_NONE: return 1;
+    }
+    if (keys) {
+        int k = key_index(keys, name);
+        if (k < 0) {
+            unknown_key(c, keys, name);
+            return 1;
+        }
+        if (*seen & (1u << k)) {
+            fail(c, "key '%s' repeated in [%s]", name, c->section);
+            return 1;
+        }
+        *seen |= 1u << k;
+    }
+    snprintf(c->last_key, sizeof c->last_key, "%s", name);
+    free(c->last_value);
+    c->last_value = pgcb_xstrdup(value);
+    apply(c, name, value);
+    return 1; /* errors are kept in c->err, with their line */
+}
+
+/* After the file: resolve suite query names, check required keys. */
+static void finish(struct ctx *c)
+{
+    struct pgcb_config *cfg = c->cfg;
+    if (c->err[0])
+        return;
+    c->lineno = 0;
+#define FAIL_AT(line, ...) do { c->lineno = (line); fail(c, __VA_ARGS__); return; } while (0)
+    if (cfg->ndrivers == 0)
+        FAIL_AT(0, "no [driver.NAME] section: nothing to measure");
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        if (!cfg->drivers[i].path)
+            FAIL_AT(cfg->drivers[i].line, "[driver.%s] has no 'path ='", cfg->drivers[i].name);
+    if (cfg->nqueries == 0)
+        FAIL_AT(0, "no [query.NAME] section: nothing to run");
+    for (size_t i = 0; i < cfg->nqueries; i++)
+        if (!cfg->queries[i].sql || !cfg->queries[i].sql[0])
+            FAIL_AT(cfg->queries[i].line, "[query.%s] has no 'sql ='", cfg->queries[i].name);
+    if (cfg->nsuites == 0)
+        FAIL_AT(0, "no [suite.NAME] section: say which queries to run at which depth");
+    for (size_t i = 0; i < cfg->nsuites; i++) {
+        struct pgcb_cfg_suite *s = &cfg->suites[i];
+        if (s->ndepths == 0) {
+            s->depths = pgcb_xmalloc(sizeof *s->depths);
+            s->depths[0] = 1;
+            s->ndepths = 1;
+        }
+        struct pending_names *pn = &c->suite_names[i];
+        if (!pn->names) { /* all queries, in file order */
+            s->queries = pgcb_xmalloc(cfg->nqueries * sizeof *s->queries);
+            for (size_t q = 0; q < cfg->nqueries; q++)
+                s->queries[q] = q;
+            s->nqueries = cfg->nqueries;
+            continue;
+        }
+        char *save = NULL;
+        for (char *tok = strtok_r(pn->names, ", \t\n", &save); tok;
+             tok = strtok_r(NULL, ", \t\n", &save)) {
+            long q = pgcb_config_find_query(cfg, tok);
+            if (q < 0)
+                FAIL_AT(pn->line, "[suite.%s] queries: no [query.%s] section", s->name, tok);
+            for (size_t k = 0; k < s->nqueries; k++)
+                if (s->queries[k] == (size_t)q)
+                    FAIL_AT(pn->line, "[suite.%s] queries: %s listed twice", s->name, tok);
+            s->queries = pgcb_xrealloc(s->queries, (s->nqueries + 1) * sizeof *s->queries);
+            s->queries[s->nqueries++] = (size_t)q;
+        }
+        if (s->nqueries == 0)
+            FAIL_AT(pn->line, "[suite.%s] queries: empty", s->name);
+    }
+#undef FAIL_AT
+}
+
+/* Environment overrides: BENCH_TIME_MS, BENCH_QUERIES, PGCB_CONNINFO. */
+static int apply_env(struct pgcb_config *cfg, char *err, size_t errlen)
+{
+    const char *v = getenv("BENCH_TIME_MS");
+    uint64_t u;
+    if (v && *v) {
+        if (pgcb_config_parse_u64(v, 0, 86400000ull, &u)) {
+            snprintf(err, errlen, "BENCH_TIME_MS: '%s' is not an integer from 0 to 86400000", v);
+            return -1;
+        }
+        cfg->time_ms = u;
+        cfg->time_source = "BENCH_TIME_MS";
+    }
+    v = getenv("BENCH_QUERIES");
+    if (v && *v) {
+        if (pgcb_config_parse_u64(v, 1, UINT32_MAX, &u)) {
+            snprintf(err, errlen, "BENCH_QUERIES: '%s' is not an integer from 1 to %u", v,
+                     UINT32_MAX);
+            return -1;
+        }
+        cfg->min_queries = u;
+        cfg->queries_source = "BENCH_QUERIES";
+    }
+    v = getenv("PGCB_CONNINFO");
+    if (v) {
+        free(cfg->conninfo);
+        cfg->conninfo = pgcb_xstrdup(v);
+        cfg->conninfo_source = "PGCB_CONNINFO";
+    } else if (!cfg->conninfo) {
+        cfg->conninfo = pgcb_xstrdup("");
+        cfg->conninfo_source = "environment";
+    } else {
+        cfg->conninfo_source = cfg->conninfo[0] ? "file" : "environment";
+    }
+    return 0;
+}
+
+int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_t errlen)
+{
+    *cfg = (struct pgcb_config){
+        .time_ms = PGCB_DEFAULT_TIME_MS,
+        .min_queries = PGCB_DEFAULT_QUERIES,
+        .warmup_ms = PGCB_DEFAULT_WARMUP_MS,
+        .cpus = {0},
+        .ncpus = 1,
+        .orders = PGCB_ORDERS_ALL,
+        .time_source = "default",
+        .queries_source = "default",
+    };
+    cfg->file = pgcb_xstrdup(path);
+    const char *slash = strrchr(path, '/');
+    cfg->dir = slash ? pgcb_xstrndup(path, (size_t)(slash - path) + (slash == path)) : pgcb_xstrdup("");
+
+    struct ctx c = {.cfg = cfg};
+    c.fp = fopen(path, "r");
+    if (!c.fp) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        pgcb_config_free(cfg);
+        return -1;
+    }
+    int rc = ini_parse_stream(reader, &c, handler, &c);
+    fclose(c.fp);
+    if (!c.err[0] && rc > 0) {
+        c.lineno = rc;
+        fail(&c, "syntax error (expected [section], key = value, or a ; comment)");
+    }
+    finish(&c);
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        free(c.suite_names[i].names);
+    free(c.suite_names);
+    free(c.query_seen);
+    free(c.suite_seen);
+    free(c.last_value);
+    if (c.err[0]) {
+        /* ":0: " means the whole file rather than a line. */
+        char *z = strstr(c.err, ":0: ");
+        if (z)
+            memmove(z + 1, z + 3, strlen(z + 3) + 1);
+        snprintf(err, errlen, "%s", c.err);
+        pgcb_config_free(cfg);
+        return -1;
+    }
+    if (apply_env(cfg, err, errlen)) {
+        pgcb_config_free(cfg);
+        return -1;
+    }
+    return 0;
+}
+
+long pgcb_config_find_query(const struct pgcb_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->nqueries; i++)
+        if (strcmp(cfg->queries[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+long pgcb_config_find_driver(const struct pgcb_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        if (strcmp(cfg->drivers[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+void pgcb_config_free(struct pgcb_config *cfg)
+{
+    if (!cfg)
+        return;
+    for (size_t i = 0; i < cfg->ndrivers; i++) {
+        struct pgcb_cfg_driver *d = &cfg->drivers[i];
+        for (size_t k = 0; k < d->nopts; k++) {
+            free(d->opts[k].key);
+            free(d->opts[k].value);
+        }
+        free(d->opts);
+        free(d->name);
+        free(d->path);
+    }
+    for (size_t i = 0; i < cfg->nqueries; i++) {
+        free(cfg->queries[i].name);
+        free(cfg->queries[i].sql);
+    }
+    for (size_t i = 0; i < cfg->nsuites; i++) {
+        free(cfg->suites[i].name);
+        free(cfg->suites[i].depths);
+        free(cfg->suites[i].queries);
+    }
+    free(cfg->drivers);
+    free(cfg->queries);
+    free(cfg->suites);
+    free(cfg->file);
+    free(cfg->dir);
+    free(cfg->output);
+    free(cfg->conninfo);
+    free(cfg->setup);
+    *cfg = (struct pgcb_config){0};
+}

@@ -1,0 +1,112 @@
+/*
+ * config.h -- the run's INI file (parsed with inih) and its environment
+ * overrides.
+ *
+ * Ownership: a struct pgcb_config owns every string and array it points to;
+ * pgcb_config_free() releases them. Paths in the file are resolved relative
+ * to the directory of the INI file at load time.
+ */
+#ifndef PGCB_CONFIG_H
+#define PGCB_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PGCB_MAX_CPUS 1024
+
+/* One `key = value` of a [driver.NAME] section, kept for the driver. */
+struct pgcb_cfg_kv {
+    char *key;
+    char *value;
+    int line;
+};
+
+struct pgcb_cfg_driver {
+    char *name;             /* the NAME of [driver.NAME]: the label in tables */
+    char *path;             /* resolved path of the .so */
+    int line;               /* line of the section header */
+    int path_line;          /* line of `path =`, 0 if missing */
+    struct pgcb_cfg_kv *opts;
+    size_t nopts;
+};
+
+/* What the runner checks of every batch of a query. */
+enum pgcb_check {
+    PGCB_CHECK_CHECKSUM = 0, /* rows and checksum, within and across drivers */
+    PGCB_CHECK_ROWS = 1,     /* rows only (non-deterministic results) */
+};
+
+struct pgcb_cfg_query {
+    char *name;
+    char *sql;
+    int64_t rows;           /* expected rows per execution; -1: not given */
+    enum pgcb_check check;
+    int line;
+};
+
+struct pgcb_cfg_suite {
+    char *name;
+    uint32_t *depths;       /* one group per (query, depth) */
+    size_t ndepths;
+    size_t *queries;        /* indices into pgcb_config.queries */
+    size_t nqueries;
+    int line;
+};
+
+enum pgcb_orders_mode { PGCB_ORDERS_ALL = 0 };
+
+struct pgcb_config {
+    char *file;             /* the INI path as given */
+    char *dir;              /* its directory, for relative paths */
+
+    /* [bench] */
+    uint64_t time_ms;       /* total measured time per group and driver,
+                               split across the execution orders */
+    uint64_t min_queries;   /* executed queries per order, at least */
+    uint64_t warmup_ms;     /* uncounted warm-up per group and driver */
+    int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
+    size_t ncpus;
+    char *output;           /* resolved; strftime() sequences allowed; NULL: default */
+    enum pgcb_orders_mode orders;
+    const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
+    const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
+
+    /* [server] */
+    char *conninfo;         /* "" = PG* environment variables */
+    const char *conninfo_source; /* "file", "PGCB_CONNINFO" or "environment" */
+    char *setup;            /* resolved path of the SQL setup file, or NULL */
+
+    struct pgcb_cfg_driver *drivers;
+    size_t ndrivers;
+    struct pgcb_cfg_query *queries;
+    size_t nqueries;
+    struct pgcb_cfg_suite *suites;
+    size_t nsuites;
+};
+
+/* Defaults (DESIGN.md). */
+#define PGCB_DEFAULT_TIME_MS 9000
+#define PGCB_DEFAULT_QUERIES 5000
+#define PGCB_DEFAULT_WARMUP_MS 1000
+
+/* Load `path`, then apply BENCH_TIME_MS, BENCH_QUERIES and PGCB_CONNINFO
+ * from the environment. On failure returns -1 and writes a one-line message
+ * ("FILE:LINE: what is wrong", or "ENVVAR: ...") into err; *cfg is then
+ * freed. On success *cfg is owned by the caller. */
+int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_t errlen);
+
+void pgcb_config_free(struct pgcb_config *cfg);
+
+/* Parse a CPU list ("0", "0,2", "1-3,6"); order kept, duplicates refused.
+ * Returns the count, or -1 with a message in err. */
+int pgcb_config_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen);
+
+/* Parse a positive decimal integer (no sign, no junk, no overflow) within
+ * [min, max]. Returns 0 or -1. */
+int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Find a query / driver by name; -1 if none. */
+long pgcb_config_find_query(const struct pgcb_config *cfg, const char *name);
+long pgcb_config_find_driver(const struct pgcb_config *cfg, const char *name);
+
+#endif

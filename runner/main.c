@@ -1,0 +1,311 @@
+/*
+ * main.c -- the runner's command line: load the config and the drivers,
+ * prepare the server, measure every group, print tables, write the JSON.
+ *
+ * Exit status: 0 every driver measured and valid in every group; 1 an error
+ * before anything was measured (no result file is written); 2 the result
+ * was written but a driver failed or was invalid somewhere, or the run was
+ * interrupted (the file says which); 3 measured, but the result could not
+ * be written.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "loader.h"
+#include "report.h"
+#include "result.h"
+#include "server.h"
+#include "session.h"
+#include "sysinfo.h"
+#include "util.h"
+
+#ifndef PGCB_VERSION
+#define PGCB_VERSION "unknown"
+#endif
+
+#define DEFAULT_OUTPUT "results/pgcb-%Y%m%dT%H%M%SZ.json"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    stop_requested = sig;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: runner -c FILE [-o RESULT.json] [--list-drivers] [-q] [-h] [-V]\n"
+            "\n"
+            "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
+            "INI file, over every execution order, and write a JSON result.\n"
+            "\n"
+            "  -c, --config FILE    the run's INI file (required; see README.md)\n"
+            "  -o, --output FILE    where to write the JSON result (default: [bench] output,\n"
+            "                       else results/pgcb-%%Y%%m%%dT%%H%%M%%SZ.json;\n"
+            "                       strftime %%-sequences are expanded, UTC)\n"
+            "      --list-drivers   load every driver of the config, print what each is and\n"
+            "                       accepts, and exit\n"
+            "  -q, --quiet          no progress and no tables: only errors and the result path\n"
+            "  -V, --version        print the runner's version and exit\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Environment: BENCH_TIME_MS and BENCH_QUERIES override [bench] time_ms and\n"
+            "queries; PGCB_CONNINFO overrides [server] conninfo; an empty conninfo means the\n"
+            "PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD ...), as libpq.\n"
+            "\n"
+            "Exit status: 0 all measured and valid; 1 error before measuring (no result);\n"
+            "2 result written, but some driver failed, was invalid, or the run was\n"
+            "interrupted; 3 the result could not be written.\n");
+}
+
+static void iso_now(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static char *expand_output(const char *pattern)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char buf[4096];
+    if (strftime(buf, sizeof buf, pattern, &tm) == 0)
+        return pgcb_xstrdup(pattern);
+    return pgcb_xstrdup(buf);
+}
+
+static void list_drivers(const struct pgcb_session *s)
+{
+    for (size_t i = 0; i < s->ndrivers; i++) {
+        const struct pgcb_driver *d = s->drivers[i].ld.drv;
+        char caps[64];
+        pgcb_loader_caps_str(d->caps, caps, sizeof caps);
+        printf("%s: %s %s (ABI %u.%u), links: %s, caps: %s\n", s->drivers[i].cfg->name, d->name,
+               d->version, (unsigned)d->abi_major, (unsigned)d->abi_minor,
+               d->links[0] ? d->links : "-", caps);
+        printf("  path: %s\n", s->drivers[i].cfg->path);
+        if (d->description)
+            printf("  %s\n", d->description);
+        for (const struct pgcb_option_spec *o = d->options; o && o->key; o++)
+            printf("  option %s (default %s): %s\n", o->key,
+                   o->default_value ? o->default_value : "none", o->help ? o->help : "");
+    }
+}
+
+/* Everything the header and the JSON say about the machine and server. */
+static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cfg,
+                             const struct pgcb_server_info *si, int have_server)
+{
+    struct pgcb_sysinfo sys;
+    pgcb_sysinfo_read(&sys);
+    char buf[256];
+    r->runner_version = pgcb_xstrdup(PGCB_VERSION);
+    r->config_file = pgcb_xstrdup(cfg->file);
+    r->cpu_model = pgcb_xstrdup(sys.cpu_model);
+    r->cores = sys.cores;
+    r->ram_bytes = sys.ram_bytes;
+    r->kernel = pgcb_xstrdup(sys.kernel);
+    r->hostname = pgcb_xstrdup(sys.hostname);
+    pgcb_cpus_format(cfg->cpus, 1, buf, sizeof buf); /* one measuring thread */
+    r->client_cpus = pgcb_xstrdup(buf);
+    pgcb_libpq_version(buf, sizeof buf);
+    r->libpq_version = pgcb_xstrdup(buf);
+    if (have_server) {
+        r->server_version = pgcb_xstrdup(si->version);
+        r->server_cpus = si->cpus[0] ? pgcb_xstrdup(si->cpus) : NULL;
+        r->server_cpus_source = pgcb_xstrdup(si->cpus_source);
+        /* Shared when they overlap, or when the server may run anywhere
+         * on a machine this small. */
+        r->cpus_shared = si->cpus[0] ? pgcb_cpus_overlap(r->client_cpus, si->cpus) : 0;
+    } else {
+        r->server_cpus_source = pgcb_xstrdup("no server");
+    }
+    r->conninfo = pgcb_conninfo_redact(cfg->conninfo);
+    r->time_ms = cfg->time_ms;
+    r->min_queries = cfg->min_queries;
+    r->warmup_ms = cfg->warmup_ms;
+    r->orders_mode = pgcb_xstrdup("all");
+}
+
+/* One group per (suite, query, depth), in file order. */
+static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg)
+{
+    size_t n = 0;
+    for (size_t s = 0; s < cfg->nsuites; s++)
+        n += cfg->suites[s].nqueries * cfg->suites[s].ndepths;
+    r->groups = pgcb_xcalloc(n, sizeof *r->groups);
+    size_t *query_of = pgcb_xcalloc(n, sizeof *query_of);
+    for (size_t s = 0; s < cfg->nsuites; s++) {
+        const struct pgcb_cfg_suite *su = &cfg->suites[s];
+        for (size_t k = 0; k < su->nqueries; k++)
+            for (size_t d = 0; d < su->ndepths; d++) {
+                const struct pgcb_cfg_query *q = &cfg->queries[su->queries[k]];
+                struct pgcb_res_group *g = &r->groups[r->ngroups];
+                g->suite = pgcb_xstrdup(su->name);
+                g->query = pgcb_xstrdup(q->name);
+                g->sql = pgcb_xstrdup(q->sql);
+                g->depth = su->depths[d];
+                g->threads = 1;
+                g->rows = q->rows;
+                g->cells = pgcb_xcalloc(r->ndrivers, sizeof *g->cells);
+                query_of[r->ngroups++] = su->queries[k];
+            }
+    }
+    return query_of;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"config", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
+        {"list-drivers", no_argument, NULL, 'L'}, {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0}};
+    const char *config_path = NULL, *output_arg = NULL;
+    int list = 0, quiet = 0, opt;
+    while ((opt = getopt_long(argc, argv, "c:o:qhV", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'c': config_path = optarg; break;
+        case 'o': output_arg = optarg; break;
+        case 'L': list = 1; break;
+        case 'q': quiet = 1; break;
+        case 'h': usage(stdout); return 0;
+        case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
+                         PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
+                  return 0;
+        default:
+            fprintf(stderr, "runner: bad usage; see 'runner -h'\n");
+            return 1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "runner: unexpected argument '%s'; see 'runner -h'\n", argv[optind]);
+        return 1;
+    }
+    if (!config_path) {
+        fprintf(stderr, "runner: no config file: use -c FILE (e.g. -c conf/bench.ini)\n");
+        return 1;
+    }
+
+    char err[1024];
+    struct pgcb_config cfg;
+    if (pgcb_config_load(config_path, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        return 1;
+    }
+    struct pgcb_session s;
+    if (pgcb_session_load(&s, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        pgcb_session_free(&s);
+        pgcb_config_free(&cfg);
+        return 1;
+    }
+    if (list) {
+        list_drivers(&s);
+        pgcb_session_free(&s);
+        pgcb_config_free(&cfg);
+        return 0;
+    }
+
+    int rc = 1;
+    struct pgcb_result r = {0};
+    size_t *query_of = NULL;
+    char *output = NULL;
+    char cpu_err[256];
+    if (pgcb_cpus_check(cfg.cpus, cfg.ncpus, cpu_err, sizeof cpu_err) != 0) {
+        fprintf(stderr, "runner: %s: [bench] cpus: %s\n", cfg.file, cpu_err);
+        goto out;
+    }
+
+    /* The server: needed unless every driver does no I/O and there is no
+     * setup script. */
+    int need_server = cfg.setup != NULL;
+    for (size_t i = 0; i < s.ndrivers; i++)
+        need_server |= !(s.drivers[i].ld.drv->caps & PGCB_CAP_NO_IO);
+    struct pgcb_server_info si = {0};
+    if (need_server && pgcb_server_prepare(cfg.conninfo, cfg.setup, &si, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+    if (pgcb_session_open(&s, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+    if (pgcb_pin_self(cfg.cpus[0], err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+
+    output = expand_output(output_arg ? output_arg : cfg.output ? cfg.output : DEFAULT_OUTPUT);
+    char stamp[32];
+    iso_now(stamp, sizeof stamp);
+    r.started_at = pgcb_xstrdup(stamp);
+    fill_environment(&r, &cfg, &si, need_server);
+    pgcb_session_describe(&s, &r);
+    query_of = build_groups(&r, &cfg);
+    if (!quiet)
+        pgcb_report_header(stdout, &r, si.where);
+    fflush(stdout);
+
+    /* From here on, a signal stops the run between blocks and what was
+     * measured is written. */
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sa.sa_flags = (int)SA_RESETHAND; /* a second signal kills at once */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    s.stop = &stop_requested;
+    s.quiet = quiet;
+
+    size_t done = 0;
+    for (size_t g = 0; g < r.ngroups; g++) {
+        int stopped = pgcb_session_run_group(&s, &r, g, query_of[g]);
+        if (!quiet) {
+            pgcb_report_group(stdout, &r, g);
+            fflush(stdout);
+        }
+        if (stopped)
+            break;
+        done++;
+    }
+    iso_now(stamp, sizeof stamp);
+    r.finished_at = pgcb_xstrdup(stamp);
+    r.complete = done == r.ngroups;
+    if (!r.complete)
+        r.stop_reason = pgcb_xasprintf("interrupted by signal %d after %zu of %zu groups",
+                                       (int)stop_requested, done, r.ngroups);
+
+    rc = r.complete ? 0 : 2;
+    for (size_t g = 0; g < r.ngroups; g++)
+        for (size_t d = 0; d < r.ndrivers; d++)
+            if (r.groups[g].cells[d].status != PGCB_CELL_OK)
+                rc = 2;
+    if (pgcb_result_write(&r, output, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        rc = 3;
+    } else {
+        fprintf(quiet ? stderr : stdout, "Result: %s%s\n", output,
+                r.complete ? "" : " (partial: the run was interrupted)");
+        if (rc == 2)
+            fprintf(stderr, "runner: some results failed or are invalid: see the notes under "
+                            "the tables and the 'status' fields in %s\n", output);
+    }
+
+out:
+    free(output);
+    free(query_of);
+    pgcb_result_free(&r);
+    pgcb_session_free(&s);
+    pgcb_config_free(&cfg);
+    return rc;
+}

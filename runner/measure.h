@@ -1,0 +1,38 @@
+/*
+ * measure.h -- the timed loop.
+ *
+ * One block = `n` batches of one prepared statement on one connection, timed
+ * back to back: one CLOCK_MONOTONIC read per sample (the end of a batch is
+ * the start of the next), the thread CPU clock read once before and once
+ * after the block. The loop stores samples into a caller-owned buffer and
+ * counts rows/checksum disagreements; it does not allocate, print, lock or
+ * call anything but the driver and the clock.
+ */
+#ifndef PGCB_MEASURE_H
+#define PGCB_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pgcb/driver.h"
+
+struct pgcb_block {
+    size_t n;               /* samples stored (batches that succeeded) */
+    uint64_t wall_ns;       /* sum of the stored samples */
+    uint64_t cpu_ns;        /* thread CPU time of the whole block */
+    uint64_t rows_bad;      /* batches whose row count != expect_rows */
+    uint64_t sum_bad;       /* batches whose checksum != expect_sum */
+    uint64_t last_rows;     /* rows and checksum of the last good batch */
+    uint64_t last_sum;
+    int rc;                 /* PGCB_OK, or the failing batch's status */
+};
+
+/* Run up to n batches (n >= 1) of `stmt` at `depth` on `conn`, storing each
+ * batch's latency in samples[0..]. Stops at the first failing batch (its
+ * time is not stored; its message is in err). */
+void pgcb_measure_block(const struct pgcb_driver *drv, struct pgcb_conn *conn,
+                        struct pgcb_stmt *stmt, uint32_t depth, size_t n, uint64_t expect_rows,
+                        uint64_t expect_sum, uint64_t *samples, struct pgcb_block *out,
+                        char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,178 @@
+/* server.c -- see server.h. */
+#include "server.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlsplit.h"
+#include "sysinfo.h"
+#include "util.h"
+
+void pgcb_libpq_version(char *buf, size_t n)
+{
+    int v = PQlibVersion();
+    snprintf(buf, n, "%d.%d", v / 10000, v % 10000);
+}
+
+char *pgcb_conninfo_redact(const char *conninfo)
+{
+    char *errmsg = NULL;
+    PQconninfoOption *opts = PQconninfoParse(conninfo, &errmsg);
+    if (!opts) {
+        PQfreemem(errmsg);
+        return pgcb_xstrdup("(unparsable conninfo)");
+    }
+    size_t cap = 64, len = 0;
+    char *out = pgcb_xmalloc(cap);
+    out[0] = '\0';
+    for (PQconninfoOption *o = opts; o->keyword; o++) {
+        if (!o->val || strcmp(o->keyword, "password") == 0)
+            continue;
+        /* key='value' with ' and \ escaped, as libpq parses it. */
+        size_t need = strlen(o->keyword) + 2 * strlen(o->val) + 5;
+        if (len + need >= cap) {
+            cap = (len + need) * 2;
+            out = pgcb_xrealloc(out, cap);
+        }
+        len += (size_t)sprintf(out + len, "%s%s='", len ? " " : "", o->keyword);
+        for (const char *s = o->val; *s; s++) {
+            if (*s == '\'' || *s == '\\')
+                out[len++] = '\\';
+            out[len++] = *s;
+        }
+        out[len++] = '\'';
+        out[len] = '\0';
+    }
+    PQconninfoFree(opts);
+    return out;
+}
+
+struct setup_ctx {
+    PGconn *conn;
+    const char *path;
+    char *err;
+    size_t errlen;
+};
+
+static int run_stmt(void *user, const char *stmt, int line)
+{
+    struct setup_ctx *c = user;
+    PGresult *res = PQexec(c->conn, stmt);
+    ExecStatusType st = PQresultStatus(res);
+    int rc = 0;
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        char msg[400];
+        const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+        const char *primary = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        pgcb_oneline(msg, sizeof msg, primary ? primary : PQerrorMessage(c->conn));
+        snprintf(c->err, c->errlen, "%s:%d: setup statement failed: %s%s%s", c->path, line,
+                 state ? state : "", state ? ": " : "", msg);
+        rc = 1;
+    }
+    PQclear(res);
+    return rc;
+}
+
+static char *read_file(const char *path, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open setup file: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = pgcb_xmalloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+        len += got;
+        if (cap - len - 1 == 0) {
+            cap *= 2;
+            buf = pgcb_xrealloc(buf, cap);
+        }
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        snprintf(err, errlen, "%s: read error", path);
+        free(buf);
+        return NULL;
+    }
+    buf[len] = '\0';
+    return buf;
+}
+
+static void describe_target(PGconn *conn, char *buf, size_t n)
+{
+    const char *host = PQhost(conn), *port = PQport(conn);
+    if (host && host[0] == '/')
+        snprintf(buf, n, "socket %s/.s.PGSQL.%s", host, port ? port : "?");
+    else
+        snprintf(buf, n, "host %s port %s", host ? host : "?", port ? port : "?");
+}
+
+int pgcb_server_prepare(const char *conninfo, const char *setup_path,
+                        struct pgcb_server_info *info, char *err, size_t errlen)
+{
+    *info = (struct pgcb_server_info){0};
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        char msg[400];
+        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
+        snprintf(err, errlen, "cannot connect to the server: %s", msg);
+        PQfinish(conn);
+        return -1;
+    }
+    describe_target(conn, info->where, sizeof info->where);
+    const char *v = PQparameterStatus(conn, "server_version");
+    snprintf(info->version, sizeof info->version, "%s", v ? v : "unknown");
+    info->version_num = PQserverVersion(conn);
+
+    const char *env = getenv("PGCB_SERVER_CPUS");
+    if (env && *env) {
+        snprintf(info->cpus, sizeof info->cpus, "%s", env);
+        snprintf(info->cpus_source, sizeof info->cpus_source, "PGCB_SERVER_CPUS");
+    } else {
+        /* A backend on this machine (unix socket or loopback) inherits the
+         * postmaster's affinity: read it from the backend's pid, if that
+         * pid is a postgres process here. */
+        int pid = PQbackendPID(conn);
+        char comm[64] = "", path[64];
+        snprintf(path, sizeof path, "/proc/%d/comm", pid);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(comm, sizeof comm, f))
+                comm[0] = '\0';
+            fclose(f);
+        }
+        if (strncmp(comm, "postgres", 8) == 0 &&
+            pgcb_cpus_of_pid(pid, info->cpus, sizeof info->cpus) == 0)
+            snprintf(info->cpus_source, sizeof info->cpus_source, "detected");
+        else
+            snprintf(info->cpus_source, sizeof info->cpus_source, "unknown");
+    }
+
+    int rc = 0;
+    if (setup_path) {
+        char *text = read_file(setup_path, err, errlen);
+        if (!text) {
+            rc = -1;
+        } else {
+            struct setup_ctx c = {conn, setup_path, err, errlen};
+            int bad_line = 0;
+            int s = pgcb_sql_split(text, run_stmt, &c, &bad_line);
+            if (s < 0) {
+                snprintf(err, errlen, "%s:%d: unterminated quote or comment", setup_path,
+                         bad_line);
+                rc = -1;
+            } else if (s > 0) {
+                rc = -1;
+            }
+            free(text);
+        }
+    }
+    PQfinish(conn);
+    return rc;
+}

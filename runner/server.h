@@ -1,0 +1,31 @@
+/*
+ * server.h -- the runner's own libpq connection to the server: version,
+ * where the backend runs, and the [server] setup script.
+ */
+#ifndef PGCB_SERVER_H
+#define PGCB_SERVER_H
+
+#include <stddef.h>
+
+struct pgcb_server_info {
+    char version[64];          /* server_version, e.g. "15.18 (Debian 15.18-0+deb12u1)" */
+    int version_num;           /* e.g. 150018 */
+    char cpus[256];            /* CPUs of the backend process, "" if unknown */
+    char cpus_source[32];      /* "PGCB_SERVER_CPUS", "detected" or "unknown" */
+    char where[256];           /* "socket /tmp/x (port 5433)" or "host h port p" */
+};
+
+/* Connect with `conninfo` ("" = PG* environment variables), read the server
+ * facts, run the setup script `setup_path` (NULL: none) one statement at a
+ * time, disconnect. Returns 0, or -1 with one line in err: the server that
+ * could not be reached, or "FILE:LINE: SQLSTATE: message". */
+int pgcb_server_prepare(const char *conninfo, const char *setup_path,
+                        struct pgcb_server_info *info, char *err, size_t errlen);
+
+/* `conninfo` with any password removed, as a new string (caller frees). */
+char *pgcb_conninfo_redact(const char *conninfo);
+
+/* libpq's version, "15.18". */
+void pgcb_libpq_version(char *buf, size_t n);
+
+#endif

@@ -1,0 +1,128 @@
+/* sysinfo.c -- see sysinfo.h. */
+#include "sysinfo.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util.h"
+
+void pgcb_sysinfo_read(struct pgcb_sysinfo *si)
+{
+    *si = (struct pgcb_sysinfo){0};
+    snprintf(si->cpu_model, sizeof si->cpu_model, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (f) {
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "model name", 10) != 0)
+                continue;
+            char *colon = strchr(line, ':');
+            if (colon) {
+                colon++;
+                while (*colon == ' ' || *colon == '\t')
+                    colon++;
+                pgcb_oneline(si->cpu_model, sizeof si->cpu_model, colon);
+            }
+            break;
+        }
+        fclose(f);
+    }
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    si->cores = n > 0 ? (unsigned)n : 1;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    si->ram_bytes = (pages > 0 && psize > 0) ? (uint64_t)pages * (uint64_t)psize : 0;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(si->kernel, sizeof si->kernel, "%s %s %s", u.sysname, u.release, u.machine);
+        snprintf(si->hostname, sizeof si->hostname, "%s", u.nodename);
+    }
+}
+
+static void format_set(const cpu_set_t *set, char *buf, size_t len)
+{
+    int cpus[PGCB_MAX_CPUS];
+    size_t n = 0;
+    for (int c = 0; c < PGCB_MAX_CPUS && c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, set))
+            cpus[n++] = c;
+    pgcb_cpus_format(cpus, n, buf, len);
+}
+
+int pgcb_cpus_check(const int *cpus, size_t n, char *err, size_t errlen)
+{
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) {
+        snprintf(err, errlen, "sched_getaffinity: %s", strerror(errno));
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cpus[i] >= CPU_SETSIZE || !CPU_ISSET(cpus[i], &allowed)) {
+            char list[256];
+            format_set(&allowed, list, sizeof list);
+            snprintf(err, errlen, "CPU %d is not available to this process (allowed: %s)",
+                     cpus[i], list);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int pgcb_pin_self(int cpu, char *err, size_t errlen)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+        snprintf(err, errlen, "cannot pin to CPU %d: sched_setaffinity: %s", cpu, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+int pgcb_cpus_of_pid(pid_t pid, char *buf, size_t n)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(pid, sizeof set, &set) != 0)
+        return -1;
+    format_set(&set, buf, n);
+    return 0;
+}
+
+void pgcb_cpus_format(const int *cpus, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        size_t used = strlen(buf);
+        if (j > i + 1)
+            snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", cpus[i], cpus[j]);
+        else if (j == i + 1)
+            snprintf(buf + used, len - used, "%s%d,%d", used ? "," : "", cpus[i], cpus[j]);
+        else
+            snprintf(buf + used, len - used, "%s%d", used ? "," : "", cpus[i]);
+        i = j + 1;
+    }
+}
+
+int pgcb_cpus_overlap(const char *a, const char *b)
+{
+    int ca[PGCB_MAX_CPUS], cb[PGCB_MAX_CPUS];
+    char err[128];
+    int na = pgcb_config_parse_cpus(a, ca, PGCB_MAX_CPUS, err, sizeof err);
+    int nb = pgcb_config_parse_cpus(b, cb, PGCB_MAX_CPUS, err, sizeof err);
+    for (int i = 0; i < na; i++)
+        for (int k = 0; k < nb; k++)
+            if (ca[i] == cb[k])
+                return 1;
+    return 0;
+}
