@@ -1,0 +1,44 @@
+/*
+ * stats.h -- pure statistics helpers for the report.
+ *
+ * No state, no allocation, no output. Functions that take a non-const array
+ * say so when they reorder it.
+ */
+#ifndef PGCB_STATS_H
+#define PGCB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Two-sided 95% Student t critical value t_{0.975, df}. df 1..30 from the
+ * usual 3-decimal table (12.706, 4.303, ..., 2.042); df > 30 from the
+ * Cornish-Fisher expansion in 1/df around z = 1.959963985 (Abramowitz &
+ * Stegun 26.7.5, four terms; error < 1e-4 there). NAN for df == 0.
+ */
+double pgcb_stats_t95(uint64_t df);
+
+/*
+ * Relative margin of error of a mean, in percent:
+ * t95(n - 1) * sd / sqrt(n) / |mean| * 100. 0 if n < 2 or mean == 0.
+ */
+double pgcb_stats_rme_pct(double mean, double sd, uint64_t n);
+
+/*
+ * Textbook median: the middle value for odd n, the mean of the two middle
+ * values for even n; 0 for n == 0. Sorts v in place (qsort, O(n log n)).
+ * The _dbl variant sorts NaNs last.
+ */
+double pgcb_stats_median_u64(uint64_t *v, size_t n);
+double pgcb_stats_median_dbl(double *v, size_t n);
+
+/* Geometric mean exp(mean(log v)); NAN if n == 0 or any v <= 0. */
+double pgcb_stats_geomean(const double *v, size_t n);
+
+/*
+ * One-sided sign-test p bound for a driver that beat a rival in every one of
+ * `orders` independent execution orders: 1 / 2^orders (6 orders -> 1/64).
+ */
+double pgcb_stats_sign_test_p(unsigned orders);
+
+#endif

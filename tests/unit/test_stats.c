@@ -1,0 +1,137 @@
+/* test_stats.c -- unit tests for common/stats.c (hand-computed expectations). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "stats.h"
+
+/* |a - b| <= eps, reporting both values (cmocka 1.1.5 has no double assert). */
+#define assert_near(a, b, eps)                                              \
+    do {                                                                    \
+        double a_ = (a), b_ = (b);                                          \
+        if (!(fabs(a_ - b_) <= (eps)))                                      \
+            fail_msg("%s = %.17g, expected %.17g +- %g", #a, a_, b_,        \
+                     (double)(eps));                                        \
+    } while (0)
+
+static void test_t95_table(void **state)
+{
+    (void)state;
+    assert_true(isnan(pgcb_stats_t95(0)));
+    /* Exact table entries. */
+    assert_near(pgcb_stats_t95(1), 12.706, 1e-12);
+    assert_near(pgcb_stats_t95(2), 4.303, 1e-12);
+    assert_near(pgcb_stats_t95(5), 2.571, 1e-12);
+    assert_near(pgcb_stats_t95(10), 2.228, 1e-12);
+    assert_near(pgcb_stats_t95(30), 2.042, 1e-12);
+}
+
+static void test_t95_expansion(void **state)
+{
+    (void)state;
+    /* Published t_{0.975} values (6 decimals): 31 -> 2.039513,
+     * 40 -> 2.021075, 60 -> 2.000298, 120 -> 1.979930, 1e9 -> z. */
+    assert_near(pgcb_stats_t95(31), 2.039513, 1e-4);
+    assert_near(pgcb_stats_t95(40), 2.021, 1e-3);
+    assert_near(pgcb_stats_t95(40), 2.021075, 1e-4);
+    assert_near(pgcb_stats_t95(60), 2.000, 1e-3);
+    assert_near(pgcb_stats_t95(60), 2.000298, 1e-4);
+    assert_near(pgcb_stats_t95(120), 1.980, 1e-3);
+    assert_near(pgcb_stats_t95(120), 1.979930, 1e-4);
+    assert_near(pgcb_stats_t95(1000000000), 1.960, 1e-3);
+    assert_near(pgcb_stats_t95(1000000000), 1.959963985, 1e-8);
+    /* Monotone decreasing across the table/expansion seam. */
+    assert_true(pgcb_stats_t95(31) < pgcb_stats_t95(30));
+}
+
+static void test_rme(void **state)
+{
+    (void)state;
+    /* mean 100, sd 10, n 4: 3.182 * 10 / sqrt(4) / 100 * 100 = 15.91 */
+    assert_near(pgcb_stats_rme_pct(100, 10, 4), 15.91, 1e-9);
+    /* mean 50, sd 5, n 11: 2.228 * 5 / sqrt(11) / 50 * 100
+     * = 22.28 / 3.3166247903554 = 6.7176728 */
+    assert_near(pgcb_stats_rme_pct(50, 5, 11), 22.28 / sqrt(11.0), 1e-9);
+    assert_near(pgcb_stats_rme_pct(50, 5, 11), 6.7176728, 1e-6);
+    assert_near(pgcb_stats_rme_pct(100, 10, 1), 0, 0);
+    assert_near(pgcb_stats_rme_pct(0, 10, 4), 0, 0);
+    assert_near(pgcb_stats_rme_pct(100, 0, 4), 0, 0);
+}
+
+static void test_median_u64(void **state)
+{
+    (void)state;
+    uint64_t odd[] = {5, 1, 3};
+    uint64_t even[] = {4, 1, 3, 2};
+    uint64_t big[] = {UINT64_MAX, UINT64_MAX - 2};
+    assert_near(pgcb_stats_median_u64(odd, 3), 3.0, 0);
+    /* sorted in place */
+    assert_true(odd[0] == 1 && odd[1] == 3 && odd[2] == 5);
+    assert_near(pgcb_stats_median_u64(even, 4), 2.5, 0);
+    assert_true(even[0] == 1 && even[3] == 4);
+    /* no integer overflow in the sum: ~1.8446744073709552e19 */
+    assert_near(pgcb_stats_median_u64(big, 2), 18446744073709551615.0, 4096);
+    assert_near(pgcb_stats_median_u64(NULL, 0), 0, 0);
+    uint64_t one[] = {7};
+    assert_near(pgcb_stats_median_u64(one, 1), 7.0, 0);
+}
+
+static void test_median_dbl(void **state)
+{
+    (void)state;
+    double odd[] = {2.5, -1.0, 9.0, 0.5, 3.0};
+    double even[] = {0.25, 1.5, -0.75, 4.0};
+    double withnan[] = {NAN, 3.0, 1.0};
+    /* sorted {-1, 0.5, 2.5, 3, 9} -> 2.5 */
+    assert_near(pgcb_stats_median_dbl(odd, 5), 2.5, 0);
+    /* sorted {-0.75, 0.25, 1.5, 4} -> (0.25 + 1.5) / 2 = 0.875 */
+    assert_near(pgcb_stats_median_dbl(even, 4), 0.875, 0);
+    /* NaN sorts last: {1, 3, NaN} -> 3 */
+    assert_near(pgcb_stats_median_dbl(withnan, 3), 3.0, 0);
+    assert_true(isnan(withnan[2]));
+    assert_near(pgcb_stats_median_dbl(NULL, 0), 0, 0);
+}
+
+static void test_geomean(void **state)
+{
+    (void)state;
+    const double a[] = {1, 4};        /* sqrt(4) = 2 */
+    const double b[] = {2, 8, 4};     /* cbrt(64) = 4 */
+    const double c[] = {1.5};         /* 1.5 */
+    const double bad0[] = {1, 0, 4};
+    const double badneg[] = {1, -2};
+    assert_near(pgcb_stats_geomean(a, 2), 2.0, 1e-12);
+    assert_near(pgcb_stats_geomean(b, 3), 4.0, 1e-12);
+    assert_near(pgcb_stats_geomean(c, 1), 1.5, 1e-12);
+    assert_true(isnan(pgcb_stats_geomean(a, 0)));
+    assert_true(isnan(pgcb_stats_geomean(bad0, 3)));
+    assert_true(isnan(pgcb_stats_geomean(badneg, 2)));
+}
+
+static void test_sign_test(void **state)
+{
+    (void)state;
+    /* 1 / 2^k */
+    assert_near(pgcb_stats_sign_test_p(0), 1.0, 0);
+    assert_near(pgcb_stats_sign_test_p(1), 0.5, 0);
+    assert_near(pgcb_stats_sign_test_p(6), 0.015625, 0);    /* 1/64 */
+    assert_near(pgcb_stats_sign_test_p(10), 1.0 / 1024, 0);
+    assert_near(pgcb_stats_sign_test_p(4000000000u), 0.0, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_t95_table),
+        cmocka_unit_test(test_t95_expansion),
+        cmocka_unit_test(test_rme),
+        cmocka_unit_test(test_median_u64),
+        cmocka_unit_test(test_median_dbl),
+        cmocka_unit_test(test_geomean),
+        cmocka_unit_test(test_sign_test),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
