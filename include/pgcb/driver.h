@@ -184,7 +184,10 @@ static inline void pgcb_sum_float4(struct pgcb_sum *s, float v)
     s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_FLOAT4), bits);
 }
 
-/* float8: the IEEE bits of the double (every NaN folds alike). */
+/* float8: the IEEE bits of the double (every NaN folds alike).
+ * Text-format drivers parse the server's text, which is exact only with
+ * extra_float_digits >= 1 (PostgreSQL 12's default): with 0, or an older
+ * server, text and binary drivers disagree on float columns. */
 static inline void pgcb_sum_float8(struct pgcb_sum *s, double v)
 {
     uint64_t bits;

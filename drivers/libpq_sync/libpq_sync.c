@@ -1,0 +1,398 @@
+/*
+ * libpq_sync.c -- the "libpq_sync" driver: plain synchronous libpq, the way
+ * most applications use it. One PQexecPrepared() per execution, the whole
+ * result buffered by libpq (no single-row mode), no pipelining (caps 0).
+ *
+ * Ownership: a struct pgcb_conn owns its PGconn, its "C" locale object and
+ * the list of its statements; close() frees all of them. A statement is one
+ * allocation holding its name and the per-column conversion kinds learnt
+ * from PQdescribePrepared at prepare time.
+ *
+ * Hot path (run_batch): PQexecPrepared, then for every value PQgetisnull /
+ * PQgetvalue / PQgetlength and a conversion by the cached column kind
+ * (pq_decode.c). The driver allocates nothing itself there; libpq allocates
+ * each PGresult, which is PQclear()ed before the next execution.
+ */
+#include <locale.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include <pgcb/driver.h>
+
+#include "pq_decode.h"
+#include "pq_errmsg.h"
+
+PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
+
+enum { PQ_FORMAT_TEXT = 0, PQ_FORMAT_BINARY = 1 }; /* libpq resultFormat */
+
+struct pgcb_stmt {
+    struct pgcb_stmt *next; /* the connection's list */
+    int ncols;
+    unsigned char *kinds;   /* enum pgcb_pq_kind per column; in this allocation */
+    char name[];            /* server-side statement name */
+};
+
+struct pgcb_conn {
+    PGconn *pg;
+    int result_format;      /* PQ_FORMAT_* */
+    locale_t c_locale;      /* for strtof_l/strtod_l; never the global locale */
+    struct pgcb_stmt *stmts;
+};
+
+/* ---- options ------------------------------------------------------------ */
+
+static const struct pgcb_option_spec pq_options[] = {
+    {"result_format", "text", "result format asked of the server: text | binary"},
+    {NULL, NULL, NULL},
+};
+
+static int pq_parse_options(const struct pgcb_option *opts, size_t nopts, int *format,
+                            char *err, size_t errlen)
+{
+    *format = PQ_FORMAT_TEXT;
+    for (size_t i = 0; i < nopts; i++) {
+        const char *k = opts[i].key, *v = opts[i].value ? opts[i].value : "";
+        if (strcmp(k, "result_format") == 0) {
+            if (strcmp(v, "text") == 0)
+                *format = PQ_FORMAT_TEXT;
+            else if (strcmp(v, "binary") == 0)
+                *format = PQ_FORMAT_BINARY;
+            else {
+                pgcb_pq_errf(err, errlen, "result_format = \"%s\": expected text or binary", v);
+                return PGCB_ERR_CONFIG;
+            }
+        } else {
+            pgcb_pq_errf(err, errlen, "unknown option \"%s\" (= \"%s\"); libpq_sync knows result_format",
+                         k, v);
+            return PGCB_ERR_CONFIG;
+        }
+    }
+    return PGCB_OK;
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+static void pq_close(struct pgcb_conn *c)
+{
+    if (!c)
+        return;
+    PQfinish(c->pg);
+    while (c->stmts) {
+        struct pgcb_stmt *next = c->stmts->next;
+        free(c->stmts);
+        c->stmts = next;
+    }
+    if (c->c_locale)
+        freelocale(c->c_locale);
+    free(c);
+}
+
+/* libpq's own parse errors quote parts of the string; refuse to pass them on
+ * when those parts could be a password. */
+static int pq_check_conninfo(const char *conninfo, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    PQconninfoOption *parsed = PQconninfoParse(conninfo, &msg);
+
+    if (parsed) {
+        PQconninfoFree(parsed);
+        return PGCB_OK;
+    }
+    if (!msg) {
+        pgcb_pq_errf(err, errlen, "out of memory parsing the connection string");
+        return PGCB_ERR_NOMEM;
+    }
+    if (pgcb_pq_conninfo_may_hold_password(conninfo))
+        pgcb_pq_errf(err, errlen, "invalid connection string (libpq's message withheld: "
+                                  "it may quote the password)");
+    else
+        pgcb_pq_err_oneline(err, errlen, "invalid connection string: ", msg, NULL);
+    PQfreemem(msg);
+    return PGCB_ERR_CONNECT;
+}
+
+/* Drivers never print: libpq's default notice processor writes NOTICEs
+ * (and WARNINGs) to stderr. A benchmark query raises none; drop them. */
+static void pq_ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
+static int pq_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                   struct pgcb_conn **out, char *err, size_t errlen)
+{
+    struct pgcb_conn *c;
+    int format, rc;
+
+    *out = NULL;
+    if (!conninfo)
+        conninfo = "";
+    if ((rc = pq_parse_options(opts, nopts, &format, err, errlen)) != PGCB_OK)
+        return rc;
+    if ((rc = pq_check_conninfo(conninfo, err, errlen)) != PGCB_OK)
+        return rc;
+
+    c = calloc(1, sizeof *c);
+    if (!c || !(c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0))) {
+        free(c);
+        pgcb_pq_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    c->result_format = format;
+    c->pg = PQconnectdb(conninfo); /* "" = PG* variables + defaults, as libpq does */
+    if (!c->pg) {
+        pq_close(c);
+        pgcb_pq_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    if (PQstatus(c->pg) != CONNECTION_OK) {
+        /* PQpass: the password in use (conninfo, PGPASSWORD or passfile). */
+        pgcb_pq_err_oneline(err, errlen, NULL, PQerrorMessage(c->pg), PQpass(c->pg));
+        pq_close(c);
+        return PGCB_ERR_CONNECT;
+    }
+    PQsetNoticeProcessor(c->pg, pq_ignore_notice, NULL);
+    *out = c;
+    return PGCB_OK;
+}
+
+/* ---- errors from results ------------------------------------------------ */
+
+/* Status and message for a result that is not what was expected (res may be
+ * NULL). A broken connection is PGCB_ERR_IO whatever the result says. */
+static int pq_result_failure(struct pgcb_conn *c, const PGresult *res, char *err, size_t errlen)
+{
+    ExecStatusType st = PQresultStatus(res); /* PGRES_FATAL_ERROR for NULL */
+
+    if (PQstatus(c->pg) == CONNECTION_BAD) {
+        /* PQerrorMessage holds everything since the query was sent (the
+         * server's FATAL, if any, then libpq's "server closed ..."). */
+        pgcb_pq_err_oneline(err, errlen, NULL, PQerrorMessage(c->pg), NULL);
+        if (!*err)
+            pgcb_pq_err_result(err, errlen, res, c->pg);
+        return PGCB_ERR_IO;
+    }
+    if (!res) {
+        pgcb_pq_err_oneline(err, errlen, "libpq returned no result: ", PQerrorMessage(c->pg), NULL);
+        return PGCB_ERR_NOMEM; /* libpq's documented reason when the link is fine */
+    }
+    if (st == PGRES_FATAL_ERROR || st == PGRES_NONFATAL_ERROR) {
+        pgcb_pq_err_result(err, errlen, res, c->pg);
+        return PGCB_ERR_QUERY;
+    }
+    /* PGRES_EMPTY_QUERY, COPY_*: not a query whose rows can be consumed. */
+    pgcb_pq_errf(err, errlen, "unexpected result status %s", PQresStatus(st));
+    return PGCB_ERR_UNSUPPORTED;
+}
+
+/* ---- prepare ------------------------------------------------------------ */
+
+/* Drop server-side statement `name` after refusing it, so the name can be
+ * used again. Best effort: a failure here changes nothing for the caller. */
+static void pq_deallocate(struct pgcb_conn *c, const char *name)
+{
+    char *ident = PQescapeIdentifier(c->pg, name, strlen(name));
+    char sql[600];
+
+    if (!ident)
+        return;
+    if ((size_t)snprintf(sql, sizeof sql, "DEALLOCATE %s", ident) < sizeof sql)
+        PQclear(PQexec(c->pg, sql));
+    PQfreemem(ident);
+}
+
+/* Check the described columns and build the statement (or refuse). */
+static int pq_stmt_from_description(struct pgcb_conn *c, const char *name, const PGresult *desc,
+                                    struct pgcb_stmt **out, char *err, size_t errlen)
+{
+    int ncols = PQnfields(desc), nparams = PQnparams(desc);
+    size_t namelen = strlen(name);
+    struct pgcb_stmt *st;
+
+    if (nparams > 0) {
+        pgcb_pq_errf(err, errlen, "statement %s has %d parameter(s); libpq_sync sends none", name,
+                     nparams);
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    for (int i = 0; i < ncols; i++) {
+        Oid oid = PQftype(desc, i);
+        if (c->result_format == PQ_FORMAT_BINARY && !pgcb_pq_binary_foldable(oid)) {
+            const char *tn = pgcb_pq_type_name(oid);
+            pgcb_pq_errf(err, errlen,
+                         "column %d \"%s\" has type %s%s%u%s, which result_format = binary "
+                         "cannot fold as its text form; use result_format = text",
+                         i + 1, PQfname(desc, i), tn ? tn : "oid ", tn ? " (oid " : "", oid,
+                         tn ? ")" : "");
+            return PGCB_ERR_UNSUPPORTED;
+        }
+    }
+
+    st = malloc(sizeof *st + namelen + 1 + (size_t)ncols);
+    if (!st) {
+        pgcb_pq_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    memcpy(st->name, name, namelen + 1);
+    st->ncols = ncols;
+    st->kinds = (unsigned char *)st->name + namelen + 1;
+    for (int i = 0; i < ncols; i++)
+        st->kinds[i] = (unsigned char)pgcb_pq_kind_of(PQftype(desc, i));
+    *out = st;
+    return PGCB_OK;
+}
+
+static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
+                      struct pgcb_stmt **out, char *err, size_t errlen)
+{
+    PGresult *res;
+    struct pgcb_stmt *st = NULL;
+    int rc;
+
+    *out = NULL;
+    res = PQprepare(c->pg, name, sql, 0, NULL);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+        rc = pq_result_failure(c, res, err, errlen);
+        PQclear(res);
+        return rc;
+    }
+    PQclear(res);
+
+    /* Column types once, here, rather than PQftype per value in run_batch:
+     * the server guarantees a prepared statement's result types do not
+     * change (else it fails with 0A000 "cached plan must not change result
+     * type"). */
+    res = PQdescribePrepared(c->pg, name);
+    if (PQresultStatus(res) != PGRES_COMMAND_OK)
+        rc = pq_result_failure(c, res, err, errlen);
+    else
+        rc = pq_stmt_from_description(c, name, res, &st, err, errlen);
+    PQclear(res);
+    if (rc != PGCB_OK) {
+        if (PQstatus(c->pg) == CONNECTION_OK)
+            pq_deallocate(c, name);
+        return rc;
+    }
+    st->next = c->stmts;
+    c->stmts = st;
+    *out = st;
+    return PGCB_OK;
+}
+
+/* ---- run_batch ---------------------------------------------------------- */
+
+/* Fold every value of a PGRES_TUPLES_OK result. */
+static int pq_fold_result(const struct pgcb_conn *c, const struct pgcb_stmt *st,
+                          const PGresult *res, struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    const int nrows = PQntuples(res), ncols = PQnfields(res);
+    const unsigned char *kinds = st->kinds;
+    int r, i;
+
+    if (ncols != st->ncols) {
+        pgcb_pq_errf(err, errlen, "result has %d columns; statement %s was described with %d",
+                     ncols, st->name, st->ncols);
+        return PGCB_ERR_PROTOCOL;
+    }
+    /* Two copies of the loop so the format test is not made per value. */
+    if (c->result_format == PQ_FORMAT_BINARY) {
+        for (r = 0; r < nrows; r++) {
+            for (i = 0; i < ncols; i++) {
+                if (PQgetisnull(res, r, i))
+                    pgcb_sum_null(sum);
+                else if (pgcb_pq_fold_binary(sum, (enum pgcb_pq_kind)kinds[i], PQgetvalue(res, r, i),
+                                             (size_t)PQgetlength(res, r, i)))
+                    goto malformed;
+            }
+            pgcb_sum_row(sum);
+        }
+    } else {
+        for (r = 0; r < nrows; r++) {
+            for (i = 0; i < ncols; i++) {
+                if (PQgetisnull(res, r, i))
+                    pgcb_sum_null(sum);
+                else if (pgcb_pq_fold_text(sum, (enum pgcb_pq_kind)kinds[i], PQgetvalue(res, r, i),
+                                           (size_t)PQgetlength(res, r, i), c->c_locale))
+                    goto malformed;
+            }
+            pgcb_sum_row(sum);
+        }
+    }
+    return PGCB_OK;
+
+malformed: {
+        const char *tn = pgcb_pq_type_name(PQftype(res, i));
+        pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": malformed %s %s value", r + 1, i + 1,
+                     PQfname(res, i), c->result_format == PQ_FORMAT_BINARY ? "binary" : "text",
+                     tn ? tn : "?");
+        return PGCB_ERR_PROTOCOL;
+    }
+}
+
+static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                        struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    for (uint32_t d = 0; d < depth; d++) {
+        PGresult *res = PQexecPrepared(c->pg, st->name, 0, NULL, NULL, NULL, c->result_format);
+        int rc;
+
+        switch (PQresultStatus(res)) {
+        case PGRES_TUPLES_OK:
+            rc = pq_fold_result(c, st, res, sum, err, errlen);
+            break;
+        case PGRES_COMMAND_OK: /* INSERT etc. without RETURNING: no rows */
+            rc = PGCB_OK;
+            break;
+        default:
+            rc = pq_result_failure(c, res, err, errlen);
+            break;
+        }
+        PQclear(res);
+        if (rc != PGCB_OK)
+            return rc;
+    }
+    return PGCB_OK;
+}
+
+/* ---- descriptor --------------------------------------------------------- */
+
+static char pq_links[32]; /* "libpq X.Y", written once by pq_links_init */
+static pthread_once_t pq_links_once = PTHREAD_ONCE_INIT;
+
+static void pq_links_init(void)
+{
+    int v = PQlibVersion(); /* 150018 for 15.18; 90624 for 9.6.24 */
+
+    if (v >= 100000)
+        snprintf(pq_links, sizeof pq_links, "libpq %d.%d", v / 10000, v % 10000);
+    else
+        snprintf(pq_links, sizeof pq_links, "libpq %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+}
+
+static const struct pgcb_driver pq_driver = {
+    .magic = PGCB_DRIVER_MAGIC,
+    .abi_major = PGCB_ABI_MAJOR,
+    .abi_minor = PGCB_ABI_MINOR,
+    .struct_size = sizeof(struct pgcb_driver),
+    .caps = 0,
+    .name = "libpq_sync",
+    .version = "1.0.0",
+    .links = pq_links,
+    .description = "libpq, synchronous: one PQexecPrepared at a time, whole result buffered",
+    .options = pq_options,
+    .open = pq_open,
+    .close = pq_close,
+    .prepare = pq_prepare,
+    .run_batch = pq_run_batch,
+};
+
+PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)
+{
+    pthread_once(&pq_links_once, pq_links_init);
+    return &pq_driver;
+}
