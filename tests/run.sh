@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The test driver:  tests/run.sh BUILD_DIR [unit|server|all]   (default: all)
+#
+# unit:   runs BUILD_DIR/tests/test_X for every tests/unit/test_X.c.
+# server: starts a throw-away PostgreSQL (scripts/pgserver.sh; pinned to the
+#         last CPU when there are two or more), exports its PG* variables and
+#         PGCB_BUILD=BUILD_DIR (absolute), then runs BUILD_DIR/tests/test_X for
+#         every tests/server/test_X.c and every executable tests/server/*.sh
+#         (with BUILD_DIR as $1), and stops the server. A server that does not
+#         start is a failure, never a skip.
+# Each test runs in its own process under `timeout` (PGCB_TEST_TIMEOUT
+# seconds, default 300), from the top of the checkout, with its output
+# visible. One line per test: "PASS name (1.23s)" or "FAIL name (1.23s): why";
+# the last line is "N passed, N failed". Exit status 1 if anything failed.
+set -euo pipefail
+
+prog=run.sh
+die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
+usage() { printf 'usage: %s BUILD_DIR [unit|server|all]\n' "$0" >&2; exit 2; }
+
+(($# >= 1 && $# <= 2)) || usage
+build=$1
+mode=${2:-all}
+case $mode in unit|server|all) ;; *) die "unknown category '$mode' (expected unit, server or all)" ;; esac
+[[ -d $build ]] || die "build directory '$build' does not exist (run make tests first)"
+build=$(cd -- "$build" && pwd)
+timeout_s=${PGCB_TEST_TIMEOUT:-300}
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "PGCB_TEST_TIMEOUT='$timeout_s' is not a number of seconds"
+
+root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+cd -- "$root"
+pgserver=$root/scripts/pgserver.sh
+
+# Tests talk to the server this script starts, never to one named by the caller.
+unset PGCB_CONNINFO PGHOSTADDR PGSERVICE PGHOST PGPORT PGDATABASE PGUSER PGCB_SERVER_CPUS
+export PGCB_BUILD=$build
+
+passed=0
+failed=0
+current_pid=""
+srvdir=""
+
+now_us() { printf '%s' "${EPOCHREALTIME//[^0-9]/}"; }
+
+# result NAME STATUS START_US [WHY]
+result() {
+    local name=$1 status=$2 start=$3 why=${4:-} us
+    us=$(($(now_us) - start))
+    local secs
+    secs=$(printf '%d.%02d' $((us / 1000000)) $((us % 1000000 / 10000)))
+    if [[ $status == PASS ]]; then
+        passed=$((passed + 1))
+        printf 'PASS %s (%ss)\n' "$name" "$secs"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL %s (%ss)%s\n' "$name" "$secs" "${why:+: $why}"
+    fi
+}
+
+# run_test NAME COMMAND...: run one test in its own process, with a timeout.
+# It runs in the background so that INT/TERM reach our trap at once.
+run_test() {
+    local name=$1; shift
+    local start rc=0
+    start=$(now_us)
+    timeout -k 10 "$timeout_s" "$@" &
+    current_pid=$!
+    wait "$current_pid" || rc=$?
+    current_pid=""
+    if ((rc == 0)); then
+        result "$name" PASS "$start"
+    elif ((rc == 124 || rc == 137)); then
+        result "$name" FAIL "$start" "timed out after ${timeout_s}s"
+    elif ((rc > 128)); then
+        result "$name" FAIL "$start" "killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
+    else
+        result "$name" FAIL "$start" "exit status $rc"
+    fi
+}
+
+stop_server() {
+    if [[ -n $srvdir ]]; then
+        "$pgserver" stop "$srvdir" || printf '%s: could not stop the test server in %s\n' "$prog" "$srvdir" >&2
+        srvdir=""
+    fi
+}
+
+# shellcheck disable=SC2317  # invoked by the traps below
+on_exit() {
+    local rc=$?
+    trap - EXIT INT TERM
+    if [[ -n $current_pid ]]; then
+        kill -TERM "$current_pid" 2>/dev/null || true
+        wait "$current_pid" 2>/dev/null || true
+    fi
+    stop_server
+    exit "$rc"
+}
+trap on_exit EXIT
+trap 'printf "%s: interrupted\n" "$prog" >&2; exit 130' INT
+trap 'printf "%s: terminated\n" "$prog" >&2; exit 143' TERM
+
+# CPUs we may run on (online and in our affinity mask), last one printed.
+last_cpu() {
+    local list part last=""
+    local -a parts
+    list=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status 2>/dev/null || true)
+    [[ -n $list ]] || list=$(cat /sys/devices/system/cpu/online 2>/dev/null || echo 0)
+    IFS=, read -ra parts <<<"$list"
+    for part in "${parts[@]}"; do last=${part#*-}; done
+    printf '%s\n' "${last:-0}"
+}
+
+shopt -s nullglob
+
+run_unit() {
+    local srcs=(tests/unit/test_*.c) src name
+    if ((${#srcs[@]} == 0)); then
+        printf 'no unit tests (tests/unit/test_*.c)\n'
+        return 0
+    fi
+    for src in "${srcs[@]}"; do
+        name=$(basename -- "$src" .c)
+        if [[ ! -x $build/tests/$name ]]; then
+            result "$name" FAIL "$(now_us)" "$build/tests/$name not built"
+            continue
+        fi
+        run_test "$name" "$build/tests/$name"
+    done
+}
+
+run_server() {
+    local srcs=(tests/server/test_*.c) scripts=() s name
+    for s in tests/server/*.sh; do
+        if [[ -x $s ]]; then
+            scripts+=("$s")
+        else
+            printf '%s: note: %s is not executable: not run as a test\n' "$prog" "$s" >&2
+        fi
+    done
+    if ((${#srcs[@]} + ${#scripts[@]} == 0)); then
+        printf 'no server tests (tests/server/test_*.c, tests/server/*.sh)\n'
+        return 0
+    fi
+
+    local ncpu cpus_arg=() start env_line
+    ncpu=$(nproc)
+    if ((ncpu >= 2)); then cpus_arg=(--cpus "$(last_cpu)"); fi
+    srvdir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-test.XXXXXX") || die "mktemp -d failed"
+    start=$(now_us)
+    if ! env_line=$("$pgserver" start "$srvdir" "${cpus_arg[@]}"); then
+        result pgserver-start FAIL "$start" "could not start the test server: server tests not run"
+        for s in "${srcs[@]}"; do
+            result "$(basename -- "$s" .c)" FAIL "$(now_us)" "not run: no server"
+        done
+        for s in "${scripts[@]}"; do
+            result "${s#tests/}" FAIL "$(now_us)" "not run: no server"
+        done
+        stop_server
+        return 0
+    fi
+    eval "$env_line"
+    printf '%s: test server: socket %s port %s, CPUs %s\n' "$prog" "$PGHOST" "$PGPORT" "${PGCB_SERVER_CPUS:-not pinned}" >&2
+
+    for s in "${srcs[@]}"; do
+        name=$(basename -- "$s" .c)
+        if [[ ! -x $build/tests/$name ]]; then
+            result "$name" FAIL "$(now_us)" "$build/tests/$name not built"
+            continue
+        fi
+        run_test "$name" "$build/tests/$name"
+    done
+    for s in "${scripts[@]}"; do
+        run_test "${s#tests/}" "$s" "$build"
+    done
+    stop_server
+    unset PGHOST PGPORT PGUSER PGDATABASE PGCB_SERVER_CPUS
+}
+
+if [[ $mode == unit || $mode == all ]]; then run_unit; fi
+if [[ $mode == server || $mode == all ]]; then run_server; fi
+
+printf '%d passed, %d failed\n' "$passed" "$failed"
+((failed == 0)) || exit 1
