@@ -126,7 +126,7 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
     const struct pgcb_res_group *gr = &r->groups[g];
     fprintf(out, "%s / %s  (depth %u, ", gr->suite, gr->query, gr->depth);
     if (gr->rows >= 0)
-        fprintf(out, "%lld rows, ", (long long)gr->rows);
+        fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     fprintf(out, "pooled over %zu execution order%s)\n", r->norders, r->norders == 1 ? "" : "s");
 
     static const char *const head[] = {"Task name",   "Latency avg (ns)", "Latency med (ns)",

@@ -113,6 +113,14 @@ static void describe_target(PGconn *conn, char *buf, size_t n)
         snprintf(buf, n, "host %s port %s", host ? host : "?", port ? port : "?");
 }
 
+/* Notices (e.g. "table does not exist, skipping" from the setup script)
+ * are not errors; libpq's default processor would print them. */
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 int pgcb_server_prepare(const char *conninfo, const char *setup_path,
                         struct pgcb_server_info *info, char *err, size_t errlen)
 {
@@ -125,6 +133,7 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
         PQfinish(conn);
         return -1;
     }
+    PQsetNoticeProcessor(conn, ignore_notice, NULL);
     describe_target(conn, info->where, sizeof info->where);
     const char *v = PQparameterStatus(conn, "server_version");
     snprintf(info->version, sizeof info->version, "%s", v ? v : "unknown");

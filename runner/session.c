@@ -154,12 +154,13 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
     r->drivers = pgcb_xcalloc(s->ndrivers, sizeof *r->drivers);
     for (size_t i = 0; i < s->ndrivers; i++) {
         const struct pgcb_driver *d = s->drivers[i].ld.drv;
+        char *real = realpath(s->drivers[i].cfg->path, NULL);
         r->drivers[i] = (struct pgcb_res_driver){
             .label = pgcb_xstrdup(s->drivers[i].cfg->name),
             .name = pgcb_xstrdup(d->name),
             .version = pgcb_xstrdup(d->version),
             .links = pgcb_xstrdup(d->links),
-            .path = pgcb_xstrdup(s->drivers[i].cfg->path),
+            .path = real ? real : pgcb_xstrdup(s->drivers[i].cfg->path),
             .description = d->description ? pgcb_xstrdup(d->description) : NULL,
             .caps = d->caps,
             .abi_major = d->abi_major,

@@ -1,0 +1,423 @@
+/*
+ * test_runner_e2e.c -- the runner program end to end against the real
+ * PostgreSQL that tests/run.sh started (PGHOST, PGPORT, ... in the
+ * environment): tiny-budget runs that must write a valid result, and every
+ * kind of bad input, which must give one line on stderr, a non-zero exit and
+ * no result file.
+ *
+ * Configs are written at run time, with absolute driver paths under
+ * $PGCB_BUILD, so the same test serves the normal and the sanitizer build.
+ */
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pgcb/driver.h"
+#include "result.h"
+
+static char tmp[] = "/tmp/pgcb_e2e_XXXXXX";
+static char build[400];
+static char top[400];
+
+#define SQL_LIMIT(n)                                                                        \
+    "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY " \
+    "id LIMIT " #n
+
+static const char *ini_path(const char *name)
+{
+    static char p[600];
+    snprintf(p, sizeof p, "%s/%s.ini", tmp, name);
+    return p;
+}
+
+/* Write DIR/name.ini: a [bench] with a tiny budget, the setup script, the
+ * given drivers/queries/suites text. */
+static const char *write_ini(const char *name, const char *body)
+{
+    const char *p = ini_path(name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n"
+               "[server]\nsetup = %s/sql/benchmark_rows.sql\n%s", top, body);
+    fclose(f);
+    return p;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+struct run {
+    int status;     /* exit status, or 128 + signal */
+    char *out, *err;
+};
+
+/* Run build/runner -c ini -o out [extra args], with env additions "K=V"
+ * (or "K" alone to unset K). If sig is non-zero, send it once the runner's
+ * stdout contains `marker`. */
+static struct run run_runner(const char *ini, const char *out, const char *const *env,
+                             const char *extra, int sig, const char *marker)
+{
+    char outf[600], errf[600], runner[600];
+    snprintf(outf, sizeof outf, "%s/stdout", tmp);
+    snprintf(errf, sizeof errf, "%s/stderr", tmp);
+    snprintf(runner, sizeof runner, "%s/runner", build);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (const char *const *e = env; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (eq) {
+                char k[128];
+                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
+                setenv(k, eq + 1, 1);
+            } else {
+                unsetenv(*e);
+            }
+        }
+        int fo = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        if (extra)
+            execl(runner, runner, "-c", ini, "-o", out, extra, (char *)NULL);
+        else
+            execl(runner, runner, "-c", ini, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    if (sig) {
+        struct timespec ts = {0, 20 * 1000000L};
+        for (int i = 0; i < 3000; i++) { /* 60 s at most */
+            char *text = slurp(outf);
+            int seen = strstr(text, marker) != NULL;
+            free(text);
+            if (seen)
+                break;
+            nanosleep(&ts, NULL);
+        }
+        kill(pid, sig);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    struct run r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = slurp(outf);
+    r.err = slurp(errf);
+    return r;
+}
+
+static void run_free(struct run *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+static int exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static const char *json_path(const char *name)
+{
+    static char p[600];
+    snprintf(p, sizeof p, "%s/%s.json", tmp, name);
+    return p;
+}
+
+static char drivers_text[1200];
+
+static void test_tiny_run_writes_valid_json(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s"
+             "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n"
+             "[query.limit_500]\nsql = " SQL_LIMIT(500) "\nrows = 500\n"
+             "[suite.sequential]\ndepth = 1 3\n",
+             drivers_text);
+    const char *ini = write_ini("tiny", body);
+    const char *out = json_path("tiny");
+    /* Unset PGCB_SERVER_CPUS: the runner must find the server's CPUs itself. */
+    const char *env[] = {"PGCB_SERVER_CPUS", "BENCH_TIME_MS=120", "BENCH_QUERIES=30", NULL};
+    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    /* The tables are there. */
+    assert_non_null(strstr(r.out, "sequential / limit_500  (depth 3, 500 rows, pooled over 2 "
+                                  "execution orders)"));
+    assert_non_null(strstr(r.out, "│ Task name "));
+    assert_non_null(strstr(r.out, "Lowest median: libpq_sync"));
+
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.complete, 1);
+    assert_int_equal(res.time_ms, 120);      /* BENCH_TIME_MS wins over the file */
+    assert_int_equal(res.min_queries, 30);
+    assert_int_equal(res.ndrivers, 2);
+    assert_int_equal(res.norders, 2);
+    assert_non_null(res.server_version);
+    assert_memory_equal(res.server_version, "15", 2);
+    assert_string_equal(res.server_cpus_source, "detected");
+    const char *pinned = getenv("PGCB_SERVER_CPUS"); /* what run.sh pinned the server to */
+    if (pinned && *pinned)
+        assert_string_equal(res.server_cpus, pinned);
+    assert_string_equal(res.client_cpus, "0");
+    assert_int_equal(res.ngroups, 6);
+    static const int64_t rows[] = {1, 1, 100, 100, 500, 500};
+    for (size_t g = 0; g < res.ngroups; g++) {
+        const struct pgcb_res_group *gr = &res.groups[g];
+        assert_int_equal(gr->rows, rows[g]);
+        assert_int_equal(gr->depth, g % 2 ? 3 : 1);
+        for (size_t d = 0; d < 2; d++) {
+            const struct pgcb_res_cell *c = &gr->cells[d];
+            assert_int_equal(c->status, PGCB_CELL_OK);
+            assert_int_equal(c->rows_per_batch, (uint64_t)rows[g] * gr->depth);
+            /* Both floors per order: >= 30 queries in each of 2 orders. */
+            assert_true(c->queries >= 60);
+            assert_int_equal(c->queries, c->samples * gr->depth);
+            assert_true(c->median_ns > 0 && c->min_ns <= c->median_ns &&
+                        c->median_ns <= c->max_ns);
+            assert_true(c->p99_ns >= c->median_ns);
+            assert_true(fabs(c->queries_per_s - c->ops_per_s * gr->depth) < 1e-6 * c->queries_per_s);
+            assert_true(c->cpu_ns_per_query > 0);
+            assert_int_equal(c->norders, 2);
+            assert_true(isfinite(c->order_medians_ns[0]) && isfinite(c->order_medians_ns[1]));
+        }
+        /* libpq_sync read the server's rows; null made the same rows up:
+         * the checksums agree only if every value was read and folded. */
+        assert_true(gr->cells[0].checksum == gr->cells[1].checksum);
+        assert_true(gr->cells[0].checksum != 0);
+    }
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
+/* A bad run: exit status 1, exactly one line on stderr containing `want`, no
+ * result file. */
+static void expect_setup_error(const char *name, const char *body, const char *const *env,
+                               const char *want)
+{
+    const char *ini = write_ini(name, body);
+    const char *out = json_path(name);
+    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    if (!strstr(r.err, want) || r.status != 1)
+        fprintf(stderr, "case %s: status %d, stderr: %s\n", name, r.status, r.err);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, want));
+    assert_non_null(strchr(r.err, '\n'));
+    assert_string_equal(strchr(r.err, '\n'), "\n"); /* one line */
+    assert_false(exists(out));
+    run_free(&r);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s[query.missing]\nsql = SELECT * FROM no_such_table\n[suite.s]\n", drivers_text);
+    expect_setup_error("missing_table", body, NULL,
+                       "runner: query missing: driver libpq_sync: prepare failed: 42P01: "
+                       "relation \"no_such_table\" does not exist");
+
+    snprintf(body, sizeof body, "%s[query.q]\nsql = " SQL_LIMIT(1) "\nrows = 7\n[suite.s]\n",
+             drivers_text);
+    expect_setup_error("wrong_rows", body, NULL,
+                       "runner: query q: expected 7 rows per execution ([query.q] rows at ");
+
+    snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\n", drivers_text);
+    const char *unreachable[] = {"PGCB_CONNINFO=host=/nonexistent port=1", NULL};
+    expect_setup_error("unreachable", body, unreachable,
+                       "runner: cannot connect to the server: connection to server on socket "
+                       "\"/nonexistent/.s.PGSQL.1\" failed: No such file or directory");
+
+    snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\ndepth = 0\n",
+             drivers_text);
+    expect_setup_error("bad_depth", body, NULL, "bad_depth.ini:");
+    expect_setup_error("bad_depth", body, NULL,
+                       ": [suite.s] depth: '0' is not an integer from 1 to 1000000");
+
+    snprintf(body, sizeof body,
+             "[driver.gone]\npath = %s/drivers/no_such_driver.so\n[query.q]\nsql = SELECT 1\n"
+             "[suite.s]\n", build);
+    expect_setup_error("missing_driver", body, NULL,
+                       "/drivers/no_such_driver.so): cannot open: No such file or directory");
+
+    snprintf(body, sizeof body,
+             "[driver.bad]\npath = %s/tests/fixtures/wrong_abi.so\n[query.q]\nsql = SELECT 1\n"
+             "[suite.s]\n", build);
+    expect_setup_error("wrong_abi", body, NULL, "ABI major version mismatch: runner has 1.");
+
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\nbogus = 1\n"
+             "[query.q]\nsql = SELECT 1\n[suite.s]\n", build);
+    expect_setup_error("driver_key", body, NULL,
+                       "driver_key.ini:9: unknown key 'bogus' in [driver.libpq_sync] "
+                       "(libpq_sync accepts: ");
+
+    snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\n", drivers_text);
+    FILE *f = fopen(ini_path("cpus"), "w");
+    fprintf(f, "[bench]\ncpus = 1000\n%s", body);
+    fclose(f);
+    struct run r = run_runner(ini_path("cpus"), json_path("cpus"), NULL, NULL, 0, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "[bench] cpus: CPU 1000 is not available to this process"));
+    assert_false(exists(json_path("cpus")));
+    run_free(&r);
+}
+
+/* A driver failing mid-run: its cell is marked failed with the message,
+ * the other driver's results are kept, the file is written, exit 2. */
+static void test_driver_failure_is_recorded(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.null]\npath = %s/drivers/null.so\nfail_after = 25\n"
+             "[query.q]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
+             build, build);
+    const char *ini = write_ini("fail", body);
+    const char *out = json_path("fail");
+    struct run r = run_runner(ini, out, NULL, NULL, 0, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "null (FAILED)"));
+    assert_non_null(strstr(r.out, "XX000: null driver: injected failure"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.complete, 1);
+    assert_int_equal(res.groups[0].cells[0].status, PGCB_CELL_OK);
+    assert_true(res.groups[0].cells[0].samples > 0);
+    assert_int_equal(res.groups[0].cells[1].status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(res.groups[0].cells[1].error, "XX000: null driver: injected failure"));
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
+/* SIGINT in the middle: the groups measured so far are written, the result
+ * is marked incomplete, exit 2. */
+static void test_interrupt_keeps_results(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s[query.a]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[query.b]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
+             drivers_text);
+    const char *ini = write_ini("intr", body);
+    const char *out = json_path("intr");
+    /* A group takes 2 orders x 2 drivers x 0.5 s = 2 s: the signal comes as
+     * soon as group a's table is out, well inside group b. */
+    const char *env[] = {"BENCH_TIME_MS=1000", NULL};
+    struct run r = run_runner(ini, out, env, NULL, SIGINT, "s / a  (");
+    assert_int_equal(r.status, 2);
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.complete, 0);
+    assert_non_null(strstr(res.stop_reason, "interrupted by signal 2 after 1 of 2 groups"));
+    assert_int_equal(res.groups[0].cells[0].status, PGCB_CELL_OK);
+    assert_int_equal(res.groups[1].cells[0].status, PGCB_CELL_NOT_RUN);
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
+/* A password given in the conninfo appears nowhere in what a run produces
+ * (trust authentication ignores it). */
+static void test_password_never_written(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body, "%s[query.q]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
+             drivers_text);
+    const char *ini = write_ini("secret", body);
+    const char *out = json_path("secret");
+    const char *env[] = {"PGCB_CONNINFO=password=Sw0rdf1sh-e2e", NULL};
+    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    assert_int_equal(r.status, 0);
+    char *json = slurp(out);
+    assert_non_null(strstr(json, "\"conninfo\""));
+    assert_null(strstr(json, "Sw0rdf1sh"));
+    assert_null(strstr(r.out, "Sw0rdf1sh"));
+    assert_null(strstr(r.err, "Sw0rdf1sh"));
+    free(json);
+    run_free(&r);
+}
+
+static void test_list_drivers(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\n", drivers_text);
+    const char *ini = write_ini("list", body);
+    struct run r = run_runner(ini, json_path("list"), NULL, "--list-drivers", 0, NULL);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "libpq_sync: libpq_sync 1.0.0 (ABI 1.0), links: libpq 15."));
+    assert_non_null(strstr(r.out, "null: null 1.0.0 (ABI 1.0), links: -, caps: no-io, reference"));
+    assert_false(exists(json_path("list")));
+    run_free(&r);
+}
+
+int main(void)
+{
+    const char *b = getenv("PGCB_BUILD");
+    snprintf(build, sizeof build, "%s", b && *b ? b : "build");
+    if (!getcwd(top, sizeof top) || !mkdtemp(tmp))
+        return 1;
+    if (build[0] != '/') {
+        char rel[sizeof build];
+        memcpy(rel, build, sizeof rel);
+        if ((size_t)snprintf(build, sizeof build, "%.190s/%.190s", top, rel) >= sizeof build)
+            return 1;
+    }
+    if (!getenv("PGHOST")) {
+        fprintf(stderr, "test_runner_e2e: PGHOST is not set: this test needs the server that "
+                        "tests/run.sh starts (run 'make test')\n");
+        return 1;
+    }
+    snprintf(drivers_text, sizeof drivers_text,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.null]\npath = %s/drivers/null.so\n",
+             build, build);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tiny_run_writes_valid_json),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_driver_failure_is_recorded),
+        cmocka_unit_test(test_interrupt_keeps_results),
+        cmocka_unit_test(test_password_never_written),
+        cmocka_unit_test(test_list_drivers),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        rc = 1;
+    return rc;
+}

@@ -1,0 +1,291 @@
+/*
+ * test_config.c -- the INI loader: values, defaults, relative paths,
+ * environment overrides, and every error with its file:line.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+
+static char dir[] = "/tmp/pgcb_test_config_XXXXXX";
+static char path[256];
+
+/* Write `text` to DIR/t.ini and return its path. */
+static const char *write_ini(const char *text)
+{
+    snprintf(path, sizeof path, "%s/t.ini", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+#define MINIMAL                                                                        \
+    "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\nrows = 1\n[suite.s]\ndepth = 1\n"
+
+/* Load text, expect failure; the message must be exactly "DIR/t.ini:" + tail. */
+static void expect_error(const char *text, const char *tail)
+{
+    struct pgcb_config cfg;
+    char err[512] = "", want[512];
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s%s", path, tail);
+    assert_string_equal(err, want);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    unsetenv("BENCH_TIME_MS");
+    unsetenv("BENCH_QUERIES");
+    unsetenv("PGCB_CONNINFO");
+    return 0;
+}
+
+static void test_full_config(void **state)
+{
+    (void)state;
+    const char *text = "; comment\n"
+                       "[bench]\n"
+                       "time_ms = 1200\n"
+                       "queries = 300\n"
+                       "warmup_ms = 0\n"
+                       "cpus = 1,3-4\n"
+                       "output = out/r.json\n"
+                       "orders = all\n"
+                       "[server]\n"
+                       "conninfo = host=/tmp port=5433\n"
+                       "setup = ../sql/x.sql\n"
+                       "[driver.a]\n"
+                       "path = /abs/a.so\n"
+                       "result_format = binary\n"
+                       "[driver.b]\n"
+                       "path = b.so\n"
+                       "[query.one]\n"
+                       "sql = SELECT a,\n"
+                       "  b FROM t\n"
+                       "rows = 5\n"
+                       "check = rows\n"
+                       "[query.two]\n"
+                       "sql = SELECT 2\n"
+                       "[suite.seq]\n"
+                       "depth = 1 10, 100\n"
+                       "queries = two one\n"
+                       "[suite.all]\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.time_ms, 1200);
+    assert_string_equal(cfg.time_source, "file");
+    assert_int_equal(cfg.min_queries, 300);
+    assert_int_equal(cfg.warmup_ms, 0);
+    assert_int_equal(cfg.ncpus, 3);
+    assert_int_equal(cfg.cpus[0], 1);
+    assert_int_equal(cfg.cpus[1], 3);
+    assert_int_equal(cfg.cpus[2], 4);
+    char want[300];
+    snprintf(want, sizeof want, "%s/out/r.json", dir);
+    assert_string_equal(cfg.output, want);
+    assert_string_equal(cfg.conninfo, "host=/tmp port=5433");
+    assert_string_equal(cfg.conninfo_source, "file");
+    snprintf(want, sizeof want, "%s/../sql/x.sql", dir);
+    assert_string_equal(cfg.setup, want);
+
+    assert_int_equal(cfg.ndrivers, 2);
+    assert_string_equal(cfg.drivers[0].name, "a");
+    assert_string_equal(cfg.drivers[0].path, "/abs/a.so");
+    assert_int_equal(cfg.drivers[0].path_line, 13);
+    assert_int_equal(cfg.drivers[0].nopts, 1);
+    assert_string_equal(cfg.drivers[0].opts[0].key, "result_format");
+    assert_string_equal(cfg.drivers[0].opts[0].value, "binary");
+    assert_int_equal(cfg.drivers[0].opts[0].line, 14);
+    snprintf(want, sizeof want, "%s/b.so", dir);
+    assert_string_equal(cfg.drivers[1].path, want);
+
+    assert_int_equal(cfg.nqueries, 2);
+    assert_string_equal(cfg.queries[0].sql, "SELECT a,\nb FROM t");
+    assert_int_equal(cfg.queries[0].rows, 5);
+    assert_int_equal(cfg.queries[0].check, PGCB_CHECK_ROWS);
+    assert_int_equal(cfg.queries[1].rows, -1);
+    assert_int_equal(cfg.queries[1].check, PGCB_CHECK_CHECKSUM);
+
+    assert_int_equal(cfg.nsuites, 2);
+    assert_int_equal(cfg.suites[0].ndepths, 3);
+    assert_int_equal(cfg.suites[0].depths[0], 1);
+    assert_int_equal(cfg.suites[0].depths[1], 10);
+    assert_int_equal(cfg.suites[0].depths[2], 100);
+    assert_int_equal(cfg.suites[0].nqueries, 2);
+    assert_int_equal(cfg.suites[0].queries[0], 1); /* two */
+    assert_int_equal(cfg.suites[0].queries[1], 0); /* one */
+    /* An empty suite: depth 1, every query in file order. */
+    assert_int_equal(cfg.suites[1].ndepths, 1);
+    assert_int_equal(cfg.suites[1].depths[0], 1);
+    assert_int_equal(cfg.suites[1].nqueries, 2);
+    assert_int_equal(cfg.suites[1].queries[0], 0);
+    pgcb_config_free(&cfg);
+}
+
+static void test_defaults_and_env(void **state)
+{
+    (void)state;
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(MINIMAL), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.time_ms, PGCB_DEFAULT_TIME_MS);
+    assert_int_equal(cfg.min_queries, PGCB_DEFAULT_QUERIES);
+    assert_int_equal(cfg.warmup_ms, PGCB_DEFAULT_WARMUP_MS);
+    assert_string_equal(cfg.time_source, "default");
+    assert_int_equal(cfg.ncpus, 1);
+    assert_int_equal(cfg.cpus[0], 0);
+    assert_null(cfg.output);
+    assert_null(cfg.setup);
+    assert_string_equal(cfg.conninfo, "");
+    assert_string_equal(cfg.conninfo_source, "environment");
+    pgcb_config_free(&cfg);
+
+    setenv("BENCH_TIME_MS", "250", 1);
+    setenv("BENCH_QUERIES", "77", 1);
+    setenv("PGCB_CONNINFO", "dbname=x", 1);
+    assert_int_equal(pgcb_config_load(write_ini("[bench]\ntime_ms = 5\nqueries = 6\n" MINIMAL),
+                                      &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.time_ms, 250);
+    assert_string_equal(cfg.time_source, "BENCH_TIME_MS");
+    assert_int_equal(cfg.min_queries, 77);
+    assert_string_equal(cfg.queries_source, "BENCH_QUERIES");
+    assert_string_equal(cfg.conninfo, "dbname=x");
+    assert_string_equal(cfg.conninfo_source, "PGCB_CONNINFO");
+    pgcb_config_free(&cfg);
+
+    setenv("BENCH_TIME_MS", "12x", 1);
+    assert_int_equal(pgcb_config_load(write_ini(MINIMAL), &cfg, err, sizeof err), -1);
+    assert_string_equal(err, "BENCH_TIME_MS: '12x' is not an integer from 0 to 86400000");
+    setenv("BENCH_TIME_MS", "10", 1);
+    setenv("BENCH_QUERIES", "0", 1);
+    assert_int_equal(pgcb_config_load(write_ini(MINIMAL), &cfg, err, sizeof err), -1);
+    assert_string_equal(err, "BENCH_QUERIES: '0' is not an integer from 1 to 4294967295");
+    setup(NULL);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("[bench]\nbogus = 1\n" MINIMAL,
+                 ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
+                 "output, orders)");
+    expect_error(MINIMAL "[foo]\n",
+                 ":8: unknown section [foo] (known: [bench], [server], [driver.NAME], "
+                 "[query.NAME], [suite.NAME])");
+    expect_error("[bench]\ntime_ms = 1\ntime_ms = 2\n" MINIMAL,
+                 ":3: key 'time_ms' repeated in [bench]");
+    expect_error("[bench]\ntime_ms = -5\n" MINIMAL,
+                 ":2: [bench] time_ms: '-5' is not an integer from 0 to 86400000");
+    expect_error("[bench]\nqueries = 0\n" MINIMAL,
+                 ":2: [bench] queries: '0' is not an integer from 1 to 4294967295");
+    expect_error("[bench]\nwarmup_ms = soon\n" MINIMAL,
+                 ":2: [bench] warmup_ms: 'soon' is not an integer from 0 to 3600000");
+    expect_error("[bench]\ncpus = a\n" MINIMAL, ":2: [bench] cpus: bad CPU number 'a'");
+    expect_error("[bench]\ncpus = 3-1\n" MINIMAL, ":2: [bench] cpus: bad CPU range '3-1'");
+    expect_error("[bench]\ncpus = 0,0\n" MINIMAL, ":2: [bench] cpus: CPU 0 listed twice");
+    expect_error("[bench]\norders = balanced\n" MINIMAL,
+                 ":2: [bench] orders: 'balanced' is not supported (this version runs every "
+                 "permutation: use 'all')");
+    expect_error(MINIMAL "[suite.t]\ndepth = 0\n",
+                 ":9: [suite.t] depth: '0' is not an integer from 1 to 1000000");
+    expect_error(MINIMAL "[suite.t]\ndepth = -1\n",
+                 ":9: [suite.t] depth: '-1' is not an integer from 1 to 1000000");
+    expect_error(MINIMAL "[suite.t]\ndepth = ten\n",
+                 ":9: [suite.t] depth: 'ten' is not an integer from 1 to 1000000");
+    expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
+    expect_error(MINIMAL "[suite.t]\nthreads = 2\n",
+                 ":9: unknown key 'threads' in [suite.t] (known: depth, queries)");
+    expect_error(MINIMAL "[suite.t]\nqueries = q nope\n",
+                 ":9: [suite.t] queries: no [query.nope] section");
+    expect_error(MINIMAL "[query.r]\nrows = 1\n", ":8: [query.r] has no 'sql ='");
+    expect_error(MINIMAL "[query.r]\nsql = x\nrows = many\n",
+                 ":10: [query.r] rows: 'many' is not a non-negative integer");
+    expect_error(MINIMAL "[query.r]\nsql = x\ncheck = maybe\n",
+                 ":10: [query.r] check: 'maybe' is not 'checksum' or 'rows'");
+    expect_error(MINIMAL "[driver.e]\nx = 1\n", ":8: [driver.e] has no 'path ='");
+    expect_error(MINIMAL "[driver.e]\npath = a\npath = b\n", ":10: key 'path' repeated in [driver.e]");
+    expect_error(MINIMAL "[driver.Big]\npath = a\n",
+                 ":8: bad name in [driver.Big]: use 1 to 63 of a-z, 0-9 and _");
+    expect_error(MINIMAL "[driver.d]\npath = a\n", ":8: section [driver.d] appears twice");
+    expect_error("time_ms = 1\n" MINIMAL, ":1: key 'time_ms' before any [section]");
+    expect_error("[bench\n" MINIMAL, ":1: section header without ']'");
+    expect_error("[query.q]\nsql = SELECT 1\n[suite.s]\n",
+                 ": no [driver.NAME] section: nothing to measure");
+    expect_error("[driver.d]\npath = d.so\n[suite.s]\n",
+                 ": no [query.NAME] section: nothing to run");
+    expect_error("[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n",
+                 ": no [suite.NAME] section: say which queries to run at which depth");
+    expect_error(MINIMAL "this line is not ini\n",
+                 ":8: syntax error (expected [section], key = value, or a ; comment)");
+
+    char longline[400];
+    memset(longline, 'x', sizeof longline);
+    memcpy(longline, "sql = ", 6);
+    longline[sizeof longline - 2] = '\n';
+    longline[sizeof longline - 1] = '\0';
+    char text[1024];
+    snprintf(text, sizeof text, MINIMAL "[query.r]\n%s", longline);
+    expect_error(text, ":9: line longer than 198 characters: continue a long value on "
+                       "indented lines");
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    struct pgcb_config cfg;
+    char err[512];
+    assert_int_equal(pgcb_config_load("/nonexistent/x.ini", &cfg, err, sizeof err), -1);
+    assert_string_equal(err, "/nonexistent/x.ini: cannot open: No such file or directory");
+}
+
+static void test_parse_helpers(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(pgcb_config_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(pgcb_config_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
+    assert_int_equal(pgcb_config_parse_u64("", 0, 10, &v), -1);
+    assert_int_equal(pgcb_config_parse_u64("+1", 0, 10, &v), -1);
+    assert_int_equal(pgcb_config_parse_u64("11", 0, 10, &v), -1);
+    int cpus[8];
+    char err[128];
+    assert_int_equal(pgcb_config_parse_cpus("2-4,0", cpus, 8, err, sizeof err), 4);
+    assert_int_equal(cpus[0], 2);
+    assert_int_equal(cpus[3], 0);
+    assert_int_equal(pgcb_config_parse_cpus("0-8", cpus, 8, err, sizeof err), -1);
+    assert_string_equal(err, "more than 8 CPUs listed");
+    assert_int_equal(pgcb_config_parse_cpus(" ", cpus, 8, err, sizeof err), -1);
+    assert_string_equal(err, "empty CPU list");
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_full_config, setup),
+        cmocka_unit_test_setup(test_defaults_and_env, setup),
+        cmocka_unit_test_setup(test_errors, setup),
+        cmocka_unit_test_setup(test_missing_file, setup),
+        cmocka_unit_test_setup(test_parse_helpers, setup),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}

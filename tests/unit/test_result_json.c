@@ -1,0 +1,246 @@
+/*
+ * test_result_json.c -- a result written as JSON reads back field for field;
+ * the write is atomic (no temporary file is left, a failed write leaves no
+ * file); NaN figures become null; bad files are refused with a reason.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "pgcb/driver.h"
+#include "result.h"
+#include "util.h"
+
+static char dir[] = "/tmp/pgcb_test_json_XXXXXX";
+
+static void make_result(struct pgcb_result *r)
+{
+    *r = (struct pgcb_result){0};
+    r->runner_version = pgcb_xstrdup("v1-2-gabc");
+    r->started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
+    r->finished_at = pgcb_xstrdup("2026-01-01T00:01:00Z");
+    r->config_file = pgcb_xstrdup("conf/x.ini");
+    r->cpu_model = pgcb_xstrdup("Test CPU");
+    r->cores = 2;
+    r->ram_bytes = 25000000000ull;
+    r->kernel = pgcb_xstrdup("Linux 6 x86_64");
+    r->hostname = pgcb_xstrdup("h");
+    r->client_cpus = pgcb_xstrdup("0");
+    r->server_cpus = pgcb_xstrdup("1");
+    r->server_cpus_source = pgcb_xstrdup("detected");
+    r->libpq_version = pgcb_xstrdup("15.18");
+    r->server_version = pgcb_xstrdup("15.18");
+    r->conninfo = pgcb_xstrdup("host='/tmp'");
+    r->time_ms = 9000;
+    r->min_queries = 5000;
+    r->warmup_ms = 1000;
+    r->orders_mode = pgcb_xstrdup("all");
+    r->complete = 1;
+    r->ndrivers = 2;
+    r->drivers = pgcb_xcalloc(2, sizeof *r->drivers);
+    const char *names[] = {"a", "b"};
+    for (size_t d = 0; d < 2; d++) {
+        r->drivers[d].label = pgcb_xstrdup(names[d]);
+        r->drivers[d].name = pgcb_xstrdup(names[d]);
+        r->drivers[d].version = pgcb_xstrdup("1.0");
+        r->drivers[d].links = pgcb_xstrdup("libpq 15.18");
+        r->drivers[d].path = pgcb_xstrdup("x.so");
+        r->drivers[d].abi_major = 1;
+    }
+    r->drivers[1].caps = PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE;
+    r->norders = 2;
+    r->orders = pgcb_xcalloc(2, sizeof *r->orders);
+    for (size_t o = 0; o < 2; o++) {
+        r->orders[o] = pgcb_xcalloc(2, sizeof **r->orders);
+        r->orders[o][0] = o;
+        r->orders[o][1] = 1 - o;
+    }
+    r->ngroups = 1;
+    r->groups = pgcb_xcalloc(1, sizeof *r->groups);
+    struct pgcb_res_group *g = &r->groups[0];
+    g->suite = pgcb_xstrdup("sequential");
+    g->query = pgcb_xstrdup("limit_1");
+    g->sql = pgcb_xstrdup("SELECT 1");
+    g->depth = 10;
+    g->threads = 1;
+    g->rows = 1;
+    g->cells = pgcb_xcalloc(2, sizeof *g->cells);
+    for (size_t d = 0; d < 2; d++) {
+        struct pgcb_res_cell *c = &g->cells[d];
+        c->status = d ? PGCB_CELL_FAILED : PGCB_CELL_OK;
+        c->error = d ? pgcb_xstrdup("order 2: 57P01: terminating") : NULL;
+        c->samples = 1000 + d;
+        c->queries = c->samples * 10;
+        c->mean_ns = 15231.5;
+        c->sd_ns = 12.25;
+        c->rme_pct = 0.31;
+        c->median_ns = 14987;
+        c->p99_ns = 20000;
+        c->min_ns = 9000;
+        c->max_ns = 90000;
+        c->ops_per_s = 65655.25;
+        c->queries_per_s = 656552.5;
+        c->cpu_ns_per_query = 2148.75;
+        c->wall_ns = 15231500;
+        c->norders = 2;
+        c->order_medians_ns = pgcb_xcalloc(2, sizeof(double));
+        c->order_medians_ns[0] = 14900;
+        c->order_medians_ns[1] = d ? NAN : 15100;
+        c->checksum = 0xfedcba9876543210ull;
+        c->rows_per_batch = 10;
+    }
+}
+
+static int count_files(void)
+{
+    DIR *dp = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        n += e->d_name[0] != '.';
+    closedir(dp);
+    return n;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/sub/r.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+
+    assert_string_equal(back.runner_version, "v1-2-gabc");
+    assert_string_equal(back.cpu_model, "Test CPU");
+    assert_int_equal(back.cores, 2);
+    assert_true(back.ram_bytes == 25000000000ull);
+    assert_string_equal(back.server_cpus, "1");
+    assert_string_equal(back.server_version, "15.18");
+    assert_int_equal(back.time_ms, 9000);
+    assert_int_equal(back.min_queries, 5000);
+    assert_int_equal(back.complete, 1);
+    assert_int_equal(back.ndrivers, 2);
+    assert_string_equal(back.drivers[1].label, "b");
+    assert_int_equal(back.drivers[1].caps, PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE);
+    assert_int_equal(back.drivers[0].abi_major, 1);
+    assert_int_equal(back.norders, 2);
+    assert_int_equal(back.orders[1][0], 1);
+    assert_int_equal(back.orders[1][1], 0);
+    assert_int_equal(back.ngroups, 1);
+    const struct pgcb_res_group *g = &back.groups[0];
+    assert_string_equal(g->suite, "sequential");
+    assert_int_equal(g->depth, 10);
+    assert_int_equal(g->rows, 1);
+    const struct pgcb_res_cell *c = &g->cells[0];
+    assert_int_equal(c->status, PGCB_CELL_OK);
+    assert_null(c->error);
+    assert_int_equal(c->samples, 1000);
+    assert_int_equal(c->queries, 10000);
+    assert_true(c->mean_ns == 15231.5);
+    assert_true(c->median_ns == 14987);
+    assert_true(c->cpu_ns_per_query == 2148.75);
+    assert_true(c->checksum == 0xfedcba9876543210ull);
+    assert_true(c->order_medians_ns[1] == 15100);
+    const struct pgcb_res_cell *f = &g->cells[1];
+    assert_int_equal(f->status, PGCB_CELL_FAILED);
+    assert_string_equal(f->error, "order 2: 57P01: terminating");
+    assert_true(isnan(f->order_medians_ns[1])); /* written as null */
+
+    /* The raw JSON: the documented keys, null for NaN. */
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "schema_version")),
+                     PGCB_RESULT_SCHEMA_VERSION);
+    json_t *cell1 = json_array_get(
+        json_object_get(json_array_get(json_object_get(j, "groups"), 0), "results"), 1);
+    assert_true(json_is_null(json_array_get(json_object_get(cell1, "order_medians_ns"), 1)));
+    assert_string_equal(json_string_value(json_object_get(cell1, "status")), "failed");
+    json_decref(j);
+
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+    remove(path);
+    char sub[256];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    /* Only r.json was there: no temporary file left behind. */
+    assert_int_equal(rmdir(sub), 0);
+}
+
+static void test_failed_write_leaves_nothing(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make_result(&r);
+    char file[256], path[300], err[512] = "";
+    snprintf(file, sizeof file, "%s/plainfile", dir);
+    FILE *fp = fopen(file, "w");
+    fclose(fp);
+    snprintf(path, sizeof path, "%s/x/r.json", file); /* parent is a file */
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), -1);
+    assert_non_null(strstr(err, "cannot create its directory: Not a directory"));
+    assert_int_equal(count_files(), 1);
+    remove(file);
+    pgcb_result_free(&r);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+static void test_bad_files(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char path[256], err[512], want[600];
+    snprintf(path, sizeof path, "%s/bad.json", dir);
+
+    write_text(path, "{ not json");
+    assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s:1: not valid JSON: ", path);
+    assert_memory_equal(err, want, strlen(want));
+
+    write_text(path, "{\"groups\": []}");
+    assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: no schema_version: not a pgclientbench result", path);
+    assert_string_equal(err, want);
+
+    write_text(path, "{\"schema_version\": 99}");
+    assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), -1);
+    snprintf(want, sizeof want, "%s: schema_version 99 is not supported (this program reads %d)",
+             path, PGCB_RESULT_SCHEMA_VERSION);
+    assert_string_equal(err, want);
+    remove(path);
+
+    assert_int_equal(pgcb_result_read("/nonexistent.json", &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "/nonexistent.json: unable to open"));
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir))
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_failed_write_leaves_nothing),
+        cmocka_unit_test(test_bad_files),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rmdir(dir);
+    return rc;
+}
