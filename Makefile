@@ -56,7 +56,7 @@ SERVER_BIN = $(SERVER_SRC:tests/server/%.c=$(B)/tests/%)
 
 PROGRAMS = $(B)/runner
 
-.PHONY: all deps drivers fixtures tests test test-unit test-server test-san bench clean
+.PHONY: FORCE all deps drivers fixtures tests test test-unit test-server test-san bench clean
 all: deps $(PROGRAMS) drivers
 
 # Install what is missing (Debian packages); a no-op when everything is there.
@@ -75,7 +75,14 @@ $(B)/libpgcb.a: $(COMMON_OBJ) $(RUNNER_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# The version (git describe) is compiled into main.o, which is rebuilt when
+# the stamp's content changes.
 $(B)/obj/runner/main.o: CFLAGS += -DPGCB_VERSION='"$(VERSION)"'
+$(B)/obj/runner/main.o: $(B)/version.stamp
+$(B)/version.stamp: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VERSION)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
 
 $(PROGRAMS): $(B)/obj/runner/main.o $(B)/libpgcb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)

@@ -123,9 +123,9 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
         r->server_version = pgcb_xstrdup(si->version);
         r->server_cpus = si->cpus[0] ? pgcb_xstrdup(si->cpus) : NULL;
         r->server_cpus_source = pgcb_xstrdup(si->cpus_source);
-        /* Shared when they overlap, or when the server may run anywhere
-         * on a machine this small. */
-        r->cpus_shared = si->cpus[0] ? pgcb_cpus_overlap(r->client_cpus, si->cpus) : 0;
+        /* Shared when they overlap, or when there is only one CPU. */
+        r->cpus_shared = (si->cpus[0] && pgcb_cpus_overlap(r->client_cpus, si->cpus)) ||
+                         sys.cores < 2;
     } else {
         r->server_cpus_source = pgcb_xstrdup("no server");
     }

@@ -8,7 +8,7 @@ set -euo pipefail
 prog=install-deps.sh
 pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
-    libcmocka-dev postgresql postgresql-client valgrind shellcheck clang git
+    libcmocka-dev postgresql postgresql-client valgrind shellcheck clang git jq
 )
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }

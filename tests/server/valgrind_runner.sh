@@ -7,7 +7,7 @@ set -euo pipefail
 build=${1:?usage: valgrind_runner.sh BUILD_DIR}
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
 command -v valgrind >/dev/null || { echo "valgrind_runner.sh: valgrind is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
-if nm "$build/runner" 2>/dev/null | grep -q __asan_init; then
+if nm "$build/runner" 2>/dev/null | grep __asan_init >/dev/null; then
     echo "valgrind_runner.sh: $build is an AddressSanitizer build, which valgrind cannot run; the plain build's run covers valgrind"
     exit 0
 fi

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# libpq_sync against pgbench, same server, same query, same pinning:
+#   scripts/compare-pgbench.sh [SECONDS_PER_RUN] [ROUNDS]     (default 5 s, 5 rounds)
+#
+# Each round runs `build/runner` (libpq_sync only, one query) and
+# `pgbench -n -M prepared -c 1 -T SECONDS -f QUERY` back to back, both pinned
+# to the client CPU (PGCB_CLIENT_CPUS, default 0), alternating which goes
+# first. Prints queries/s per round, the medians and their ratio. The server
+# is a throw-away local one pinned to the other CPUs (scripts/pgserver.sh),
+# unless PGCB_CONNINFO / PGHOST ... name one. pgbench discards the values it
+# receives; libpq_sync converts and folds every one of them, so the ratio is
+# an upper bound on what reading the values costs.
+set -euo pipefail
+
+prog=compare-pgbench.sh
+secs=${1:-5}
+rounds=${2:-5}
+[[ $secs =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] \
+    || { printf 'usage: %s [SECONDS_PER_RUN] [ROUNDS]\n' "$0" >&2; exit 2; }
+root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
+runner=$root/build/runner
+[[ -x $runner ]] || { printf '%s: %s not built (run make)\n' "$prog" "$runner" >&2; exit 1; }
+command -v pgbench >/dev/null || { printf '%s: pgbench not found\n' "$prog" >&2; exit 1; }
+command -v jq >/dev/null || { printf '%s: jq not found (scripts/install-deps.sh installs it)\n' "$prog" >&2; exit 1; }
+client=${PGCB_CLIENT_CPUS:-0}
+
+tmp=$(mktemp -d /tmp/pgcb-vs-pgbench.XXXXXX)
+srv=""
+cleanup() {
+    if [[ -n $srv ]]; then "$root/scripts/pgserver.sh" stop "$srv" >/dev/null 2>&1 || true; fi
+    rm -rf -- "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+if [[ -z ${PGCB_CONNINFO:-}${PGHOST:-}${PGPORT:-}${PGDATABASE:-}${PGSERVICE:-} ]]; then
+    srv=$(mktemp -d /tmp/pgcb-vs-pgbench-server.XXXXXX) # pgserver.sh lets postgres in
+    ncpu=$(nproc)
+    pin=()
+    if ((ncpu >= 2)); then
+        pin=(--cpus "$(seq 0 $((ncpu - 1)) | grep -vx "$client" | paste -sd, -)")
+    else
+        printf '%s: note: only 1 CPU: client and server share it\n' "$prog" >&2
+    fi
+    env_lines=$("$root/scripts/pgserver.sh" start "$srv" "${pin[@]}") \
+        || { printf '%s: cannot start a local server\n' "$prog" >&2; exit 1; }
+    eval "$env_lines"
+fi
+psql -q -v ON_ERROR_STOP=1 -f "$root/sql/benchmark_rows.sql" >/dev/null 2>&1 \
+    || { printf '%s: cannot load sql/benchmark_rows.sql into the server\n' "$prog" >&2; exit 1; }
+
+median() { sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.1f\n", (v[NR/2]+v[NR/2+1])/2}'; }
+
+printf 'server: PostgreSQL %s, client CPU %s, %s s per run, %s rounds\n' \
+    "$(psql -XAtc 'SHOW server_version')" "$client" "$secs" "$rounds"
+for limit in 1 500; do
+    sql="SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT $limit"
+    printf '%s;\n' "$sql" >"$tmp/q.sql"
+    cat >"$tmp/r.ini" <<INI
+[bench]
+time_ms = $((secs * 1000))
+queries = 1
+warmup_ms = 500
+cpus = $client
+[driver.libpq_sync]
+path = $root/build/drivers/libpq_sync.so
+[query.limit_$limit]
+sql = $sql
+rows = $limit
+[suite.sequential]
+INI
+    : >"$tmp/ours"
+    : >"$tmp/theirs"
+    for ((r = 1; r <= rounds; r++)); do
+        run_ours() {
+            "$runner" -q -c "$tmp/r.ini" -o "$tmp/r.json" 2>/dev/null
+            jq -r '.groups[0].results[0].queries_per_s' "$tmp/r.json" >>"$tmp/ours"
+        }
+        run_theirs() {
+            taskset -c "$client" pgbench -n -M prepared -c 1 -T "$secs" -f "$tmp/q.sql" 2>/dev/null \
+                | sed -n 's/^tps = \([0-9.]*\) .*/\1/p' >>"$tmp/theirs"
+        }
+        if ((r % 2)); then run_ours; run_theirs; else run_theirs; run_ours; fi
+        printf 'LIMIT %-3s round %d: libpq_sync %8.0f q/s   pgbench %8.0f q/s\n' "$limit" "$r" \
+            "$(tail -n1 "$tmp/ours")" "$(tail -n1 "$tmp/theirs")"
+    done
+    ours=$(median <"$tmp/ours")
+    theirs=$(median <"$tmp/theirs")
+    # The machine drifts between rounds: the median of the per-round ratios
+    # (each pair run back to back) is the steadier figure.
+    paired=$(paste "$tmp/ours" "$tmp/theirs" | awk '{print $1 / $2}' | median)
+    printf 'LIMIT %-3s median:  libpq_sync %8.0f q/s   pgbench %8.0f q/s   ratio of medians %.3f, median of round ratios %.3f\n' \
+        "$limit" "$ours" "$theirs" "$(awk -v a="$ours" -v b="$theirs" 'BEGIN {print a / b}')" "$paired"
+done
