@@ -54,7 +54,14 @@ UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SERVER_SRC = $(wildcard tests/server/test_*.c)
 SERVER_BIN = $(SERVER_SRC:tests/server/%.c=$(B)/tests/%)
 
-PROGRAMS = $(B)/runner
+AGG_SRC    = $(wildcard aggregate/*.c)
+AGG_OBJ    = $(AGG_SRC:%.c=$(B)/obj/%.o)
+
+PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
+
+# Extra targets `make test` runs after the test suites (lint, fuzzing ...),
+# appended to by the fragments in mk/.
+TEST_EXTRA =
 
 .PHONY: FORCE all deps drivers fixtures tests test test-unit test-server test-san bench clean
 all: deps $(PROGRAMS) drivers
@@ -84,7 +91,10 @@ $(B)/version.stamp: FORCE
 	@echo '$(VERSION)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
-$(PROGRAMS): $(B)/obj/runner/main.o $(B)/libpgcb.a
+$(B)/runner: $(B)/obj/runner/main.o $(B)/libpgcb.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+
+$(B)/aggregate: $(AGG_OBJ) $(B)/libpgcb.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 # A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so.
@@ -112,6 +122,7 @@ test: deps
 	@$(MAKE) --no-print-directory tests
 	@tests/run.sh $(B)
 	@$(MAKE) --no-print-directory test-san
+	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA),true)
 
 test-san:
 	@$(MAKE) --no-print-directory SAN=1 tests
@@ -127,5 +138,8 @@ bench: all
 
 clean:
 	rm -rf build build-san
+
+# Fragments: one concern each (lint, fuzzing ...), may add to TEST_EXTRA.
+-include $(wildcard mk/*.mk)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
