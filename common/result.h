@@ -62,6 +62,7 @@ struct pgcb_res_group {
     char *sql;
     uint32_t depth;
     uint32_t threads;
+    int *thread_cpus;           /* the CPU each measuring thread was pinned to */
     int64_t rows;               /* expected rows per query; -1 if not configured */
     struct pgcb_res_cell *cells; /* one per driver, in pgcb_result.drivers order */
 };

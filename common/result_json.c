@@ -121,10 +121,13 @@ static json_t *result_json(const struct pgcb_result *r)
         json_t *results = json_array();
         for (size_t d = 0; d < r->ndrivers; d++)
             json_array_append_new(results, cell_json(r, &gr->cells[d], d));
+        json_t *cpus = json_array();
+        for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
+            json_array_append_new(cpus, json_integer(gr->thread_cpus[t]));
         json_array_append_new(
-            groups, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o}", "suite", gr->suite,
+            groups, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "suite", gr->suite,
                               "query", gr->query, "sql", gr->sql, "depth", (json_int_t)gr->depth,
-                              "threads", (json_int_t)gr->threads, "rows",
+                              "threads", (json_int_t)gr->threads, "thread_cpus", cpus, "rows",
                               gr->rows >= 0 ? json_integer(gr->rows) : json_null(), "results",
                               results));
     }
@@ -366,6 +369,12 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
         gr->sql = dup_str(o, "sql");
         gr->depth = (uint32_t)get_u64(o, "depth");
         gr->threads = (uint32_t)get_u64(o, "threads");
+        json_t *cpus = json_object_get(o, "thread_cpus");
+        if (json_array_size(cpus) == gr->threads && gr->threads) {
+            gr->thread_cpus = pgcb_xcalloc(gr->threads, sizeof *gr->thread_cpus);
+            for (uint32_t t = 0; t < gr->threads; t++)
+                gr->thread_cpus[t] = (int)json_integer_value(json_array_get(cpus, t));
+        }
         json_t *rows = json_object_get(o, "rows");
         gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
         gr->cells = pgcb_xcalloc(r->ndrivers, sizeof *gr->cells);
@@ -421,6 +430,7 @@ void pgcb_result_free(struct pgcb_result *r)
             free(gr->cells[d].order_medians_ns);
         }
         free(gr->cells);
+        free(gr->thread_cpus);
         free(gr->suite);
         free(gr->query);
         free(gr->sql);

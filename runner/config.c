@@ -46,7 +46,7 @@ static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpu
                                          "output", "orders", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 static const char *const query_keys[] = {"sql", "rows", "check", NULL};
-static const char *const suite_keys[] = {"depth", "queries", NULL};
+static const char *const suite_keys[] = {"depth", "queries", "threads", NULL};
 
 static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct ctx *c, const char *fmt, ...)
@@ -228,7 +228,7 @@ static void begin_section(struct ctx *c, const char *name)
     } else {
         cfg->suites = pgcb_xrealloc(cfg->suites, (cfg->nsuites + 1) * sizeof *cfg->suites);
         cfg->suites[cfg->nsuites] = (struct pgcb_cfg_suite){
-            .name = pgcb_xstrdup(sub), .line = c->lineno};
+            .name = pgcb_xstrdup(sub), .threads = 1, .line = c->lineno};
         c->suite_seen = pgcb_xrealloc(c->suite_seen, (cfg->nsuites + 1) * sizeof *c->suite_seen);
         c->suite_seen[cfg->nsuites] = 0;
         c->suite_names = pgcb_xrealloc(c->suite_names,
@@ -415,6 +415,15 @@ static int apply(struct ctx *c, const char *key, const char *value)
         struct pgcb_cfg_suite *s = &cfg->suites[c->idx];
         if (strcmp(key, "depth") == 0)
             return parse_depths(c, s, value);
+        if (strcmp(key, "threads") == 0) {
+            if (pgcb_config_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
+                fail(c, "[%s] threads: '%s' is not an integer from 1 to %d", c->section, value,
+                     PGCB_MAX_THREADS);
+                return 0;
+            }
+            s->threads = (uint32_t)u;
+            return 1;
+        }
         if (strcmp(key, "queries") == 0) {
             free(c->suite_names[c->idx].names);
             c->suite_names[c->idx].names = pgcb_xstrdup(value);

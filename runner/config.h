@@ -50,8 +50,11 @@ struct pgcb_cfg_suite {
     size_t ndepths;
     size_t *queries;        /* indices into pgcb_config.queries */
     size_t nqueries;
+    uint32_t threads;       /* measuring threads, each with its own connection */
     int line;
 };
+
+#define PGCB_MAX_THREADS 256
 
 enum pgcb_orders_mode { PGCB_ORDERS_ALL = 0 };
 

@@ -103,7 +103,8 @@ static void list_drivers(const struct pgcb_session *s)
 
 /* Everything the header and the JSON say about the machine and server. */
 static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cfg,
-                             const struct pgcb_server_info *si, int have_server)
+                             const struct pgcb_session *s, const struct pgcb_server_info *si,
+                             int have_server)
 {
     struct pgcb_sysinfo sys;
     pgcb_sysinfo_read(&sys);
@@ -115,7 +116,9 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->ram_bytes = sys.ram_bytes;
     r->kernel = pgcb_xstrdup(sys.kernel);
     r->hostname = pgcb_xstrdup(sys.hostname);
-    pgcb_cpus_format(cfg->cpus, 1, buf, sizeof buf); /* one measuring thread */
+    /* The CPUs the measuring threads are pinned to. */
+    size_t used = s->nthreads < cfg->ncpus ? s->nthreads : cfg->ncpus;
+    pgcb_cpus_format(cfg->cpus, used, buf, sizeof buf);
     r->client_cpus = pgcb_xstrdup(buf);
     pgcb_libpq_version(buf, sizeof buf);
     r->libpq_version = pgcb_xstrdup(buf);
@@ -137,7 +140,8 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
 }
 
 /* One group per (suite, query, depth), in file order. */
-static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg)
+static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg,
+                            const struct pgcb_session *sess)
 {
     size_t n = 0;
     for (size_t s = 0; s < cfg->nsuites; s++)
@@ -154,7 +158,10 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
                 g->query = pgcb_xstrdup(q->name);
                 g->sql = pgcb_xstrdup(q->sql);
                 g->depth = su->depths[d];
-                g->threads = 1;
+                g->threads = su->threads;
+                g->thread_cpus = pgcb_xcalloc(su->threads, sizeof *g->thread_cpus);
+                for (uint32_t t = 0; t < su->threads; t++)
+                    g->thread_cpus[t] = pgcb_session_thread_cpu(sess, t);
                 g->rows = q->rows;
                 g->cells = pgcb_xcalloc(r->ndrivers, sizeof *g->cells);
                 query_of[r->ngroups++] = su->queries[k];
@@ -225,6 +232,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s: [bench] cpus: %s\n", cfg.file, cpu_err);
         goto out;
     }
+    for (size_t i = 0; i < cfg.nsuites; i++)
+        if (cfg.suites[i].threads > cfg.ncpus)
+            fprintf(stderr, "runner: note: [suite.%s] threads = %u on %zu CPU%s of [bench] "
+                            "cpus: threads share CPUs\n", cfg.suites[i].name,
+                    cfg.suites[i].threads, cfg.ncpus, cfg.ncpus == 1 ? "" : "s");
 
     /* The server: needed unless every driver does no I/O and there is no
      * setup script. */
@@ -240,18 +252,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }
-    if (pgcb_pin_self(cfg.cpus[0], err, sizeof err) != 0) {
-        fprintf(stderr, "runner: %s\n", err);
-        goto out;
-    }
 
     output = expand_output(output_arg ? output_arg : cfg.output ? cfg.output : DEFAULT_OUTPUT);
     char stamp[32];
     iso_now(stamp, sizeof stamp);
     r.started_at = pgcb_xstrdup(stamp);
-    fill_environment(&r, &cfg, &si, need_server);
+    fill_environment(&r, &cfg, &s, &si, need_server);
     pgcb_session_describe(&s, &r);
-    query_of = build_groups(&r, &cfg);
+    query_of = build_groups(&r, &cfg, &s);
     if (!quiet)
         pgcb_report_header(stdout, &r, si.where);
     fflush(stdout);

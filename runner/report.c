@@ -35,7 +35,7 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                 r->libpq_version);
     else
         fprintf(out, "Server   : none (every driver does no I/O); libpq %s\n", r->libpq_version);
-    fprintf(out, "Pinning  : client CPU %s; server CPUs %s (%s)\n", r->client_cpus,
+    fprintf(out, "Pinning  : client CPUs %s; server CPUs %s (%s)\n", r->client_cpus,
             r->server_cpus ? r->server_cpus : "unknown", r->server_cpus_source);
     if (r->cpus_shared)
         fprintf(out, "Note     : client and server share CPU(s): latency includes their "
@@ -127,6 +127,12 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
     fprintf(out, "%s / %s  (depth %u, ", gr->suite, gr->query, gr->depth);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
+    if (gr->threads > 1) {
+        fprintf(out, "%u threads on CPUs", gr->threads);
+        for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
+            fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
+        fprintf(out, ", Queries/s summed over them, ");
+    }
     fprintf(out, "pooled over %zu execution order%s)\n", r->norders, r->norders == 1 ? "" : "s");
 
     static const char *const head[] = {"Task name",   "Latency avg (ns)", "Latency med (ns)",

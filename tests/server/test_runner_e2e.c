@@ -371,6 +371,52 @@ static void test_password_never_written(void **state)
     run_free(&r);
 }
 
+/* threads = 2: two pinned measuring threads, each with its own connection;
+ * both CPU assignments are recorded, both floors hold for the total. */
+static void test_two_threads(void **state)
+{
+    (void)state;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *cpus = ncpu >= 2 ? "0,1" : "0";
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n"
+             "[suite.multi]\nthreads = 2\ndepth = 2\n",
+             drivers_text);
+    const char *p = ini_path("threads");
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\ncpus = %s\n"
+               "[server]\nsetup = %s/sql/benchmark_rows.sql\n%s", cpus, top, body);
+    fclose(f);
+    const char *out = json_path("threads");
+    struct run r = run_runner(p, out, NULL, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "2 threads on CPUs"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    const struct pgcb_res_group *g = &res.groups[0];
+    assert_int_equal(g->threads, 2);
+    assert_non_null(g->thread_cpus);
+    assert_int_equal(g->thread_cpus[0], 0);
+    assert_int_equal(g->thread_cpus[1], ncpu >= 2 ? 1 : 0);
+    assert_string_equal(res.client_cpus, ncpu >= 2 ? "0,1" : "0");
+    for (size_t d = 0; d < 2; d++) {
+        const struct pgcb_res_cell *c = &g->cells[d];
+        assert_int_equal(c->status, PGCB_CELL_OK);
+        /* >= 40 queries per order in total (20 per thread), 2 orders. */
+        assert_true(c->queries >= 80);
+        assert_int_equal(c->rows_per_batch, 200);
+        assert_true(fabs(c->queries_per_s - c->ops_per_s * 2 * 2) < 1e-6 * c->queries_per_s);
+    }
+    assert_true(g->cells[0].checksum == g->cells[1].checksum);
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
 static void test_list_drivers(void **state)
 {
     (void)state;
@@ -413,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_interrupt_keeps_results),
         cmocka_unit_test(test_password_never_written),
         cmocka_unit_test(test_list_drivers),
+        cmocka_unit_test(test_two_threads),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[700];

@@ -80,6 +80,7 @@ static void test_full_config(void **state)
                        "[suite.seq]\n"
                        "depth = 1 10, 100\n"
                        "queries = two one\n"
+                       "threads = 3\n"
                        "[suite.all]\n";
     struct pgcb_config cfg;
     char err[512] = "";
@@ -126,6 +127,8 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.suites[0].nqueries, 2);
     assert_int_equal(cfg.suites[0].queries[0], 1); /* two */
     assert_int_equal(cfg.suites[0].queries[1], 0); /* one */
+    assert_int_equal(cfg.suites[0].threads, 3);
+    assert_int_equal(cfg.suites[1].threads, 1);
     /* An empty suite: depth 1, every query in file order. */
     assert_int_equal(cfg.suites[1].ndepths, 1);
     assert_int_equal(cfg.suites[1].depths[0], 1);
@@ -205,8 +208,14 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\ndepth = ten\n",
                  ":9: [suite.t] depth: 'ten' is not an integer from 1 to 1000000");
     expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
-    expect_error(MINIMAL "[suite.t]\nthreads = 2\n",
-                 ":9: unknown key 'threads' in [suite.t] (known: depth, queries)");
+    expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
+                 ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads)");
+    expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
+                 ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
+    expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
+                 ":9: [suite.t] threads: '-2' is not an integer from 1 to 256");
+    expect_error(MINIMAL "[suite.t]\nthreads = two\n",
+                 ":9: [suite.t] threads: 'two' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nqueries = q nope\n",
                  ":9: [suite.t] queries: no [query.nope] section");
     expect_error(MINIMAL "[query.r]\nrows = 1\n", ":8: [query.r] has no 'sql ='");
