@@ -39,7 +39,7 @@ RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*.c))
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 RUNNER_OBJ = $(RUNNER_SRC:%.c=$(B)/obj/%.o)
 
-DRIVERS     = $(notdir $(wildcard drivers/*))
+DRIVERS     = $(patsubst drivers/%/,%,$(sort $(dir $(wildcard drivers/*/*.c))))
 DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
 # Extra libraries per driver.
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
