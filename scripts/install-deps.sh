@@ -10,6 +10,13 @@ pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
     libcmocka-dev postgresql postgresql-client valgrind shellcheck clang git jq
 )
+# make lint: Debian's docker-compose (checks docker/docker-compose.yml) and
+# Node.js with npm (the workflow linters). Only when the command is missing:
+# a Node.js from elsewhere (NodeSource, CI images) bundles its own npm, which
+# Debian's npm package would conflict with.
+command -v docker-compose >/dev/null 2>&1 || pkgs+=(docker-compose)
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 
