@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pgcb/driver.h"
+#include "rank.h"
 #include "result.h"
 #include "util.h"
 
@@ -157,6 +158,20 @@ static json_t *result_json(const struct pgcb_result *r)
                      "stop_reason", str_or_null(r->stop_reason));
 }
 
+/* The derived figures, computed from r at write time (pgcb_result_read()
+ * ignores them, so old and new files read alike): a "verdict" in every
+ * group (rank.h) and the top-level "rankings" (per suite and overall). */
+static void add_derived(json_t *j, const struct pgcb_result *r)
+{
+    json_t *groups = json_object_get(j, "groups");
+    for (size_t g = 0; g < r->ngroups; g++) {
+        struct pgcb_verdict v;
+        pgcb_rank_verdict(r, g, &v);
+        json_object_set_new(json_array_get(groups, g), "verdict", pgcb_rank_verdict_json(r, &v));
+    }
+    json_object_set_new(j, "rankings", pgcb_rank_rankings_json(&r, 1, &r, 1, 0));
+}
+
 /* mkdir -p of the directory part of path. */
 static int make_parent_dirs(const char *path)
 {
@@ -178,6 +193,8 @@ static int make_parent_dirs(const char *path)
 int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
 {
     json_t *j = result_json(r);
+    if (j)
+        add_derived(j, r);
     if (!j) {
         snprintf(err, errlen, "%s: cannot build the JSON result (a field is invalid)", path);
         return -1;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "pgcb/driver.h"
-#include "stats.h"
+#include "rank.h"
 #include "table.h"
 #include "util.h"
 
@@ -75,56 +75,62 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
     fputc('\n', out);
 }
 
-/* The verdict line: a winner needs the lowest pooled median and a lower
- * median than every rival in every execution order (sign test). */
-static void verdict(FILE *out, const struct pgcb_result *r, const struct pgcb_res_group *gr)
+void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g)
 {
-    size_t best = SIZE_MAX, best_mean = SIZE_MAX, nclients = 0;
-    for (size_t d = 0; d < r->ndrivers; d++) {
-        const struct pgcb_res_cell *c = &gr->cells[d];
-        if (!is_client(r, d) || c->status != PGCB_CELL_OK || !isfinite(c->median_ns))
-            continue;
-        nclients++;
-        if (best == SIZE_MAX || c->median_ns < gr->cells[best].median_ns)
-            best = d;
-        if (best_mean == SIZE_MAX || c->mean_ns < gr->cells[best_mean].mean_ns)
-            best_mean = d;
-    }
-    if (nclients == 0) {
-        fprintf(out, "No valid client driver result in this group.\n");
+    const struct pgcb_res_group *gr = &r->groups[g];
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(r, g, &v);
+    const struct pgcb_res_cell *bc = v.lowest_median != PGCB_RANK_NONE
+                                         ? &gr->cells[v.lowest_median] : NULL;
+    switch (v.kind) {
+    case PGCB_VERDICT_NO_VALID:
+        snprintf(buf, n, "No valid client driver result in this group.");
+        return;
+    case PGCB_VERDICT_ONLY_ONE:
+        snprintf(buf, n, "Lowest median: %s (%.0f ns; the only valid client driver)",
+                 r->drivers[v.lowest_median].label, bc->median_ns);
+        return;
+    case PGCB_VERDICT_WINNER: {
+        char p[64];
+        if (v.orders <= 52) /* 2^52: still an exact integer in a double */
+            snprintf(p, sizeof p, "1/%.0f", 1.0 / v.p_bound);
+        else
+            snprintf(p, sizeof p, "1/2^%zu", v.orders);
+        snprintf(buf, n, "Winner: %s (%.0f ns median, faster in all %zu execution orders; "
+                         "p <= %s per rival)",
+                 r->drivers[v.winner].label, bc->median_ns, v.orders, p);
         return;
     }
-    const struct pgcb_res_cell *bc = &gr->cells[best];
-    if (nclients == 1) {
-        fprintf(out, "Lowest median: %s (%.0f ns; the only valid client driver)\n",
-                r->drivers[best].label, bc->median_ns);
-        return;
+    case PGCB_VERDICT_NO_CLEAR:
+        break;
     }
-    int all = 1;
-    for (size_t d = 0; d < r->ndrivers && all; d++) {
-        const struct pgcb_res_cell *c = &gr->cells[d];
-        if (d == best || !is_client(r, d) || c->status != PGCB_CELL_OK)
-            continue;
-        for (size_t o = 0; o < r->norders; o++)
-            if (!(bc->order_medians_ns[o] < c->order_medians_ns[o]))
-                all = 0;
-    }
-    if (all)
-        fprintf(out, "Winner: %s (%.0f ns median, faster in all %zu execution orders; "
-                     "p <= 1/%.0f per rival)\n",
-                r->drivers[best].label, bc->median_ns, r->norders,
-                1.0 / pgcb_stats_sign_test_p((unsigned)r->norders));
+    char mean[160] = "no driver has a mean";
+    if (v.lowest_mean != PGCB_RANK_NONE)
+        snprintf(mean, sizeof mean, "lowest mean %s (%.0f ns)", r->drivers[v.lowest_mean].label,
+                 gr->cells[v.lowest_mean].mean_ns);
+    char why[96];
+    if (v.median_ties > 0)
+        snprintf(why, sizeof why, "%zu drivers share the lowest median", v.median_ties + 1);
     else
-        fprintf(out, "No clear winner: lowest median %s (%.0f ns), lowest mean %s (%.0f ns); "
-                     "no driver was faster in every execution order\n",
-                r->drivers[best].label, bc->median_ns, r->drivers[best_mean].label,
-                gr->cells[best_mean].mean_ns);
+        snprintf(why, sizeof why, "no driver was faster in every execution order");
+    snprintf(buf, n, "No clear winner: lowest median %s (%.0f ns), %s; %s",
+             r->drivers[v.lowest_median].label, bc->median_ns, mean, why);
 }
 
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 {
+    pgcb_report_group_styled(out, r, g, PGCB_TABLE_BOX);
+}
+
+void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
+                              enum pgcb_table_style style)
+{
     const struct pgcb_res_group *gr = &r->groups[g];
-    fprintf(out, "%s / %s  (depth %u, ", gr->suite, gr->query, gr->depth);
+    int md = style == PGCB_TABLE_MARKDOWN;
+    if (md)
+        fprintf(out, "**%s / %s**  (depth %u, ", gr->suite, gr->query, gr->depth);
+    else
+        fprintf(out, "%s / %s  (depth %u, ", gr->suite, gr->query, gr->depth);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->threads > 1) {
@@ -133,12 +139,14 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
             fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
         fprintf(out, ", Queries/s summed over them, ");
     }
-    fprintf(out, "pooled over %zu execution order%s)\n", r->norders, r->norders == 1 ? "" : "s");
+    fprintf(out, "pooled over %zu execution order%s)\n%s", r->norders,
+            r->norders == 1 ? "" : "s", md ? "\n" : "");
 
     static const char *const head[] = {"Task name",   "Latency avg (ns)", "Latency med (ns)",
                                        "Throughput avg (ops/s)", "Queries/s", "Samples",
                                        "Client CPU (ns/query)"};
     struct pgcb_table *t = pgcb_table_new(7, head);
+    pgcb_table_set_style(t, style);
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
         char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32];
@@ -166,16 +174,158 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
     }
     pgcb_table_print(t, out);
     pgcb_table_free(t);
+    if (md)
+        fputc('\n', out); /* a Markdown table runs on to the next blank line */
+    const char *bullet = md ? "- " : "  ";
+    int notes = 0;
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
-        if (c->error)
-            fprintf(out, "  %s: %s: %s\n", r->drivers[d].label, pgcb_cell_status_str(c->status),
-                    c->error);
+        if (c->error) {
+            char one[1024];
+            pgcb_oneline(one, sizeof one, c->error);
+            fprintf(out, "%s%s: %s: %s\n", bullet, r->drivers[d].label,
+                    pgcb_cell_status_str(c->status), one);
+            notes++;
+        }
         if (gr->depth > 1 && !(r->drivers[d].caps & PGCB_CAP_PIPELINE) &&
-            !(r->drivers[d].caps & PGCB_CAP_NO_IO))
-            fprintf(out, "  %s: no pipelining: runs the %u queries of a batch one after "
-                         "another\n", r->drivers[d].label, gr->depth);
+            !(r->drivers[d].caps & PGCB_CAP_NO_IO)) {
+            fprintf(out, "%s%s: no pipelining: runs the %u queries of a batch one after "
+                         "another\n", bullet, r->drivers[d].label, gr->depth);
+            notes++;
+        }
     }
-    verdict(out, r, gr);
-    fputc('\n', out);
+    if (md && notes)
+        fputc('\n', out);
+    char line[1024];
+    pgcb_report_verdict_line(line, sizeof line, r, g);
+    fprintf(out, "%s\n\n", line);
+}
+
+/* ---- rankings -------------------------------------------------------------- */
+
+/* At most this many left-out groups are named under a ranking table. */
+#define LEFT_OUT_SHOWN 8
+
+void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking *rk,
+                         const struct pgcb_result *const *runs, int with_run,
+                         enum pgcb_table_style style)
+{
+    int md = style == PGCB_TABLE_MARKDOWN;
+    const char *b0 = md ? "**" : "", *b1 = md ? "**" : "";
+    if (rk->nrows == 0) {
+        const char *why = rk->nranked == 0 && rk->nunranked > 0 ? "no client driver has a valid result"
+                          : rk->nranked == 0                    ? "no client driver to rank"
+                          : rk->ncandidates == 0                ? "no group"
+                                                                : "every group is left out";
+        fprintf(out, "%s%s%s: nothing to rank (%s)\n", b0, title, b1, why);
+    } else if (rk->ngroups == rk->ncandidates) {
+        fprintf(out, "%s%s%s  (%zu group%s)\n", b0, title, b1, rk->ngroups,
+                rk->ngroups == 1 ? "" : "s");
+    } else {
+        fprintf(out, "%s%s%s  (%zu of %zu groups; %zu left out, where a ranked driver is not "
+                     "valid)\n", b0, title, b1, rk->ngroups, rk->ncandidates, rk->nleft_out);
+    }
+    if (rk->nrows > 0) {
+        static const char *const head[] = {"", "Driver", "Relative latency", "Slower than best",
+                                           "Fastest median", "Outright wins"};
+        struct pgcb_table *t = pgcb_table_new(6, head);
+        pgcb_table_set_style(t, style);
+        for (size_t c = 2; c < 6; c++)
+            pgcb_table_set_align(t, c, PGCB_TABLE_RIGHT);
+        for (size_t k = 0; k < rk->nrows; k++) {
+            const struct pgcb_rank_row *row = &rk->rows[k];
+            char rel[32], slower[32], fastest[48], wins[48];
+            snprintf(rel, sizeof rel, "%.3f", row->rel);
+            snprintf(slower, sizeof slower, "+%.1f%%", row->slower_pct);
+            snprintf(fastest, sizeof fastest, "%zu/%zu", row->fastest, rk->ngroups);
+            snprintf(wins, sizeof wins, "%zu/%zu", row->wins, rk->ngroups);
+            const char *cells[] = {pgcb_rank_medal(row->rank), row->driver, rel, slower,
+                                   fastest, wins};
+            pgcb_table_add_row(t, cells);
+        }
+        if (md)
+            fputc('\n', out);
+        pgcb_table_print(t, out);
+        pgcb_table_free(t);
+        if (md)
+            fputc('\n', out);
+    }
+    const char *bullet = md ? "- " : "  ";
+    int notes = 0;
+    for (size_t i = 0; i < rk->nleft_out; i++, notes++) {
+        if (i == LEFT_OUT_SHOWN) {
+            fprintf(out, "%s... and %zu more groups left out\n", bullet,
+                    rk->nleft_out - LEFT_OUT_SHOWN);
+            notes++;
+            break;
+        }
+        const struct pgcb_rank_left_out *lo = &rk->left_out[i];
+        const struct pgcb_res_group *gr = &runs[lo->run]->groups[lo->group];
+        char run[32] = "";
+        if (with_run)
+            snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
+        fprintf(out, "%sLeft out: %s%s / %s, depth %u (%s)\n", bullet, run, gr->suite,
+                gr->query, gr->depth, lo->why);
+    }
+    for (size_t i = 0; i < rk->nunranked; i++, notes++)
+        fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,
+                rk->unranked[i].why);
+    /* One blank line after the block (Markdown: the table already ends with one). */
+    if (!md || notes || rk->nrows == 0)
+        fputc('\n', out);
+}
+
+void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style)
+{
+    static const char *const terms[][2] = {
+        {"Relative latency", "geometric mean over the groups of median / the group's lowest "
+                             "median (1.000: always the lowest)"},
+        {"Slower than best", "relative latency / the lowest relative latency - 1"},
+        {"Fastest median", "groups where the driver had the lowest median"},
+        {"Outright wins", "groups it won: a lower median than every rival in every execution "
+                          "order (sign test)"},
+    };
+    static const char *const last = "A group is ranked only when every ranked driver is valid "
+                                    "in it; reference drivers are never ranked.";
+    if (style == PGCB_TABLE_MARKDOWN) {
+        fprintf(out, "Legend:\n\n");
+        for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+            fprintf(out, "- **%s**: %s\n", terms[i][0], terms[i][1]);
+        fprintf(out, "- %s\n\n", last);
+        return;
+    }
+    fprintf(out, "Legend:\n");
+    for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
+        fprintf(out, "  %-17s %s\n", terms[i][0], terms[i][1]);
+    fprintf(out, "  %s\n\n", last);
+}
+
+void pgcb_report_rankings_within(FILE *out, const struct pgcb_result *const *runs, size_t nruns,
+                                 const struct pgcb_result *const *scope, size_t nscope,
+                                 int with_run, enum pgcb_table_style style)
+{
+    size_t nsuites;
+    const char **suites = pgcb_rank_suites(scope, nscope, &nsuites);
+    struct pgcb_ranking rk;
+    char title[256];
+    for (size_t s = 0; s < nsuites && nsuites > 1; s++) {
+        pgcb_rank_compute_within(runs, nruns, scope, nscope, suites[s], &rk);
+        snprintf(title, sizeof title, "Ranking: suite %s", suites[s]);
+        pgcb_report_ranking(out, title, &rk, runs, with_run, style);
+        pgcb_rank_free(&rk);
+    }
+    pgcb_rank_compute_within(runs, nruns, scope, nscope, NULL, &rk);
+    if (nsuites == 1)
+        snprintf(title, sizeof title, "Ranking: overall = suite %s", suites[0]);
+    else
+        snprintf(title, sizeof title, "Ranking: overall, %zu suites", nsuites);
+    pgcb_report_ranking(out, title, &rk, runs, with_run, style);
+    pgcb_rank_free(&rk);
+    free(suites);
+    pgcb_report_ranking_legend(out, style);
+}
+
+void pgcb_report_rankings(FILE *out, const struct pgcb_result *r)
+{
+    pgcb_report_rankings_within(out, &r, 1, &r, 1, 0, PGCB_TABLE_BOX);
 }

@@ -1,6 +1,8 @@
 /*
  * report.h -- the console report: header, one box table per group and its
- * verdict line. Writes only to the FILE the caller gives.
+ * verdict line, the ranking tables. Writes only to the FILE the caller
+ * gives. The aggregate program reuses the group and ranking parts (in
+ * Markdown too).
  */
 #ifndef PGCB_REPORT_H
 #define PGCB_REPORT_H
@@ -8,7 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rank.h"
 #include "result.h"
+#include "table.h"
 
 /* Versions, machine, pinning, budget and the drivers. `where` describes the
  * server connection (e.g. "socket /tmp/x/.s.PGSQL.5433"). */
@@ -17,5 +21,50 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
 /* Group g's table, its notes (errors, drivers without pipelining) and the
  * verdict line. */
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g);
+
+/* The same in a table style: BOX and ASCII as on a terminal; MARKDOWN (for
+ * a CI job summary) with a bold title, the notes as a list and blank lines
+ * between the blocks so that the table ends where it should. */
+void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
+                              enum pgcb_table_style style);
+
+/*
+ * The verdict line of group g (pgcb_rank_verdict), without a newline, into
+ * buf (n bytes, always terminated):
+ *   Winner: X (N ns median, faster in all K execution orders; p <= 1/2^K per rival)
+ *   No clear winner: lowest median X (N ns), lowest mean Y (M ns); no driver was
+ *     faster in every execution order   (or "; 2 drivers share the lowest median")
+ *   Lowest median: X (N ns; the only valid client driver)
+ *   No valid client driver result in this group.
+ * 1/2^K is written out (1/64) up to K = 52, as "1/2^K" beyond.
+ */
+void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g);
+
+/*
+ * The ranking tables of one run (rank.h): one per suite when there are two
+ * or more, then overall, each with what was left out, then the legend.
+ * Columns: medal (top three), Driver, Relative latency (3 decimals), Slower
+ * than best (+x.x%), Fastest median (n/groups), Outright wins (n/groups).
+ * Box tables; the runner calls it after the last group.
+ */
+void pgcb_report_rankings(FILE *out, const struct pgcb_result *r);
+
+/* The same over several runs (the aggregate): runs ranked together, drivers
+ * and groups shared by scope (rank.h); with_run names the run (1-based) of a
+ * left-out group. */
+void pgcb_report_rankings_within(FILE *out, const struct pgcb_result *const *runs, size_t nruns,
+                                 const struct pgcb_result *const *scope, size_t nscope,
+                                 int with_run, enum pgcb_table_style style);
+
+/* One ranking: a title line ("TITLE  (N groups)" or "(N of M groups; K left
+ * out ...)" or "TITLE: nothing to rank (why)"), the table, then one line per
+ * left-out group (the first 8, then a count; runs[] names them) and per
+ * unranked driver. */
+void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking *rk,
+                         const struct pgcb_result *const *runs, int with_run,
+                         enum pgcb_table_style style);
+
+/* The legend of the ranking columns, once after the tables. */
+void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style);
 
 #endif

@@ -1,0 +1,165 @@
+/*
+ * main.c -- the aggregate program's command line:
+ *
+ *   aggregate [--format text|markdown|json] [--baseline LABEL] [--threshold PCT]
+ *             [--label NAME]... [--svg FILE] RESULT.json...
+ *
+ * Exit status: 0 done (warnings, if any, on stderr); 1 a result file cannot
+ * be used, the results share nothing to rank, or the chart cannot be
+ * written; 2 bad usage (options, or a --baseline label no run has). Errors
+ * are one line on stderr, naming the file.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "util.h"
+
+static void usage(FILE *out)
+{
+    fputs("usage: aggregate [OPTIONS] RESULT.json...\n"
+          "Combine the result files of several runs (e.g. one per machine) into one ranking:\n"
+          "a table of the runs, then the ranking over every group of every run, normalised\n"
+          "per group and combined geometrically, per suite and overall.\n"
+          "\n"
+          "  -f, --format FORMAT   text (default), markdown (for a CI job summary) or json\n"
+          "  -l, --label NAME      the i-th --label names the i-th result file (default:\n"
+          "                        its CPU model and cores); may be repeated\n"
+          "  -b, --baseline LABEL  add relative throughput tables: each driver's queries/s\n"
+          "                        per group divided by those of the runs labelled LABEL\n"
+          "  -t, --threshold PCT   mark relative throughput beyond +-PCT % (default 5)\n"
+          "  -s, --svg FILE        also write a chart of relative latency per group and driver\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "Exit status: 0 done (warnings on stderr: a partial run, a driver or group not in\n"
+          "every run); 1 a result file cannot be used, nothing can be ranked or the chart\n"
+          "cannot be written; 2 bad usage.\n",
+          out);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fputs("aggregate: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("; see 'aggregate -h'\n", stderr);
+    return 2;
+}
+
+/* "5", "2.5" or "5%": 0 <= PCT < 100. */
+static int parse_pct(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0)
+        return -1;
+    if (*end == '%')
+        end++;
+    if (*end != '\0' || !(v >= 0 && v < 100))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},    {"label", required_argument, NULL, 'l'},
+        {"baseline", required_argument, NULL, 'b'},  {"threshold", required_argument, NULL, 't'},
+        {"svg", required_argument, NULL, 's'},       {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    enum { TEXT, MARKDOWN, JSON } format = TEXT;
+    const char *baseline = NULL, *svg = NULL;
+    double threshold = 5;
+    char **labels = pgcb_xcalloc((size_t)argc, sizeof *labels);
+    size_t nlabels = 0;
+    int opt, rc = 0;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:h", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'f':
+            if (strcmp(optarg, "text") == 0)
+                format = TEXT;
+            else if (strcmp(optarg, "markdown") == 0)
+                format = MARKDOWN;
+            else if (strcmp(optarg, "json") == 0)
+                format = JSON;
+            else
+                rc = bad_usage("--format '%s': expected text, markdown or json", optarg);
+            break;
+        case 'l': labels[nlabels++] = optarg; break;
+        case 'b': baseline = optarg; break;
+        case 't':
+            if (parse_pct(optarg, &threshold) != 0)
+                rc = bad_usage("--threshold '%s': expected a percentage from 0 to below 100",
+                               optarg);
+            break;
+        case 's': svg = optarg; break;
+        case 'h':
+            usage(stdout);
+            free(labels);
+            return 0;
+        default: /* getopt's own message is off (opterr = 0) */
+            rc = bad_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+            break;
+        }
+        if (rc) {
+            free(labels);
+            return rc;
+        }
+    }
+    size_t nfiles = (size_t)(argc - optind);
+    if (nfiles == 0) {
+        free(labels);
+        return bad_usage("%s", "no result file given");
+    }
+    if (nlabels > nfiles) {
+        char what[96];
+        snprintf(what, sizeof what, "%zu --label for %zu result file%s", nlabels, nfiles,
+                 nfiles == 1 ? "" : "s");
+        free(labels);
+        return bad_usage("%s", what);
+    }
+
+    char err[1024];
+    struct pgcb_agg a;
+    if (pgcb_agg_load(&a, argv + optind, nfiles, labels, nlabels, stderr, err, sizeof err) != 0) {
+        fprintf(stderr, "aggregate: %s\n", err);
+        free(labels);
+        return 1;
+    }
+    free(labels);
+    struct pgcb_agg_baseline b, *bp = NULL;
+    if (baseline) {
+        if (pgcb_agg_baseline_compute(&a, baseline, threshold, &b, err, sizeof err) != 0) {
+            fprintf(stderr, "aggregate: %s\n", err); /* a usage error: the label is wrong */
+            pgcb_agg_free(&a);
+            return 2;
+        }
+        bp = &b;
+    }
+    if (svg && pgcb_agg_svg_write(&a, svg, err, sizeof err) != 0) {
+        fprintf(stderr, "aggregate: %s\n", err);
+        rc = 1;
+    } else if (format == JSON) {
+        json_t *j = pgcb_agg_json(&a, bp);
+        if (json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0)
+            rc = 1;
+        fputc('\n', stdout);
+        json_decref(j);
+    } else {
+        pgcb_agg_print(stdout, &a, bp, format == MARKDOWN ? PGCB_TABLE_MARKDOWN : PGCB_TABLE_BOX);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "aggregate: cannot write the output: %s\n", strerror(errno));
+        rc = 1;
+    }
+    if (bp)
+        pgcb_agg_baseline_free(bp);
+    pgcb_agg_free(&a);
+    return rc;
+}

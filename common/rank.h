@@ -1,0 +1,190 @@
+/*
+ * rank.h -- who won a group, and how the drivers rank over many groups.
+ *
+ * Both work on results (struct pgcb_result), so the runner (one run) and the
+ * aggregate program (several runs, several machines) decide alike. Only
+ * client drivers take part: a driver with PGCB_CAP_REFERENCE (the null
+ * driver) is never a winner and never ranked.
+ *
+ * A driver is *valid* in a group when its cell status is PGCB_CELL_OK and
+ * its pooled median is finite and > 0.
+ *
+ * Verdict of a group (one run): the valid client driver with the lowest
+ * pooled median is the winner only if its median is strictly lower than
+ * every other valid client driver's in every execution order
+ * (cell->order_medians_ns[o] for o < r->norders; a missing or NaN median
+ * never counts as lower). Under the null hypothesis that neither of two
+ * drivers is faster, each order is a coin toss, so the chance of winning
+ * all K of them is 1/2^K per rival (a one-sided sign test; the rivals are
+ * not independent of each other, so this bound is per rival, not overall).
+ * A tie for the lowest pooled median is never a win. Otherwise "no clear
+ * winner", naming the lowest median and the lowest mean.
+ *
+ * Ranking over groups: for each ranked driver, relative latency = geometric
+ * mean over the ranked groups of (its median / the lowest median of that
+ * group among the ranked drivers): normalised per group first, so a slow
+ * query weighs no more than a fast one, then combined geometrically. "Slower
+ * than best" = (rel / lowest rel - 1) x 100 %. "Fastest median" counts the
+ * ranked groups where its median was the lowest (a tie counts for each tied
+ * driver); "outright wins" counts the ranked groups its run's verdict made
+ * it the winner of. The lowest median is taken among the ranked drivers,
+ * the verdict among all valid client drivers of the run (as its verdict
+ * line says): when an aggregate leaves out a driver that is not in every
+ * run, a driver can have the fastest median of a group without its win.
+ *
+ * What is ranked, and what is left out (every exclusion is recorded in the
+ * struct pgcb_ranking so that the output can say so):
+ *   - scope: the results whose shared drivers and groups count. A driver is
+ *     shared when every result in scope has a client driver of that label;
+ *     a group when every result in scope has a group of the same suite,
+ *     query, depth and threads. The rest is not ranked (the aggregate names
+ *     it; pgcb_rank_driver_shared() and pgcb_rank_group_shared() tell).
+ *   - a shared driver that is valid in no shared group of the ranked runs
+ *     (any suite) is not ranked: "no valid result" (unranked[]).
+ *   - a group is ranked only if EVERY ranked driver is valid in it: a
+ *     relative latency over different sets of groups would compare
+ *     different things. The others are left out for all drivers, with the
+ *     reason (left_out[]: "rawwire failed, libpq_sync invalid"). So a driver
+ *     that fails a group is not punished nor rewarded in the ranking; the
+ *     output says which groups it missed.
+ * The per-suite rankings and the overall one therefore rank the same
+ * drivers on the same groups (a suite's ranking is the overall one
+ * restricted to its groups).
+ *
+ * Ownership: a struct pgcb_ranking owns its arrays and strings;
+ * pgcb_rank_free() releases them. Nothing here prints.
+ */
+#ifndef PGCB_RANK_H
+#define PGCB_RANK_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "result.h"
+
+#define PGCB_RANK_NONE SIZE_MAX /* "no driver" in a driver-index field */
+
+enum pgcb_verdict_kind {
+    PGCB_VERDICT_NO_VALID = 0, /* no valid client driver in the group */
+    PGCB_VERDICT_ONLY_ONE,     /* exactly one: nothing to compare it with */
+    PGCB_VERDICT_WINNER,       /* winner set */
+    PGCB_VERDICT_NO_CLEAR,     /* two or more, and no one won every order */
+};
+
+struct pgcb_verdict {
+    enum pgcb_verdict_kind kind;
+    size_t nvalid;        /* valid client drivers */
+    size_t winner;        /* driver index, or PGCB_RANK_NONE */
+    size_t lowest_median; /* driver index (the first in driver order on a tie), or NONE */
+    size_t lowest_mean;   /* driver index, or NONE (no valid driver has a finite mean) */
+    size_t median_ties;   /* other valid client drivers with the same pooled median */
+    size_t orders;        /* execution orders compared: r->norders */
+    double p_bound;       /* 1/2^orders per rival for a winner, else NAN */
+};
+
+/* The verdict of group g of r (g < r->ngroups). */
+void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdict *v);
+
+/* 1 if group g of r is valid for driver d (status OK, median finite and > 0). */
+int pgcb_rank_cell_valid(const struct pgcb_result *r, size_t g, size_t d);
+
+struct pgcb_rank_row {
+    char *driver;       /* its label */
+    unsigned rank;      /* 1-based; drivers with equal relative latency share one */
+    double rel;         /* relative latency, >= 1 (1: lowest median in every ranked group) */
+    double slower_pct;  /* (rel / lowest rel - 1) x 100 */
+    size_t fastest;     /* ranked groups where its median was the lowest */
+    size_t wins;        /* ranked groups it won outright */
+};
+
+/* A group the ranking is computed on. */
+struct pgcb_rank_group {
+    size_t run;         /* index into runs[] */
+    size_t group;       /* index into runs[run]->groups */
+    double *ratio;      /* per row, in rows[] order: its median / the group's lowest */
+};
+
+/* A group left out of a ranking. */
+struct pgcb_rank_left_out {
+    size_t run;         /* index into runs[] */
+    size_t group;       /* index into runs[run]->groups */
+    char *why;          /* e.g. "rawwire failed, libpq_sync not run" */
+};
+
+/* A shared client driver that is not ranked. */
+struct pgcb_rank_unranked {
+    char *driver;
+    char *why;          /* "no valid result" */
+};
+
+struct pgcb_ranking {
+    struct pgcb_rank_row *rows;     /* best first: by rel, then wins, fastest, label */
+    size_t nrows;
+    size_t nranked;                 /* drivers that would be ranked (= nrows when ngroups > 0) */
+    size_t ngroups;                 /* groups ranked on: the denominator of fastest/wins */
+    struct pgcb_rank_group *groups; /* those groups, in run, group order (NULL if nrows == 0) */
+    size_t ncandidates;             /* shared groups of the runs (in the suite, if one) */
+    struct pgcb_rank_left_out *left_out; /* ncandidates - ngroups of them, in run, group order */
+    size_t nleft_out;
+    struct pgcb_rank_unranked *unranked;
+    size_t nunranked;
+};
+
+/*
+ * Rank the drivers over the shared groups of runs[0..nruns-1] (nruns >= 1),
+ * those of `suite` only when it is not NULL. Scope = the runs themselves.
+ * Always fills *out (free it with pgcb_rank_free()); returns 0 if at least
+ * one driver was ranked on at least one group, -1 if not (out says why:
+ * no shared client driver, every driver unranked, or every group left out).
+ * Cost: O(runs x groups x drivers^2) plus the label lookups.
+ */
+int pgcb_rank_compute(const struct pgcb_result *const *runs, size_t nruns, const char *suite,
+                      struct pgcb_ranking *out);
+
+/* The same with the shared drivers and groups taken over scope[0..nscope-1]
+ * (which should include the runs): e.g. one run's ranking, restricted to
+ * what every run of an aggregate shares, so that the runs compare. */
+int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns,
+                             const struct pgcb_result *const *scope, size_t nscope,
+                             const char *suite, struct pgcb_ranking *out);
+
+void pgcb_rank_free(struct pgcb_ranking *rk);
+
+/* Does every result in scope have a client driver named `label`? */
+int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscope,
+                            const char *label);
+
+/* Does every result in scope have a group like gr (suite, query, depth, threads)? */
+int pgcb_rank_group_shared(const struct pgcb_result *const *scope, size_t nscope,
+                           const struct pgcb_res_group *gr);
+
+/* The suites of scope[0]'s shared groups, in order of first appearance.
+ * Returns a malloc'd array of *n names borrowed from scope[0] (free the
+ * array only), or NULL when *n == 0. */
+const char **pgcb_rank_suites(const struct pgcb_result *const *scope, size_t nscope, size_t *n);
+
+/* "🥇", "🥈", "🥉" for rank 1..3, "" otherwise. */
+const char *pgcb_rank_medal(unsigned rank);
+
+/* ---- JSON (jansson; new references, the caller owns them) ------------------- */
+
+/* {"winner": name|null, "lowest_median": name|null, "lowest_mean": name|null,
+ *  "valid_clients": n, "orders": K, "p_bound": 1/2^K|null} */
+json_t *pgcb_rank_verdict_json(const struct pgcb_result *r, const struct pgcb_verdict *v);
+
+/* [{"rank", "driver", "relative_latency", "slower_than_best_pct",
+ *   "fastest_median", "outright_wins", "groups"}, ...] best first. */
+json_t *pgcb_rank_rows_json(const struct pgcb_ranking *rk);
+
+/*
+ * The rankings of runs within scope, as in the result file:
+ * {"suites": {NAME: [rows]}, "overall": [rows], "groups_ranked": n,
+ *  "groups_total": n, "left_out": [{["run": i (1-based, when with_run),]
+ *  "suite", "query", "depth", "why"}], "unranked": [{"driver", "why"}]}.
+ */
+json_t *pgcb_rank_rankings_json(const struct pgcb_result *const *runs, size_t nruns,
+                                const struct pgcb_result *const *scope, size_t nscope,
+                                int with_run);
+
+#endif

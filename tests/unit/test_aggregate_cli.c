@@ -1,0 +1,377 @@
+/*
+ * test_aggregate_cli.c -- the aggregate program end to end, on the hand-
+ * written result files in tests/aggregate/ (no server):
+ *
+ *   - golden files: text, Markdown (with --label and --baseline), JSON and
+ *     SVG output, and the warnings on stderr, compared byte for byte with
+ *     tests/aggregate/golden/ (the output must be deterministic);
+ *   - every bad input: its exact one-line message and exit status.
+ *
+ * Runs $PGCB_BUILD/aggregate (tests/run.sh exports PGCB_BUILD; default
+ * "build"), from the top of the checkout. After an intended change of the
+ * output, regenerate the golden files with
+ *   PGCB_REGEN=1 build/tests/test_aggregate_cli
+ * and read the diff before committing it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "result.h"
+
+#define DIR "tests/aggregate/"
+#define GOLDEN DIR "golden/"
+
+static char aggregate[4096];
+static char tmpdir[] = "/tmp/pgcb_test_agg_XXXXXX";
+
+/* The whole file as a NUL-terminated string (NULL if it cannot be read). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[8192];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            buf = realloc(buf, cap);
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!buf)
+        buf = calloc(1, 1);
+    else
+        buf[len] = '\0';
+    return buf;
+}
+
+static void spit(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(s, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Run aggregate with args (NULL-terminated); its stdout and stderr are
+ * returned in *out and *err (malloc'd). Returns the exit status. */
+static int run(char **out, char **err, const char *const *args)
+{
+    char opath[256], epath[256];
+    snprintf(opath, sizeof opath, "%s/stdout", tmpdir);
+    snprintf(epath, sizeof epath, "%s/stderr", tmpdir);
+    const char *argv[32];
+    size_t n = 0;
+    argv[n++] = aggregate;
+    for (; args[n - 1] && n < 31; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int o = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+            _exit(127);
+        execv(aggregate, (char *const *)argv);
+        _exit(126);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    *out = slurp(opath);
+    *err = slurp(epath);
+    assert_non_null(*out);
+    assert_non_null(*err);
+    assert_true(WIFEXITED(st));
+    assert_int_not_equal(WEXITSTATUS(st), 126); /* exec failed */
+    return WEXITSTATUS(st);
+}
+
+/* Compare `got` with the golden file (or write it, with PGCB_REGEN=1). On a
+ * difference, print the first differing line of each. */
+static void golden(const char *name, const char *got)
+{
+    char path[256];
+    snprintf(path, sizeof path, GOLDEN "%s", name);
+    if (getenv("PGCB_REGEN")) {
+        spit(path, got);
+        return;
+    }
+    char *want = slurp(path);
+    if (!want) {
+        print_error("%s: cannot read the golden file (PGCB_REGEN=1 writes it)\n", path);
+        fail();
+    }
+    if (strcmp(want, got) != 0) {
+        size_t i = 0, line = 1, start = 0;
+        for (; want[i] && want[i] == got[i]; i++)
+            if (want[i] == '\n') {
+                line++;
+                start = i + 1;
+            }
+        const char *w = want + start, *g = got + start;
+        print_error("%s differs at line %zu:\n  want: %.*s\n  got:  %.*s\n", path, line,
+                    (int)strcspn(w, "\n"), w, (int)strcspn(g, "\n"), g);
+        free(want);
+        fail();
+    }
+    free(want);
+}
+
+/* ---- golden output ------------------------------------------------------------ */
+
+static void test_text(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {DIR "a.json", DIR "b.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    golden("ab.txt", out);
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+}
+
+static void test_markdown_labels_baseline(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {"--format",   "markdown", "--label", "machine A", "-l",
+                                "machine B",  "--baseline", "machine A", DIR "a.json",
+                                DIR "b.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    golden("ab.md", out);
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+}
+
+/* A partial run with a failed cell, an extra driver and an extra group:
+ * warnings on stderr, notes and left-out groups in the output. */
+static void test_partial_and_mismatched(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {DIR "a.json", DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    golden("abc.txt", out);
+    assert_string_equal(
+        err, "aggregate: warning: tests/aggregate/c.json: Run 3 is partial (interrupted by "
+             "signal 2 after 3 of 4 groups): what it did not run is left out.\n"
+             "aggregate: warning: Driver libpq_pipeline is only in run 3: not ranked.\n"
+             "aggregate: warning: Group sequential / limit_500, depth 1 is only in run 3: left "
+             "out.\n");
+    free(out);
+    free(err);
+
+    const char *const md[] = {"-f", "markdown", DIR "a.json", DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run(&out, &err, md), 0);
+    golden("abc.md", out);
+    free(out);
+    free(err);
+}
+
+static void test_json(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {"-f", "json", "-b", "Test CPU A, 2 cores", "-t", "10%",
+                                DIR "a.json", DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    golden("abc.json", out);
+    free(out);
+    free(err);
+}
+
+static void test_svg(void **state)
+{
+    (void)state;
+    char *out, *err, svg[256];
+    snprintf(svg, sizeof svg, "%s/chart.svg", tmpdir);
+    const char *const args[] = {"--svg", svg, DIR "a.json", DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    char *chart = slurp(svg);
+    assert_non_null(chart);
+    golden("abc.svg", chart);
+    free(chart);
+    free(out);
+    free(err);
+}
+
+/* ---- bad input ------------------------------------------------------------------ */
+
+struct bad_case {
+    const char *args[8];
+    int status;
+    const char *err; /* the whole of stderr */
+};
+
+static const struct bad_case bad_cases[] = {
+    {{DIR "nope.json"}, 1,
+     "aggregate: tests/aggregate/nope.json: cannot read: No such file or directory\n"},
+    {{DIR "a.json", "tests/aggregate"}, 1,
+     "aggregate: tests/aggregate: cannot read: Is a directory\n"},
+    {{DIR "bad/not_json.json"}, 1,
+     "aggregate: tests/aggregate/bad/not_json.json:1: not valid JSON: '[' or '{' expected near "
+     "'hello'\n"},
+    {{DIR "bad/empty.json"}, 1,
+     "aggregate: tests/aggregate/bad/empty.json:1: not valid JSON: '[' or '{' expected near end "
+     "of file\n"},
+    {{DIR "bad/no_schema.json"}, 1,
+     "aggregate: tests/aggregate/bad/no_schema.json: no schema_version: not a pgclientbench "
+     "result\n"},
+    {{DIR "a.json", DIR "bad/schema_2.json"}, 1,
+     "aggregate: tests/aggregate/bad/schema_2.json: schema_version 2 is not supported (this "
+     "program reads 1)\n"},
+    {{DIR "bad/no_groups.json"}, 1,
+     "aggregate: tests/aggregate/bad/no_groups.json: missing environment, drivers, orders or "
+     "groups\n"},
+    {{DIR "bad/all_invalid.json"}, 1,
+     "aggregate: no shared client driver has a valid result: nothing to rank\n"},
+    {{DIR "a.json", DIR "bad/other_suite.json"}, 1,
+     "aggregate: warning: Group sequential / limit_1, depth 1 is only in run 1: left out.\n"
+     "aggregate: warning: Group sequential / limit_100, depth 1 is only in run 1: left out.\n"
+     "aggregate: warning: Group pipelined / limit_1, depth 10 is only in run 1: left out.\n"
+     "aggregate: warning: Group other / limit_1, depth 1 is only in run 2: left out.\n"
+     "aggregate: warning: Group other / limit_100, depth 1 is only in run 2: left out.\n"
+     "aggregate: warning: Group other / limit_1, depth 10 is only in run 2: left out.\n"
+     "aggregate: the results share no group (suite, query, depth): nothing to rank\n"},
+    {{"-s", "/nonexistent/dir/chart.svg", DIR "a.json"}, 1,
+     "aggregate: /nonexistent/dir/chart.svg: cannot write: No such file or directory\n"},
+    {{NULL}, 2, "aggregate: no result file given; see 'aggregate -h'\n"},
+    {{"--format", "xml", DIR "a.json"}, 2,
+     "aggregate: --format 'xml': expected text, markdown or json; see 'aggregate -h'\n"},
+    {{"-t", "100", DIR "a.json"}, 2,
+     "aggregate: --threshold '100': expected a percentage from 0 to below 100; see "
+     "'aggregate -h'\n"},
+    {{"-t", "5x", DIR "a.json"}, 2,
+     "aggregate: --threshold '5x': expected a percentage from 0 to below 100; see "
+     "'aggregate -h'\n"},
+    {{"-l", "x", "-l", "y", DIR "a.json"}, 2,
+     "aggregate: 2 --label for 1 result file; see 'aggregate -h'\n"},
+    {{"--baseline", "nope", DIR "a.json", DIR "b.json"}, 2,
+     "aggregate: --baseline 'nope': no run has that label ('Test CPU A, 2 cores', 'Test CPU B, "
+     "4 cores')\n"},
+    {{"--bogus", DIR "a.json"}, 2,
+     "aggregate: unknown option or missing value: '--bogus'; see 'aggregate -h'\n"},
+    {{DIR "a.json", "-f"}, 2,
+     "aggregate: unknown option or missing value: '-f'; see 'aggregate -h'\n"},
+};
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; i++) {
+        const struct bad_case *c = &bad_cases[i];
+        char *out, *err;
+        int st = run(&out, &err, c->args);
+        if (st != c->status || strcmp(err, c->err) != 0 || out[0]) {
+            print_error("case %zu (%s ...): status %d (want %d)\nstderr: %s\nwant:   %s"
+                        "stdout: %.200s\n", i, c->args[0] ? c->args[0] : "no argument", st,
+                        c->status, err, c->err, out);
+            fail();
+        }
+        free(out);
+        free(err);
+    }
+}
+
+static void test_help(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {"-h", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    assert_memory_equal(out, "usage: aggregate [OPTIONS] RESULT.json...\n", 42);
+    assert_non_null(strstr(out, "--baseline LABEL"));
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+}
+
+/* Old result files (without "verdict" and "rankings", like the fixtures)
+ * and new ones read alike: a.json read and written back by the runner's
+ * writer gains them, and aggregates to the same golden output. */
+static void test_old_and_new_files(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char err[1024], path[256], *out, *errout;
+    assert_int_equal(pgcb_result_read(DIR "a.json", &r, err, sizeof err), 0);
+    snprintf(path, sizeof path, "%s/a_new.json", tmpdir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    pgcb_result_free(&r);
+    char *text = slurp(path);
+    assert_non_null(strstr(text, "\"verdict\": {"));
+    assert_non_null(strstr(text, "\"rankings\": {"));
+    free(text);
+    const char *const args[] = {path, DIR "b.json", NULL};
+    assert_int_equal(run(&out, &errout, args), 0);
+    char *want = slurp(GOLDEN "ab.txt");
+    assert_non_null(want);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    free(errout);
+    unlink(path);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *b = getenv("PGCB_BUILD");
+    snprintf(aggregate, sizeof aggregate, "%s/aggregate", b && *b ? b : "build");
+    if (access(aggregate, X_OK) != 0) {
+        fprintf(stderr, "test_aggregate_cli: %s: %s (make build/aggregate)\n", aggregate,
+                strerror(errno));
+        return -1;
+    }
+    if (!mkdtemp(tmpdir))
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char path[256];
+    const char *files[] = {"stdout", "stderr", "chart.svg"};
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);
+        unlink(path);
+    }
+    rmdir(tmpdir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_markdown_labels_baseline),
+        cmocka_unit_test(test_partial_and_mismatched),
+        cmocka_unit_test(test_json),
+        cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_old_and_new_files),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,592 @@
+/*
+ * test_rank.c -- group verdicts (sign test) and geometric-mean rankings,
+ * computed by hand; the verdict and ranking lines of the report; the derived
+ * "verdict" and "rankings" of the JSON result, which reading ignores.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pgcb/driver.h"
+#include "rank.h"
+#include "report.h"
+#include "result.h"
+#include "util.h"
+
+/* |a - b| <= eps, printing both values if not (cmocka 1.1 has no double assert). */
+static void near_at(double a, double b, double eps, const char *file, int line)
+{
+    if (!(fabs(a - b) <= eps)) {
+        print_error("%s:%d: %.9g is not %.9g (within %g)\n", file, line, a, b, eps);
+        fail();
+    }
+}
+#define assert_near(a, b, eps) near_at((a), (b), (eps), __FILE__, __LINE__)
+
+/* ---- building results by hand -------------------------------------------- */
+
+#define OK PGCB_CELL_OK
+#define FAILED PGCB_CELL_FAILED
+#define INVALID PGCB_CELL_INVALID
+#define NOT_RUN PGCB_CELL_NOT_RUN
+
+/* A result with drivers "A", "B", ... (labels given), `norders` orders and
+ * no group yet. Driver d is a reference when ref_mask has bit d. */
+static void make(struct pgcb_result *r, const char *labels, unsigned ref_mask, size_t norders)
+{
+    *r = (struct pgcb_result){0};
+    r->ndrivers = strlen(labels);
+    r->drivers = pgcb_xcalloc(r->ndrivers, sizeof *r->drivers);
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        char l[2] = {labels[d], 0};
+        r->drivers[d].label = pgcb_xstrdup(l);
+        r->drivers[d].name = pgcb_xstrdup(l);
+        r->drivers[d].version = pgcb_xstrdup("1");
+        r->drivers[d].links = pgcb_xstrdup("");
+        r->drivers[d].path = pgcb_xstrdup("x.so");
+        if (ref_mask & (1u << d))
+            r->drivers[d].caps = PGCB_CAP_REFERENCE | PGCB_CAP_NO_IO;
+    }
+    r->norders = norders;
+    r->orders = pgcb_xcalloc(norders, sizeof *r->orders);
+    for (size_t o = 0; o < norders; o++)
+        r->orders[o] = pgcb_xcalloc(r->ndrivers, sizeof **r->orders);
+    r->complete = 1;
+}
+
+/* Append a group; then set its cells with cell(). */
+static size_t group(struct pgcb_result *r, const char *suite, const char *query, uint32_t depth)
+{
+    r->groups = pgcb_xrealloc(r->groups, (r->ngroups + 1) * sizeof *r->groups);
+    struct pgcb_res_group *g = &r->groups[r->ngroups];
+    *g = (struct pgcb_res_group){0};
+    g->suite = pgcb_xstrdup(suite);
+    g->query = pgcb_xstrdup(query);
+    g->sql = pgcb_xstrdup("SELECT 1");
+    g->depth = depth;
+    g->threads = 1;
+    g->rows = 1;
+    g->cells = pgcb_xcalloc(r->ndrivers, sizeof *g->cells);
+    return r->ngroups++;
+}
+
+/* Cell of driver d in group g: status, pooled median and mean, then one
+ * median per order (r->norders doubles). */
+static void cell(struct pgcb_result *r, size_t g, size_t d, enum pgcb_cell_status st,
+                 double median, double mean, ...)
+{
+    struct pgcb_res_cell *c = &r->groups[g].cells[d];
+    c->status = st;
+    c->median_ns = median;
+    c->mean_ns = mean;
+    c->samples = 100;
+    c->queries = 100;
+    c->queries_per_s = isfinite(mean) && mean > 0 ? 1e9 / mean : NAN;
+    c->norders = r->norders;
+    c->order_medians_ns = pgcb_xcalloc(r->norders, sizeof(double));
+    va_list ap;
+    va_start(ap, mean);
+    for (size_t o = 0; o < r->norders; o++)
+        c->order_medians_ns[o] = va_arg(ap, double);
+    va_end(ap);
+    if (st == FAILED)
+        c->error = pgcb_xstrdup("boom");
+}
+
+/* ---- verdicts -------------------------------------------------------------- */
+
+/* A: 100 ns pooled, 90 and 110 per order; B: 120, 100 and 130. A is lower in
+ * both orders: winner, p <= 1/2^2 = 1/4. */
+static void test_verdict_winner(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "AB", 0, 2);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 105.0, 90.0, 110.0);
+    cell(&r, g, 1, OK, 120.0, 125.0, 100.0, 130.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_int_equal(v.winner, 0);
+    assert_int_equal(v.lowest_median, 0);
+    assert_int_equal(v.lowest_mean, 0);
+    assert_int_equal(v.nvalid, 2);
+    assert_int_equal(v.orders, 2);
+    assert_true(v.p_bound == 0.25);
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "Winner: A (100 ns median, faster in all 2 execution orders; "
+                              "p <= 1/4 per rival)");
+    pgcb_result_free(&r);
+}
+
+/* A has the lowest pooled median (100) but loses order 2 (140 > 130): no
+ * clear winner; B has the lowest mean (125 < 150). */
+static void test_verdict_no_clear(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "AB", 0, 2);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 150.0, 90.0, 140.0);
+    cell(&r, g, 1, OK, 120.0, 125.0, 100.0, 130.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.winner, PGCB_RANK_NONE);
+    assert_int_equal(v.lowest_median, 0);
+    assert_int_equal(v.lowest_mean, 1);
+    assert_true(isnan(v.p_bound));
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "No clear winner: lowest median A (100 ns), lowest mean B (125 ns); "
+                              "no driver was faster in every execution order");
+    pgcb_result_free(&r);
+}
+
+/* Equal medians are never a win, not in an order (A 90 vs B 90 in order 1)
+ * and not pooled (A and B both 100, though A is lower in every order). */
+static void test_verdict_ties(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "AB", 0, 2);
+    size_t g1 = group(&r, "s", "q1", 1);
+    cell(&r, g1, 0, OK, 100.0, 100.0, 90.0, 95.0);
+    cell(&r, g1, 1, OK, 110.0, 110.0, 90.0, 120.0);
+    size_t g2 = group(&r, "s", "q2", 1);
+    cell(&r, g2, 0, OK, 100.0, 100.0, 90.0, 95.0);
+    cell(&r, g2, 1, OK, 100.0, 110.0, 98.0, 120.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g1, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.median_ties, 0);
+    pgcb_rank_verdict(&r, g2, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.median_ties, 1);
+    assert_int_equal(v.lowest_median, 0); /* the first in driver order */
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g2);
+    assert_string_equal(line, "No clear winner: lowest median A (100 ns), lowest mean A (100 ns); "
+                              "2 drivers share the lowest median");
+    pgcb_result_free(&r);
+}
+
+/* A (invalid, 50 ns) and B (failed, 60 ns) do not compete; C (reference,
+ * 10 ns) never does. Of the rest, D beats E in all 3 orders: winner D, p <=
+ * 1/8, though A, B and C have lower medians. A NaN order median is no win. */
+static void test_verdict_excluded(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "ABCDE", 1u << 2, 3);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, INVALID, 50.0, 50.0, 50.0, 50.0, 50.0);
+    cell(&r, g, 1, FAILED, 60.0, 60.0, 60.0, NAN, NAN);
+    cell(&r, g, 2, OK, 10.0, 10.0, 10.0, 10.0, 10.0);
+    cell(&r, g, 3, OK, 100.0, 100.0, 99.0, 100.0, 101.0);
+    cell(&r, g, 4, OK, 120.0, 120.0, 119.0, 120.0, 121.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_int_equal(v.winner, 3);
+    assert_int_equal(v.nvalid, 2);
+    assert_true(v.p_bound == 0.125);
+
+    r.groups[g].cells[4].order_medians_ns[1] = NAN; /* E's order 2 unknown */
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+
+    r.groups[g].cells[4].status = FAILED; /* D alone (C is a reference) */
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_ONLY_ONE);
+    assert_int_equal(v.lowest_median, 3);
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "Lowest median: D (100 ns; the only valid client driver)");
+
+    r.groups[g].cells[3].status = NOT_RUN;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_VALID);
+    assert_int_equal(v.lowest_median, PGCB_RANK_NONE);
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "No valid client driver result in this group.");
+    pgcb_result_free(&r);
+}
+
+/* Three drivers: A beats B in both orders but not C in order 2. */
+static void test_verdict_every_rival(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "ABC", 0, 2);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 100.0, 95.0, 105.0);
+    cell(&r, g, 1, OK, 200.0, 200.0, 200.0, 200.0);
+    cell(&r, g, 2, OK, 101.0, 101.0, 110.0, 100.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    r.groups[g].cells[2].order_medians_ns[1] = 106.0;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_int_equal(v.winner, 0);
+    pgcb_result_free(&r);
+}
+
+/* 60 orders: 1/2^60 is no longer written out. */
+static void test_verdict_many_orders(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "AB", 0, 60);
+    size_t g = group(&r, "s", "q", 1);
+    for (size_t d = 0; d < 2; d++) {
+        struct pgcb_res_cell *c = &r.groups[g].cells[d];
+        c->status = OK;
+        c->median_ns = c->mean_ns = d ? 200 : 100;
+        c->norders = 60;
+        c->order_medians_ns = pgcb_xcalloc(60, sizeof(double));
+        for (size_t o = 0; o < 60; o++)
+            c->order_medians_ns[o] = d ? 200 : 100;
+    }
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_true(v.p_bound == ldexp(1.0, -60));
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "Winner: A (100 ns median, faster in all 60 execution orders; "
+                              "p <= 1/2^60 per rival)");
+    pgcb_result_free(&r);
+}
+
+/* ---- rankings --------------------------------------------------------------- */
+
+/*
+ * Drivers A, B, C (clients), R (reference, always fastest: never the best),
+ * D (invalid everywhere: not ranked). Two orders.
+ *
+ *   group       A     B     C     best  ratios A, B, C   verdict
+ *   s1/g1      100   200   400    100   1, 2, 4          A wins (both orders)
+ *   s1/g2      300   150   300    150   2, 1, 2          B wins
+ *   s2/g3      100   100   800    100   1, 1, 8          tie: no winner
+ *   s2/g4      100   200   failed  -    left out ("C failed")
+ *
+ * Overall (g1, g2, g3): A = (1*2*1)^(1/3) = 2^(1/3) = 1.259921
+ *                       B = (2*1*1)^(1/3) = 1.259921   (tie with A: both rank 1)
+ *                       C = (4*2*8)^(1/3) = 64^(1/3) = 4, slower (4/1.259921 - 1) = +217.48%
+ * Fastest median: A 2 (g1, g3), B 2 (g2, g3), C 0. Wins: A 1, B 1, C 0.
+ * A before B (same rel, wins and fastest: by name); C third (rank 3).
+ * Suite s1 (g1, g2): A = B = sqrt(2) = 1.414214, C = sqrt(8) = 2.828427, +100.0%.
+ * Suite s2 (g3; g4 left out): A = B = 1, C = 8, +700.0%.
+ */
+static void three_drivers(struct pgcb_result *r)
+{
+    make(r, "ABCRD", 1u << 3, 2);
+    size_t g = group(r, "s1", "g1", 1);
+    cell(r, g, 0, OK, 100.0, 100.0, 99.0, 101.0);
+    cell(r, g, 1, OK, 200.0, 200.0, 199.0, 201.0);
+    cell(r, g, 2, OK, 400.0, 400.0, 399.0, 401.0);
+    cell(r, g, 3, OK, 10.0, 10.0, 10.0, 10.0);
+    cell(r, g, 4, INVALID, 1.0, 1.0, 1.0, 1.0);
+    g = group(r, "s1", "g2", 1);
+    cell(r, g, 0, OK, 300.0, 300.0, 299.0, 301.0);
+    cell(r, g, 1, OK, 150.0, 150.0, 149.0, 151.0);
+    cell(r, g, 2, OK, 300.0, 300.0, 300.0, 300.0);
+    cell(r, g, 3, OK, 10.0, 10.0, 10.0, 10.0);
+    cell(r, g, 4, INVALID, 1.0, 1.0, 1.0, 1.0);
+    g = group(r, "s2", "g3", 10);
+    cell(r, g, 0, OK, 100.0, 100.0, 99.0, 101.0);
+    cell(r, g, 1, OK, 100.0, 100.0, 101.0, 99.0);
+    cell(r, g, 2, OK, 800.0, 800.0, 800.0, 800.0);
+    cell(r, g, 3, OK, 10.0, 10.0, 10.0, 10.0);
+    cell(r, g, 4, INVALID, 1.0, 1.0, 1.0, 1.0);
+    g = group(r, "s2", "g4", 10);
+    cell(r, g, 0, OK, 100.0, 100.0, 99.0, 101.0);
+    cell(r, g, 1, OK, 200.0, 200.0, 199.0, 201.0);
+    cell(r, g, 2, FAILED, 50.0, 50.0, 50.0, NAN);
+    cell(r, g, 3, OK, 10.0, 10.0, 10.0, 10.0);
+    cell(r, g, 4, INVALID, 1.0, 1.0, 1.0, 1.0);
+}
+
+static void expect_row(const struct pgcb_rank_row *row, const char *driver, unsigned rank,
+                       double rel, double slower, size_t fastest, size_t wins)
+{
+    assert_string_equal(row->driver, driver);
+    assert_int_equal(row->rank, rank);
+    assert_near(row->rel, rel, 1e-6);
+    assert_near(row->slower_pct, slower, 1e-3);
+    assert_int_equal(row->fastest, fastest);
+    assert_int_equal(row->wins, wins);
+}
+
+static void test_ranking_overall(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    three_drivers(&r);
+    const struct pgcb_result *runs[] = {&r};
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 3);
+    assert_int_equal(rk.ngroups, 3);
+    assert_int_equal(rk.ncandidates, 4);
+    expect_row(&rk.rows[0], "A", 1, cbrt(2.0), 0.0, 2, 1);
+    expect_row(&rk.rows[1], "B", 1, cbrt(2.0), 0.0, 2, 1);
+    expect_row(&rk.rows[2], "C", 3, 4.0, (4.0 / cbrt(2.0) - 1) * 100, 0, 0);
+    assert_near(rk.rows[2].slower_pct, 217.48, 0.005);
+    assert_int_equal(rk.nleft_out, 1);
+    assert_int_equal(rk.left_out[0].run, 0);
+    assert_int_equal(rk.left_out[0].group, 3);
+    assert_string_equal(rk.left_out[0].why, "C failed");
+    assert_int_equal(rk.nunranked, 1);
+    assert_string_equal(rk.unranked[0].driver, "D");
+    assert_string_equal(rk.unranked[0].why, "no valid result");
+    /* Per-group ratios, in row order (A, B, C). */
+    assert_int_equal(rk.groups[1].group, 1);
+    assert_near(rk.groups[1].ratio[0], 2.0, 1e-12);
+    assert_near(rk.groups[1].ratio[1], 1.0, 1e-12);
+    assert_near(rk.groups[1].ratio[2], 2.0, 1e-12);
+    assert_string_equal(pgcb_rank_medal(rk.rows[2].rank), "🥉");
+    pgcb_rank_free(&rk);
+    pgcb_result_free(&r);
+}
+
+static void test_ranking_suites(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    three_drivers(&r);
+    const struct pgcb_result *runs[] = {&r};
+    size_t n;
+    const char **suites = pgcb_rank_suites(runs, 1, &n);
+    assert_int_equal(n, 2);
+    assert_string_equal(suites[0], "s1");
+    assert_string_equal(suites[1], "s2");
+    free(suites);
+
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 1, "s1", &rk), 0);
+    assert_int_equal(rk.ngroups, 2);
+    assert_int_equal(rk.nleft_out, 0);
+    expect_row(&rk.rows[0], "A", 1, sqrt(2.0), 0.0, 1, 1);
+    expect_row(&rk.rows[1], "B", 1, sqrt(2.0), 0.0, 1, 1);
+    expect_row(&rk.rows[2], "C", 3, sqrt(8.0), 100.0, 0, 0);
+    pgcb_rank_free(&rk);
+
+    assert_int_equal(pgcb_rank_compute(runs, 1, "s2", &rk), 0);
+    assert_int_equal(rk.ngroups, 1);
+    assert_int_equal(rk.ncandidates, 2);
+    assert_int_equal(rk.nleft_out, 1);
+    expect_row(&rk.rows[0], "A", 1, 1.0, 0.0, 1, 0);
+    expect_row(&rk.rows[1], "B", 1, 1.0, 0.0, 1, 0);
+    expect_row(&rk.rows[2], "C", 3, 8.0, 700.0, 0, 0);
+    pgcb_rank_free(&rk);
+
+    assert_int_equal(pgcb_rank_compute(runs, 1, "nope", &rk), -1);
+    assert_int_equal(rk.nrows, 0);
+    assert_int_equal(rk.ncandidates, 0);
+    pgcb_rank_free(&rk);
+    pgcb_result_free(&r);
+}
+
+/*
+ * Two runs pooled. Run 1: g1 A 100, B 200 (ratios 1, 2). Run 2: g1 A 300,
+ * B 100 (ratios 3, 1), plus driver E and group g9 that run 1 lacks (not
+ * shared: not ranked, not counted).
+ *   A = sqrt(1*3) = 1.732051, B = sqrt(2*1) = 1.414214
+ *   B first; A slower by sqrt(3)/sqrt(2) - 1 = sqrt(1.5) - 1 = +22.474%.
+ * Run 2 alone within the scope of both: A 3, B 1 (E ignored, g9 too).
+ * Outright wins come from each run's own verdict: in run 2's g1, E (not
+ * ranked here) beat B, so B's lowest median among the ranked drivers is a
+ * "fastest median" but not an outright win.
+ */
+static void test_ranking_runs(void **state)
+{
+    (void)state;
+    struct pgcb_result r1, r2;
+    make(&r1, "AB", 0, 2);
+    size_t g = group(&r1, "s", "g1", 1);
+    cell(&r1, g, 0, OK, 100.0, 100.0, 100.0, 100.0);
+    cell(&r1, g, 1, OK, 200.0, 200.0, 200.0, 200.0);
+    make(&r2, "ABE", 0, 2);
+    g = group(&r2, "s", "g1", 1);
+    cell(&r2, g, 0, OK, 300.0, 300.0, 300.0, 300.0);
+    cell(&r2, g, 1, OK, 100.0, 100.0, 100.0, 100.0);
+    cell(&r2, g, 2, OK, 50.0, 50.0, 50.0, 50.0);
+    g = group(&r2, "s", "g9", 1);
+    cell(&r2, g, 0, OK, 1.0, 1.0, 1.0, 1.0);
+    cell(&r2, g, 1, OK, 9.0, 9.0, 9.0, 9.0);
+    cell(&r2, g, 2, OK, 9.0, 9.0, 9.0, 9.0);
+    const struct pgcb_result *runs[] = {&r1, &r2};
+
+    assert_false(pgcb_rank_driver_shared(runs, 2, "E"));
+    assert_true(pgcb_rank_driver_shared(runs, 2, "A"));
+    assert_false(pgcb_rank_group_shared(runs, 2, &r2.groups[1]));
+    assert_true(pgcb_rank_group_shared(runs, 2, &r2.groups[0]));
+
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 2, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 2);
+    assert_int_equal(rk.ngroups, 2);
+    expect_row(&rk.rows[0], "B", 1, sqrt(2.0), 0.0, 1, 0);
+    expect_row(&rk.rows[1], "A", 2, sqrt(3.0), (sqrt(1.5) - 1) * 100, 1, 1);
+    assert_int_equal(rk.groups[1].run, 1);
+    pgcb_rank_free(&rk);
+
+    assert_int_equal(pgcb_rank_compute_within(&runs[1], 1, runs, 2, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 2);
+    assert_int_equal(rk.ngroups, 1);
+    expect_row(&rk.rows[0], "B", 1, 1.0, 0.0, 1, 0);
+    expect_row(&rk.rows[1], "A", 2, 3.0, 200.0, 0, 0);
+    pgcb_rank_free(&rk);
+
+    /* Run 2 on its own: E and g9 count. g1: A 6, B 2, E 1; g9: A 1, B 9, E 9.
+     * A = sqrt(6) = 2.449490, E = sqrt(9) = 3, B = sqrt(18) = 4.242641. */
+    assert_int_equal(pgcb_rank_compute(&runs[1], 1, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 3);
+    expect_row(&rk.rows[0], "A", 1, sqrt(6.0), 0.0, 1, 1);
+    expect_row(&rk.rows[1], "E", 2, 3.0, (3 / sqrt(6.0) - 1) * 100, 1, 1);
+    expect_row(&rk.rows[2], "B", 3, sqrt(18.0), (sqrt(3.0) - 1) * 100, 0, 0);
+    pgcb_rank_free(&rk);
+    pgcb_result_free(&r1);
+    pgcb_result_free(&r2);
+}
+
+/* Nothing to rank: only a reference driver; or every client invalid. */
+static void test_ranking_nothing(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "RA", 1u, 1);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 10.0, 10.0, 10.0);
+    cell(&r, g, 1, INVALID, 100.0, 100.0, 100.0);
+    const struct pgcb_result *runs[] = {&r};
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), -1);
+    assert_int_equal(rk.nrows, 0);
+    assert_int_equal(rk.nranked, 0);
+    assert_int_equal(rk.nunranked, 1);
+    pgcb_rank_free(&rk);
+    pgcb_result_free(&r);
+}
+
+/* ---- the report and the JSON result ------------------------------------------- */
+
+static char *capture_rankings(const struct pgcb_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pgcb_report_rankings(f, r);
+    fclose(f);
+    return buf;
+}
+
+static void test_report_rankings(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    three_drivers(&r);
+    char *out = capture_rankings(&r);
+    static const char *const want =
+        "Ranking: suite s1  (2 groups)\n"
+        "┌────┬────────┬──────────────────┬──────────────────┬────────────────┬───────────────┐\n"
+        "│    │ Driver │ Relative latency │ Slower than best │ Fastest median │ Outright wins │\n"
+        "├────┼────────┼──────────────────┼──────────────────┼────────────────┼───────────────┤\n"
+        "│ 🥇 │ A      │            1.414 │            +0.0% │            1/2 │           1/2 │\n"
+        "│ 🥇 │ B      │            1.414 │            +0.0% │            1/2 │           1/2 │\n"
+        "│ 🥉 │ C      │            2.828 │          +100.0% │            0/2 │           0/2 │\n"
+        "└────┴────────┴──────────────────┴──────────────────┴────────────────┴───────────────┘\n"
+        "  Not ranked: D (no valid result)\n"
+        "\n"
+        "Ranking: suite s2  (1 of 2 groups; 1 left out, where a ranked driver is not valid)\n";
+    assert_memory_equal(out, want, strlen(want));
+    assert_non_null(strstr(out, "  Left out: s2 / g4, depth 10 (C failed)\n"));
+    assert_non_null(strstr(out, "Ranking: overall, 2 suites  (3 of 4 groups; 1 left out"));
+    assert_non_null(strstr(out, "│ 🥉 │ C      │            4.000 │          +217.5% │"));
+    assert_non_null(strstr(out, "\nLegend:\n  Relative latency  geometric mean"));
+    free(out);
+    pgcb_result_free(&r);
+}
+
+static void test_json_derived(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    three_drivers(&r);
+    r.runner_version = pgcb_xstrdup("t");
+    char dir[] = "/tmp/pgcb_test_rank_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128], err[512] = "";
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *v0 = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "verdict");
+    assert_string_equal(json_string_value(json_object_get(v0, "winner")), "A");
+    assert_string_equal(json_string_value(json_object_get(v0, "lowest_median")), "A");
+    assert_int_equal(json_integer_value(json_object_get(v0, "orders")), 2);
+    assert_near(json_real_value(json_object_get(v0, "p_bound")), 0.25, 0);
+    json_t *v2 = json_object_get(json_array_get(json_object_get(j, "groups"), 2), "verdict");
+    assert_true(json_is_null(json_object_get(v2, "winner")));
+    assert_true(json_is_null(json_object_get(v2, "p_bound")));
+    json_t *rk = json_object_get(j, "rankings");
+    assert_int_equal(json_integer_value(json_object_get(rk, "groups_ranked")), 3);
+    assert_int_equal(json_integer_value(json_object_get(rk, "groups_total")), 4);
+    json_t *top = json_array_get(json_object_get(rk, "overall"), 2);
+    assert_string_equal(json_string_value(json_object_get(top, "driver")), "C");
+    assert_int_equal(json_integer_value(json_object_get(top, "rank")), 3);
+    assert_near(json_real_value(json_object_get(top, "relative_latency")), 4.0, 1e-9);
+    json_t *s1 = json_object_get(json_object_get(rk, "suites"), "s1");
+    assert_int_equal(json_array_size(s1), 3);
+    json_t *lo = json_array_get(json_object_get(rk, "left_out"), 0);
+    assert_string_equal(json_string_value(json_object_get(lo, "why")), "C failed");
+    assert_null(json_object_get(lo, "run"));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(rk, "unranked"), 0), "driver")),
+                        "D");
+    json_decref(j);
+
+    /* Reading ignores what is derived: the same result comes back. */
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    assert_int_equal(back.ngroups, 4);
+    assert_int_equal(back.groups[3].cells[2].status, FAILED);
+    pgcb_result_free(&back);
+    unlink(path);
+    rmdir(dir);
+    pgcb_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdict_winner),
+        cmocka_unit_test(test_verdict_no_clear),
+        cmocka_unit_test(test_verdict_ties),
+        cmocka_unit_test(test_verdict_excluded),
+        cmocka_unit_test(test_verdict_every_rival),
+        cmocka_unit_test(test_verdict_many_orders),
+        cmocka_unit_test(test_ranking_overall),
+        cmocka_unit_test(test_ranking_suites),
+        cmocka_unit_test(test_ranking_runs),
+        cmocka_unit_test(test_ranking_nothing),
+        cmocka_unit_test(test_report_rankings),
+        cmocka_unit_test(test_json_derived),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
