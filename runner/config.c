@@ -352,12 +352,11 @@ static int apply(struct ctx *c, const char *key, const char *value)
             free(cfg->output);
             cfg->output = value[0] ? resolve_path(cfg, value) : NULL;
         } else if (strcmp(key, "orders") == 0) {
-            if (strcmp(value, "all") != 0) {
-                fail(c, "[bench] orders: '%s' is not supported (this version runs every "
-                        "permutation: use 'all')", value);
+            char e[160];
+            if (pgcb_orders_parse(value, &cfg->orders, &cfg->orders_n, e, sizeof e) != 0) {
+                fail(c, "[bench] orders: %s", e);
                 return 0;
             }
-            cfg->orders = PGCB_ORDERS_ALL;
         }
         return 1;
     case SEC_SERVER:
@@ -592,7 +591,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .warmup_ms = PGCB_DEFAULT_WARMUP_MS,
         .cpus = {0},
         .ncpus = 1,
-        .orders = PGCB_ORDERS_ALL,
+        .orders = PGCB_ORDERS_AUTO,
         .time_source = "default",
         .queries_source = "default",
     };

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "orders.h"
+
 #define PGCB_MAX_CPUS 1024
 
 /* One `key = value` of a [driver.NAME] section, kept for the driver. */
@@ -56,7 +58,6 @@ struct pgcb_cfg_suite {
 
 #define PGCB_MAX_THREADS 256
 
-enum pgcb_orders_mode { PGCB_ORDERS_ALL = 0 };
 
 struct pgcb_config {
     char *file;             /* the INI path as given */
@@ -70,7 +71,8 @@ struct pgcb_config {
     int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
     size_t ncpus;
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */
-    enum pgcb_orders_mode orders;
+    enum pgcb_orders_mode orders; /* auto: all permutations up to 4 drivers, else balanced */
+    size_t orders_n;              /* for PGCB_ORDERS_COUNT */
     const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
     const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
 

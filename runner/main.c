@@ -136,7 +136,7 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->time_ms = cfg->time_ms;
     r->min_queries = cfg->min_queries;
     r->warmup_ms = cfg->warmup_ms;
-    r->orders_mode = pgcb_xstrdup("all");
+    r->orders_mode = pgcb_xstrdup(pgcb_orders_mode_str(cfg->orders));
 }
 
 /* One group per (suite, query, depth), in file order. */
@@ -286,6 +286,8 @@ int main(int argc, char **argv)
             break;
         done++;
     }
+    if (!quiet && done > 0)
+        pgcb_report_rankings(stdout, &r);
     iso_now(stamp, sizeof stamp);
     r.finished_at = pgcb_xstrdup(stamp);
     r.complete = done == r.ngroups;

@@ -102,12 +102,13 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
         if (check_options(cfg, sd, err, errlen) != 0)
             return -1;
     }
-    if (s->ndrivers > 8) {
-        snprintf(err, errlen, "%s: %zu drivers: every permutation would be too many orders "
-                 "(at most 8 drivers in this version)", cfg->file, s->ndrivers);
+    char why[256];
+    s->orders = pgcb_orders_make(cfg->orders, cfg->orders_n, s->ndrivers, &s->norders, why,
+                                 sizeof why);
+    if (!s->orders) {
+        snprintf(err, errlen, "%s: [bench] orders: %s", cfg->file, why);
         return -1;
     }
-    s->orders = pgcb_orders_all(s->ndrivers, &s->norders);
     return 0;
 }
 

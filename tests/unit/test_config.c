@@ -61,7 +61,7 @@ static void test_full_config(void **state)
                        "warmup_ms = 0\n"
                        "cpus = 1,3-4\n"
                        "output = out/r.json\n"
-                       "orders = all\n"
+                       "orders = 12\n"
                        "[server]\n"
                        "conninfo = host=/tmp port=5433\n"
                        "setup = ../sql/x.sql\n"
@@ -89,6 +89,8 @@ static void test_full_config(void **state)
     assert_string_equal(cfg.time_source, "file");
     assert_int_equal(cfg.min_queries, 300);
     assert_int_equal(cfg.warmup_ms, 0);
+    assert_int_equal(cfg.orders, PGCB_ORDERS_COUNT);
+    assert_int_equal(cfg.orders_n, 12);
     assert_int_equal(cfg.ncpus, 3);
     assert_int_equal(cfg.cpus[0], 1);
     assert_int_equal(cfg.cpus[1], 3);
@@ -146,6 +148,7 @@ static void test_defaults_and_env(void **state)
     assert_int_equal(cfg.time_ms, PGCB_DEFAULT_TIME_MS);
     assert_int_equal(cfg.min_queries, PGCB_DEFAULT_QUERIES);
     assert_int_equal(cfg.warmup_ms, PGCB_DEFAULT_WARMUP_MS);
+    assert_int_equal(cfg.orders, PGCB_ORDERS_AUTO);
     assert_string_equal(cfg.time_source, "default");
     assert_int_equal(cfg.ncpus, 1);
     assert_int_equal(cfg.cpus[0], 0);
@@ -198,9 +201,12 @@ static void test_errors(void **state)
     expect_error("[bench]\ncpus = a\n" MINIMAL, ":2: [bench] cpus: bad CPU number 'a'");
     expect_error("[bench]\ncpus = 3-1\n" MINIMAL, ":2: [bench] cpus: bad CPU range '3-1'");
     expect_error("[bench]\ncpus = 0,0\n" MINIMAL, ":2: [bench] cpus: CPU 0 listed twice");
-    expect_error("[bench]\norders = balanced\n" MINIMAL,
-                 ":2: [bench] orders: 'balanced' is not supported (this version runs every "
-                 "permutation: use 'all')");
+    expect_error("[bench]\norders = some\n" MINIMAL,
+                 ":2: [bench] orders: 'some' is not an orders value (expected auto, all, "
+                 "balanced or a count 1..40320)");
+    expect_error("[bench]\norders = 0\n" MINIMAL,
+                 ":2: [bench] orders: '0' is not an orders value (expected auto, all, "
+                 "balanced or a count 1..40320)");
     expect_error(MINIMAL "[suite.t]\ndepth = 0\n",
                  ":9: [suite.t] depth: '0' is not an integer from 1 to 1000000");
     expect_error(MINIMAL "[suite.t]\ndepth = -1\n",
