@@ -99,9 +99,17 @@ $(B)/aggregate: $(AGG_OBJ) $(B)/libpgcb.a
 
 # A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so.
 .SECONDEXPANSION:
-$(B)/drivers/%.so: $$(wildcard drivers/%/*.c) $$(wildcard drivers/%/*.h) include/pgcb/driver.h
+# Each .c is compiled on its own (position-independent, hidden symbols),
+# with its own dependency file, so a .c that #includes another driver's
+# sources is rebuilt when they change.
+PCT := %
+$(B)/obj/drivers/%.pic.o: drivers/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $(filter %.c,$^) $(DRIVER_LIBS_$*)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(B)/drivers/%.so: $$(patsubst drivers/$$*/$$(PCT).c,$(B)/obj/drivers/$$*/$$(PCT).pic.o,$$(wildcard drivers/$$*/*.c))
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -o $@ $^ $(DRIVER_LIBS_$*)
 
 $(B)/tests/fixtures/%.so: tests/fixtures/%.c include/pgcb/driver.h
 	@mkdir -p $(dir $@)

@@ -1,0 +1,155 @@
+/*
+ * floor.c -- the "floor" reference driver: what the wire allows. It
+ * connects and prepares exactly as rawwire (base_rawwire.c), sends the same
+ * pre-encoded Bind/Execute/Sync batch in one write, and skips the replies
+ * by their headers (type + length) without decoding a value: it counts
+ * DataRows as rows (so the runner's row checks pass) and folds nothing
+ * (PGCB_CAP_REFERENCE: excluded from checksum agreement and rankings).
+ *
+ * An ErrorResponse is still parsed (a batch that failed must not look like
+ * one that worked) and the connection stays usable after it, as in rawwire.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <pgcb/driver.h>
+
+#include "../rawwire/rw_codec.h"
+#include "../rawwire/rw_conn.h"
+#include "../rawwire/rw_err.h"
+#include "../rawwire/rw_io.h"
+#include "../rawwire/rw_options.h"
+
+PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
+
+struct floor_reply {
+    struct pgcb_sum *sum;
+    uint32_t depth, ready;
+    int have_error;
+    char qerr[PGCB_ERRLEN];
+};
+
+/* rw_feed_fn: skip whole messages by header; count DataRows and
+ * ReadyForQuery; remember the first ErrorResponse. */
+static int floor_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need, char *err,
+                      size_t errlen)
+{
+    struct floor_reply *r = ctx;
+    const char *q = p, *end = p + n;
+    uint64_t rows = 0;
+    int ret = RW_FEED_MORE;
+
+    *need = 0;
+    while ((size_t)(end - q) >= 5) {
+        uint32_t len = rw_be32(q + 1);
+
+        if (len < 4 || len > RW_MAX_MSG_LEN) {
+            rw_errf(err, errlen, "invalid message length %u (type 0x%02x)", len, (unsigned char)q[0]);
+            ret = RW_FEED_ERROR;
+            break;
+        }
+        if ((size_t)(end - q) - 1 < len) {
+            *need = (size_t)len + 1;
+            break;
+        }
+        switch (q[0]) {
+        case 'D':
+            rows++;
+            break;
+        case '2': case 'C': case 'I': case 'N': case 'S': case 'A':
+            break;
+        case 'Z':
+            if (++r->ready == r->depth) {
+                q += (size_t)len + 1;
+                ret = RW_FEED_DONE;
+                goto out;
+            }
+            break;
+        case 'E':
+            if (!r->have_error) {
+                struct rw_pgerr e;
+                if (rw_dec_error(q + 5, len - 4, &e)) {
+                    rw_errf(err, errlen, "malformed ErrorResponse");
+                    ret = RW_FEED_ERROR;
+                    goto out;
+                }
+                rw_pgerr_format(&e, r->qerr, sizeof r->qerr);
+                r->have_error = 1;
+            }
+            break;
+        default:
+            rw_errf(err, errlen, "unexpected message type 0x%02x in a batch", (unsigned char)q[0]);
+            ret = RW_FEED_ERROR;
+            goto out;
+        }
+        q += (size_t)len + 1;
+    }
+out:
+    r->sum->rows += rows;
+    *used = (size_t)(q - p);
+    return ret;
+}
+
+static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                           struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    struct floor_reply r;
+    int rc;
+
+    if (c->broken) {
+        rw_errf(err, errlen, "the connection is broken (an earlier error); it must be closed");
+        return PGCB_ERR_IO;
+    }
+    if ((rc = rw_conn_batch_bytes(c, st, depth, err, errlen)) != PGCB_OK)
+        return rc;
+    r.sum = sum;
+    r.depth = depth;
+    r.ready = 0;
+    r.have_error = 0;
+    rc = rw_io_pipeline(c, c->batch.data, c->batch.len, floor_feed, &r, err, errlen);
+    if (rc == PGCB_OK) {
+        if (!r.have_error)
+            return PGCB_OK;
+        rw_errf(err, errlen, "%s", r.qerr);
+        return PGCB_ERR_QUERY;
+    }
+    if (rc == PGCB_ERR_IO && r.have_error) {
+        char io[PGCB_ERRLEN];
+        snprintf(io, sizeof io, "%s", err);
+        rw_errf(err, errlen, "%s; %s", r.qerr, io);
+    }
+    return rw_conn_fail(c, rc);
+}
+
+static int floor_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                      struct pgcb_conn **out, char *err, size_t errlen)
+{
+    int binary, rc;
+
+    *out = NULL;
+    if ((rc = rw_parse_options("floor", opts, nopts, &binary, err, errlen)) != PGCB_OK)
+        return rc;
+    return rw_conn_open(conninfo, binary, out, err, errlen);
+}
+
+static const struct pgcb_driver floor_driver = {
+    .magic = PGCB_DRIVER_MAGIC,
+    .abi_major = PGCB_ABI_MAJOR,
+    .abi_minor = PGCB_ABI_MINOR,
+    .struct_size = sizeof(struct pgcb_driver),
+    .caps = PGCB_CAP_REFERENCE | PGCB_CAP_PIPELINE,
+    .name = "floor",
+    .version = "1.0.0",
+    .links = "rawwire's connection code; replies skipped by header",
+    .description = "the wire floor: rawwire's pre-encoded batch, replies skipped without decoding",
+    .options = rw_option_specs,
+    .open = floor_open,
+    .close = rw_conn_close,
+    .prepare = rw_conn_prepare,
+    .run_batch = floor_run_batch,
+};
+
+PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)
+{
+    return &floor_driver;
+}

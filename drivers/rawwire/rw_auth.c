@@ -1,0 +1,167 @@
+/*
+ * rw_auth.c -- see rw_auth.h.
+ */
+#include "rw_auth.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "rw_codec.h"
+#include "rw_err.h"
+#include "rw_io.h"
+
+/* Encode one message with enc(b, ...) already done; send and free it. */
+static int rw_auth_send(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t errlen)
+{
+    int rc;
+
+    if (b->failed) {
+        rw_errf(err, errlen, "out of memory");
+        rc = PGCB_ERR_NOMEM;
+    } else {
+        rc = rw_io_write_all(c, b->data, b->len, err, errlen);
+    }
+    if (b->data)
+        OPENSSL_cleanse(b->data, b->cap); /* may hold a password or its hash */
+    rw_buf_free(b);
+    return rc;
+}
+
+static int rw_need_password(const struct rw_auth *a, const char *method, char *err, size_t errlen)
+{
+    if (a->password)
+        return 0;
+    rw_errf(err, errlen, "the server asks for %s authentication but no password was supplied "
+                         "(password, PGPASSWORD or the password file)%s%s",
+            method, a->why_no_password ? ": " : "", a->why_no_password ? a->why_no_password : "");
+    return -1;
+}
+
+static const char *rw_auth_name(uint32_t code)
+{
+    switch (code) {
+    case 2: return "Kerberos V5";
+    case 6: return "SCM credentials";
+    case 7: return "GSSAPI";
+    case 8: return "GSSAPI";
+    case 9: return "SSPI";
+    default: return NULL;
+    }
+}
+
+int rw_auth_request(struct pgcb_conn *c, struct rw_auth *a, const char *body, size_t n, char *err,
+                    size_t errlen)
+{
+    uint32_t code;
+    const char *data;
+    size_t dlen;
+    struct rw_buf b;
+
+    rw_buf_init(&b);
+    if (rw_dec_auth(body, n, &code, &data, &dlen)) {
+        rw_errf(err, errlen, "malformed authentication request from the server");
+        return PGCB_ERR_PROTOCOL;
+    }
+    switch (code) {
+    case 0: /* AuthenticationOk */
+        if (a->sasl_state == 1 || a->sasl_state == 2) {
+            rw_errf(err, errlen, "the server ended SCRAM authentication without proving it knows "
+                                 "the password");
+            return PGCB_ERR_CONNECT;
+        }
+        a->ok = 1;
+        return PGCB_OK;
+
+    case 3: /* cleartext password */
+        if (rw_need_password(a, "password", err, errlen))
+            return PGCB_ERR_CONNECT;
+        rw_enc_password(&b, a->password);
+        return rw_auth_send(c, &b, err, errlen);
+
+    case 5: { /* MD5 with a 4-byte salt */
+        char hash[36];
+        if (dlen != 4) {
+            rw_errf(err, errlen, "malformed MD5 authentication request from the server");
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (rw_need_password(a, "md5", err, errlen))
+            return PGCB_ERR_CONNECT;
+        if (rw_md5_password(a->user, a->password, (const unsigned char *)data, hash)) {
+            rw_errf(err, errlen, "MD5 computation failed in libcrypto");
+            return PGCB_ERR_CONNECT;
+        }
+        rw_enc_password(&b, hash);
+        OPENSSL_cleanse(hash, sizeof hash);
+        return rw_auth_send(c, &b, err, errlen);
+    }
+
+    case 10: { /* SASL: the mechanisms the server offers */
+        int has = rw_dec_sasl_has(data, dlen, "SCRAM-SHA-256");
+        if (has < 0) {
+            rw_errf(err, errlen, "malformed SASL mechanism list from the server");
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (!has || a->sasl_state != 0) {
+            rw_errf(err, errlen, "the server offers no SASL mechanism rawwire supports "
+                                 "(SCRAM-SHA-256 without channel binding)");
+            return PGCB_ERR_CONNECT;
+        }
+        if (rw_need_password(a, "SCRAM-SHA-256", err, errlen))
+            return PGCB_ERR_CONNECT;
+        if (rw_scram_init(&a->scram, "", NULL, err, errlen))
+            return PGCB_ERR_CONNECT;
+        rw_enc_sasl_initial(&b, "SCRAM-SHA-256", a->scram.client_first, strlen(a->scram.client_first));
+        a->sasl_state = 1;
+        return rw_auth_send(c, &b, err, errlen);
+    }
+
+    case 11: { /* SASLContinue: server-first-message */
+        char *final = NULL;
+        size_t flen;
+        if (a->sasl_state != 1) {
+            rw_errf(err, errlen, "unexpected SASL continuation from the server");
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (rw_scram_client_final(&a->scram, a->password, data, dlen, &final, &flen, err, errlen))
+            return PGCB_ERR_CONNECT;
+        rw_enc_sasl_response(&b, final, flen);
+        OPENSSL_cleanse(final, flen);
+        free(final);
+        a->sasl_state = 2;
+        return rw_auth_send(c, &b, err, errlen);
+    }
+
+    case 12: /* SASLFinal: server-final-message */
+        if (a->sasl_state != 2) {
+            rw_errf(err, errlen, "unexpected SASL final message from the server");
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (rw_scram_verify_final(&a->scram, data, dlen, err, errlen))
+            return PGCB_ERR_CONNECT;
+        a->sasl_state = 3;
+        return PGCB_OK;
+
+    default: {
+        const char *name = rw_auth_name(code);
+        if (name)
+            rw_errf(err, errlen, "the server asks for %s authentication, which rawwire does not support",
+                    name);
+        else
+            rw_errf(err, errlen, "the server asks for authentication method %u, which rawwire does "
+                                 "not support", code);
+        return PGCB_ERR_CONNECT;
+    }
+    }
+}
+
+void rw_auth_free(struct rw_auth *a)
+{
+    if (a->password) {
+        OPENSSL_cleanse(a->password, strlen(a->password));
+        free(a->password);
+    }
+    rw_scram_free(&a->scram);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,129 @@
+/*
+ * rw_codec.h -- PostgreSQL v3 frontend/backend messages encoded into and
+ * decoded from byte buffers. No I/O, no global state.
+ *
+ * Encoding: struct rw_buf is a growable byte buffer owned by whoever holds
+ * it (rw_buf_free releases it). Encoders append one whole message. An
+ * allocation failure sets buf->failed and turns later appends into no-ops,
+ * so a caller encodes a sequence of messages and checks `failed` once.
+ *
+ * Decoding: a backend message is a type byte, a big-endian int32 length that
+ * counts itself but not the type, then length - 4 body bytes. Decoders take
+ * the body (`b`, `n` bytes) and never read outside it; they return 0, or -1
+ * when the body is malformed. Pointers they hand out point into the body
+ * and live as long as it does.
+ */
+#ifndef RW_CODEC_H
+#define RW_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Protocol 3.0 and the CancelRequest-style codes. */
+#define RW_PROTOCOL_3_0 196608u
+
+/* The largest message length accepted from a server (the length field, so
+ * the body is at most this minus 4). PostgreSQL never sends a message of
+ * 1 GiB or more (its MaxAllocSize): anything longer is garbage. */
+#define RW_MAX_MSG_LEN 0x3fffffffu
+
+/* ---- encoding ----------------------------------------------------------- */
+
+struct rw_buf {
+    char *data;
+    size_t len, cap;
+    int failed; /* an allocation failed; the content is incomplete */
+};
+
+void rw_buf_init(struct rw_buf *b);
+void rw_buf_free(struct rw_buf *b);
+/* Make room for `extra` more bytes; -1 (and failed set) on failure. */
+int rw_buf_reserve(struct rw_buf *b, size_t extra);
+void rw_buf_put(struct rw_buf *b, const void *p, size_t n);
+void rw_buf_u8(struct rw_buf *b, unsigned v);
+void rw_buf_u16(struct rw_buf *b, unsigned v);
+void rw_buf_u32(struct rw_buf *b, uint32_t v);
+/* The string and its NUL. */
+void rw_buf_str(struct rw_buf *b, const char *s);
+/* Start a message of `type` (0: no type byte, as in StartupMessage):
+ * returns the offset of its length field for rw_msg_end. */
+size_t rw_msg_begin(struct rw_buf *b, char type);
+/* Patch the length of the message whose length field is at `at`. */
+void rw_msg_end(struct rw_buf *b, size_t at);
+
+/* StartupMessage: protocol 3.0, then the key/value pairs of `kv` (a
+ * NULL-terminated array of key, value, key, value ...; pairs whose value is
+ * NULL are left out), then the terminating NUL. */
+void rw_enc_startup(struct rw_buf *b, const char *const *kv);
+/* PasswordMessage 'p': the password and a NUL (cleartext or md5 hash). */
+void rw_enc_password(struct rw_buf *b, const char *pw);
+/* SASLInitialResponse 'p': mechanism, NUL, int32 length, data. */
+void rw_enc_sasl_initial(struct rw_buf *b, const char *mech, const char *data, size_t n);
+/* SASLResponse 'p': the data alone. */
+void rw_enc_sasl_response(struct rw_buf *b, const char *data, size_t n);
+/* Parse 'P': statement `name`, `sql`, no parameter types. */
+void rw_enc_parse(struct rw_buf *b, const char *name, const char *sql);
+/* Describe 'D' of a statement ('S'). */
+void rw_enc_describe_stmt(struct rw_buf *b, const char *name);
+/* Close 'C' of a statement ('S'). */
+void rw_enc_close_stmt(struct rw_buf *b, const char *name);
+/* Bind 'B': unnamed portal, statement `name`, no parameters, result format
+ * codes `fmts[0..nfmts)` (0 text, 1 binary; nfmts 0 = all text, 1 = one
+ * code for every column). */
+void rw_enc_bind(struct rw_buf *b, const char *name, const int16_t *fmts, size_t nfmts);
+/* Execute 'E': unnamed portal, no row limit. */
+void rw_enc_execute(struct rw_buf *b);
+/* Sync 'S'. */
+void rw_enc_sync(struct rw_buf *b);
+/* Terminate 'X'. */
+void rw_enc_terminate(struct rw_buf *b);
+
+/* ---- decoding ----------------------------------------------------------- */
+
+static inline uint32_t rw_be32(const void *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static inline uint16_t rw_be16(const void *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint16_t)(u[0] << 8 | u[1]);
+}
+
+/* The header at p (avail bytes): RW_HDR_MORE if fewer than 5 bytes,
+ * RW_HDR_BAD if the length is < 4 or > RW_MAX_MSG_LEN, else RW_HDR_OK with
+ * *type and *len (the length field) set. */
+enum { RW_HDR_OK = 0, RW_HDR_MORE = 1, RW_HDR_BAD = -1 };
+int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len);
+
+/* ErrorResponse / NoticeResponse fields; any may be NULL when absent.
+ * `severity` is the non-localized V field when present, else S. */
+struct rw_pgerr {
+    const char *severity, *code, *message, *detail, *hint;
+};
+int rw_dec_error(const char *b, size_t n, struct rw_pgerr *e);
+/* "SQLSTATE: message" (or "severity: message" without a code, or a fixed
+ * text without either) into err, one line. */
+void rw_pgerr_format(const struct rw_pgerr *e, char *err, size_t errlen);
+/* True for FATAL and PANIC: the server closes the connection after it. */
+int rw_pgerr_is_fatal(const struct rw_pgerr *e);
+
+/* Authentication request 'R': *code (0 Ok, 3 cleartext, 5 MD5, 10 SASL, 11
+ * SASLContinue, 12 SASLFinal, others), *data and *dlen the rest of the body. */
+int rw_dec_auth(const char *b, size_t n, uint32_t *code, const char **data, size_t *dlen);
+/* The SASL mechanism list of an AuthenticationSASL: true if it names
+ * `mech`. -1 if the list is malformed. */
+int rw_dec_sasl_has(const char *data, size_t dlen, const char *mech);
+/* BackendKeyData 'K'. */
+int rw_dec_backend_key(const char *b, size_t n, uint32_t *pid, uint32_t *key);
+/* ReadyForQuery 'Z': the transaction status byte. */
+int rw_dec_ready(const char *b, size_t n, char *status);
+/* ParameterDescription 't': the number of parameters. */
+int rw_dec_paramdesc(const char *b, size_t n, unsigned *nparams);
+/* RowDescription 'T': *ncols; the first min(ncols, cap) type OIDs into
+ * oids (oids may be NULL when cap is 0). The whole body is validated. */
+int rw_dec_rowdesc(const char *b, size_t n, unsigned *ncols, uint32_t *oids, size_t cap);
+
+#endif /* RW_CODEC_H */

@@ -1,0 +1,237 @@
+/*
+ * rw_conn.c -- opening (conninfo, socket, StartupMessage, authentication,
+ * until the first ReadyForQuery) and closing a connection. See rw_conn.h.
+ */
+#include "rw_conn.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rw_auth.h"
+#include "rw_conninfo.h"
+#include "rw_err.h"
+#include "rw_io.h"
+#include "rw_passfile.h"
+
+int rw_conn_fail(struct pgcb_conn *c, int rc)
+{
+    if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL)
+        c->broken = 1;
+    return rc;
+}
+
+static void rw_free_stmts(struct pgcb_conn *c)
+{
+    while (c->stmts) {
+        struct pgcb_stmt *next = c->stmts->next;
+        free(c->stmts->exec);
+        free(c->stmts);
+        c->stmts = next;
+    }
+}
+
+void rw_conn_close(struct pgcb_conn *c)
+{
+    if (!c)
+        return;
+    if (c->fd >= 0) {
+        if (!c->broken) {
+            static const char terminate[5] = {'X', 0, 0, 0, 4};
+            c->deadline_ns = 0;
+            (void)send(c->fd, terminate, sizeof terminate, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        close(c->fd);
+    }
+    rw_free_stmts(c);
+    rw_buf_free(&c->batch);
+    free(c->rbuf);
+    if (c->c_locale)
+        freelocale(c->c_locale);
+    free(c);
+}
+
+/* Drop the socket and buffered bytes of a failed attempt (to try the next
+ * host). */
+static void rw_conn_reset(struct pgcb_conn *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->rpos = c->rend = 0;
+    c->broken = 0;
+}
+
+/* StartupMessage, authentication, then messages until ReadyForQuery. */
+static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_auth *a, char *err,
+                      size_t errlen)
+{
+    const char *app = p->v[RW_P_APPLICATION_NAME];
+    const char *enc = p->v[RW_P_CLIENT_ENCODING];
+    const char *opts = p->v[RW_P_OPTIONS];
+    const char *kv[] = {
+        "user", p->v[RW_P_USER],
+        "database", p->v[RW_P_DBNAME],
+        "application_name", app && *app ? app : p->v[RW_P_FALLBACK_APPLICATION_NAME],
+        "options", opts && *opts ? opts : NULL,
+        "client_encoding", enc && *enc && strcmp(enc, "auto") != 0 ? enc : NULL,
+        NULL, NULL,
+    };
+    struct rw_buf b;
+    int rc;
+
+    rw_buf_init(&b);
+    rw_enc_startup(&b, kv);
+    if (b.failed) {
+        rw_buf_free(&b);
+        rw_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    rc = rw_io_write_all(c, b.data, b.len, err, errlen);
+    rw_buf_free(&b);
+    if (rc != PGCB_OK)
+        return rc;
+
+    for (;;) {
+        char type;
+        const char *body;
+        size_t n;
+        struct rw_pgerr e;
+        char status;
+
+        if ((rc = rw_io_read_msg(c, &type, &body, &n, err, errlen)) != PGCB_OK)
+            return rc;
+        switch (type) {
+        case 'R':
+            if (a->ok) {
+                rw_errf(err, errlen, "authentication request after AuthenticationOk");
+                return PGCB_ERR_PROTOCOL;
+            }
+            if ((rc = rw_auth_request(c, a, body, n, err, errlen)) != PGCB_OK)
+                return rc;
+            break;
+        case 'E':
+            if (rw_dec_error(body, n, &e)) {
+                rw_errf(err, errlen, "malformed ErrorResponse from the server");
+                return PGCB_ERR_PROTOCOL;
+            }
+            rw_pgerr_format(&e, err, errlen);
+            return PGCB_ERR_CONNECT;
+        case 'N': /* NoticeResponse: drivers never print */
+        case 'S': /* ParameterStatus: nothing rawwire depends on */
+            break;
+        case 'K':
+            if (rw_dec_backend_key(body, n, &c->be_pid, &c->be_key)) {
+                rw_errf(err, errlen, "malformed BackendKeyData from the server");
+                return PGCB_ERR_PROTOCOL;
+            }
+            break;
+        case 'v':
+            rw_errf(err, errlen, "the server does not support protocol 3.0 as rawwire speaks it "
+                                 "(NegotiateProtocolVersion)");
+            return PGCB_ERR_CONNECT;
+        case 'Z':
+            if (!a->ok || rw_dec_ready(body, n, &status)) {
+                rw_errf(err, errlen, "unexpected ReadyForQuery during startup");
+                return PGCB_ERR_PROTOCOL;
+            }
+            return PGCB_OK;
+        default:
+            rw_errf(err, errlen, "unexpected message type 0x%02x during startup", (unsigned char)type);
+            return PGCB_ERR_PROTOCOL;
+        }
+    }
+}
+
+/* Connect to one target and start up; the password comes from the
+ * parameters or the password file for this host. */
+static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const struct rw_target *t,
+                         char *err, size_t errlen)
+{
+    const char *timeout = p->v[RW_P_CONNECT_TIMEOUT];
+    const char *pw = p->v[RW_P_PASSWORD];
+    struct rw_auth a;
+    int rc;
+
+    memset(&a, 0, sizeof a);
+    a.user = p->v[RW_P_USER];
+    if (pw && *pw)
+        a.password = strdup(pw);
+    else
+        a.password = rw_passfile_lookup(p->v[RW_P_PASSFILE], *t->host ? t->host : t->hostaddr,
+                                        t->port, p->v[RW_P_DBNAME], a.user, &a.why_no_password);
+    c->deadline_ns = 0;
+    if (timeout && *timeout && atol(timeout) > 0) {
+        struct timespec ts;
+        long secs = atol(timeout) < 2 ? 2 : atol(timeout); /* libpq's minimum */
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        c->deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + (int64_t)secs * 1000000000;
+    }
+    rc = rw_io_connect(c, t, err, errlen);
+    if (rc == PGCB_OK) {
+        size_t off;
+        rc = rw_startup(c, p, &a, err, errlen);
+        if (rc != PGCB_OK && (off = strlen(err)) + 1 < errlen) {
+            /* say where, after the server's own message */
+            char where[sizeof c->peer + 8];
+            size_t wl = (size_t)snprintf(where, sizeof where, " (%s)", c->peer);
+            if (off + wl < errlen)
+                memcpy(err + off, where, wl + 1);
+        }
+    }
+    rw_auth_free(&a);
+    c->deadline_ns = 0;
+    if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL)
+        rc = PGCB_ERR_CONNECT; /* nothing was open yet: it is a failure to connect */
+    return rc;
+}
+
+int rw_conn_open(const char *conninfo, int binary, struct pgcb_conn **out, char *err, size_t errlen)
+{
+    struct rw_params p;
+    struct rw_target *t = NULL;
+    size_t nt = 0;
+    struct pgcb_conn *c;
+    int rc = PGCB_ERR_CONNECT;
+
+    *out = NULL;
+    if (rw_conninfo_parse(conninfo, &p, err, errlen))
+        return PGCB_ERR_CONNECT;
+    if (rw_params_from_env(&p)) {
+        rw_params_free(&p);
+        rw_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    if (rw_params_finish(&p, err, errlen) || rw_params_targets(&p, &t, &nt, err, errlen)) {
+        rw_params_free(&p);
+        return PGCB_ERR_CONNECT;
+    }
+    c = calloc(1, sizeof *c);
+    if (!c || !(c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0))) {
+        free(c);
+        rw_targets_free(t, nt);
+        rw_params_free(&p);
+        rw_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    c->fd = -1;
+    c->binary = binary;
+    rw_buf_init(&c->batch);
+    for (size_t i = 0; i < nt; i++) {
+        rc = rw_try_target(c, &p, &t[i], err, errlen);
+        if (rc == PGCB_OK)
+            break;
+        rw_conn_reset(c);
+    }
+    rw_targets_free(t, nt);
+    rw_params_free(&p);
+    if (rc != PGCB_OK) {
+        rw_conn_close(c);
+        return rc;
+    }
+    *out = c;
+    return PGCB_OK;
+}

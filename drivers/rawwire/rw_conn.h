@@ -1,0 +1,76 @@
+/*
+ * rw_conn.h -- the rawwire connection and statement (the ABI's opaque
+ * struct pgcb_conn / struct pgcb_stmt), shared by the rawwire and floor
+ * drivers, and the operations on them that are not the hot path.
+ *
+ * Ownership: a connection owns its socket, its read buffer, its encoded
+ * batch, its "C" locale and the list of its statements; rw_conn_close frees
+ * all of them. A statement is one allocation (name, column kinds, format
+ * codes) plus its pre-encoded execution bytes; it lives until close.
+ */
+#ifndef RW_CONN_H
+#define RW_CONN_H
+
+#include <locale.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pgcb/driver.h>
+
+#include "rw_codec.h"
+
+struct pgcb_stmt {
+    struct pgcb_stmt *next;   /* the connection's list */
+    unsigned ncols;
+    unsigned char *kinds;     /* enum rw_kind per column, in this allocation */
+    char *exec;               /* Bind + Execute + Sync of one execution (malloc'd) */
+    size_t exec_len;
+    char name[];
+};
+
+struct pgcb_conn {
+    int fd;
+    int binary;               /* result_format = binary */
+    int broken;               /* after PGCB_ERR_IO / PGCB_ERR_PROTOCOL */
+    locale_t c_locale;        /* for strtod_l; never the global locale */
+    /* Read buffer: the unread bytes are rbuf[rpos..rend); rcap bytes. */
+    char *rbuf;
+    size_t rcap, rpos, rend;
+    /* The last batch encoded (batch_depth executions of batch_stmt). */
+    struct rw_buf batch;
+    const struct pgcb_stmt *batch_stmt;
+    uint32_t batch_depth;
+    struct pgcb_stmt *stmts;
+    uint32_t be_pid, be_key;  /* BackendKeyData */
+    int64_t deadline_ns;      /* CLOCK_MONOTONIC deadline while connecting; 0 none */
+    char peer[192];           /* where we are connected, for messages */
+};
+
+/* The initial read buffer: replies are read in chunks this large; it grows
+ * only for a message that does not fit. */
+#define RW_RBUF_INITIAL (256u * 1024u)
+
+/* Open a connection to what `conninfo` (plus PG* variables and defaults)
+ * names, trying each host in turn, and authenticate. `binary`: the result
+ * format for statements. PGCB_OK with *out set, or an error with *out NULL
+ * and err set (never quoting a password). */
+int rw_conn_open(const char *conninfo, int binary, struct pgcb_conn **out, char *err, size_t errlen);
+
+/* Send Terminate (best effort), close the socket, free everything. NULL ok. */
+void rw_conn_close(struct pgcb_conn *c);
+
+/* Parse + Describe + Sync of `sql` as statement `name`; learn the column
+ * types and pre-encode the statement's execution. On error the server-side
+ * statement does not exist afterwards. */
+int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, struct pgcb_stmt **out,
+                    char *err, size_t errlen);
+
+/* Make c->batch hold `depth` executions of st (re-encoded only when the
+ * statement or depth changed). PGCB_OK or PGCB_ERR_NOMEM. */
+int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth, char *err,
+                        size_t errlen);
+
+/* Mark c broken and return `rc` (for IO/PROTOCOL errors). */
+int rw_conn_fail(struct pgcb_conn *c, int rc);
+
+#endif /* RW_CONN_H */

@@ -1,0 +1,563 @@
+/*
+ * rw_conninfo.c -- see rw_conninfo.h.
+ */
+#include "rw_conninfo.h"
+
+#include <ctype.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rw_err.h"
+
+static const struct {
+    const char *key, *env;
+} rw_param_info[RW_P_COUNT] = {
+    [RW_P_HOST] = {"host", "PGHOST"},
+    [RW_P_HOSTADDR] = {"hostaddr", "PGHOSTADDR"},
+    [RW_P_PORT] = {"port", "PGPORT"},
+    [RW_P_USER] = {"user", "PGUSER"},
+    [RW_P_DBNAME] = {"dbname", "PGDATABASE"},
+    [RW_P_PASSWORD] = {"password", "PGPASSWORD"},
+    [RW_P_PASSFILE] = {"passfile", "PGPASSFILE"},
+    [RW_P_CONNECT_TIMEOUT] = {"connect_timeout", "PGCONNECT_TIMEOUT"},
+    [RW_P_APPLICATION_NAME] = {"application_name", "PGAPPNAME"},
+    [RW_P_FALLBACK_APPLICATION_NAME] = {"fallback_application_name", NULL},
+    [RW_P_OPTIONS] = {"options", "PGOPTIONS"},
+    [RW_P_CLIENT_ENCODING] = {"client_encoding", "PGCLIENTENCODING"},
+    [RW_P_SSLMODE] = {"sslmode", "PGSSLMODE"},
+    [RW_P_GSSENCMODE] = {"gssencmode", "PGGSSENCMODE"},
+    [RW_P_CHANNEL_BINDING] = {"channel_binding", "PGCHANNELBINDING"},
+    [RW_P_TARGET_SESSION_ATTRS] = {"target_session_attrs", "PGTARGETSESSIONATTRS"},
+    [RW_P_SERVICE] = {"service", "PGSERVICE"},
+    [RW_P_REQUIRESSL] = {"requiressl", "PGREQUIRESSL"},
+};
+
+/* Keys libpq (15) accepts that rawwire ignores: TLS files, keepalives,
+ * Kerberos, peer checks ... (their defaults are what rawwire does anyway). */
+static const char *const rw_ignored_keys[] = {
+    "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+    "tcp_user_timeout", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslrootcert",
+    "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+    "ssl_max_protocol_version", "krbsrvname", "gsslib", "replication", NULL,
+};
+
+const char *rw_param_name(enum rw_param p)
+{
+    return rw_param_info[p].key;
+}
+
+void rw_params_free(struct rw_params *p)
+{
+    for (int i = 0; i < RW_P_COUNT; i++) {
+        free(p->v[i]);
+        p->v[i] = NULL;
+    }
+}
+
+/* True if `s` could hold a password (a "password" key, or a URI with a
+ * user-info part): error messages then quote no piece of it, since a
+ * mis-quoted password can look like a key. Conservative. */
+static int rw_may_hold_password(const char *s)
+{
+    return strcasestr(s, "password") != NULL ||
+           ((strncmp(s, "postgresql://", 13) == 0 || strncmp(s, "postgres://", 11) == 0) &&
+            strchr(s, '@') != NULL);
+}
+
+/* Store value (n bytes) for key; a later occurrence replaces an earlier one,
+ * as in libpq. 0, 1 for an ignored key, -1 unknown key, -2 out of memory. */
+static int rw_param_set(struct rw_params *p, const char *key, size_t keylen, const char *val,
+                        size_t n)
+{
+    for (int i = 0; i < RW_P_COUNT; i++) {
+        if (strlen(rw_param_info[i].key) == keylen && memcmp(rw_param_info[i].key, key, keylen) == 0) {
+            char *v = strndup(val, n);
+            if (!v)
+                return -2;
+            free(p->v[i]);
+            p->v[i] = v;
+            return 0;
+        }
+    }
+    for (int i = 0; rw_ignored_keys[i]; i++)
+        if (strlen(rw_ignored_keys[i]) == keylen && memcmp(rw_ignored_keys[i], key, keylen) == 0)
+            return 1;
+    return -1;
+}
+
+static int rw_set_or_fail(struct rw_params *p, const char *key, size_t keylen, const char *val,
+                          size_t n, int quiet, char *err, size_t errlen)
+{
+    int rc = rw_param_set(p, key, keylen, val, n);
+
+    if (rc == -1) {
+        if (quiet)
+            rw_errf(err, errlen, "invalid connection option (not quoted: the string may hold a password)");
+        else
+            rw_errf(err, errlen, "invalid connection option \"%.*s\"", keylen > 64 ? 64 : (int)keylen, key);
+        return -1;
+    }
+    if (rc == -2) {
+        rw_errf(err, errlen, "out of memory");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- key=value ---------------------------------------------------------- */
+
+static int rw_parse_kv(const char *s, struct rw_params *p, char *err, size_t errlen)
+{
+    const char *start = s;
+    int quiet = rw_may_hold_password(s);
+    size_t cap = strlen(s) + 1;
+    char *val = malloc(cap);
+
+    if (!val) {
+        rw_errf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (;;) {
+        const char *key;
+        size_t keylen, n = 0;
+
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s)
+            break;
+        key = s;
+        while (*s && *s != '=' && !isspace((unsigned char)*s))
+            s++;
+        keylen = (size_t)(s - key);
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s != '=') {
+            if (quiet)
+                rw_errf(err, errlen, "missing \"=\" after the keyword at offset %zu of the connection "
+                                     "info string", (size_t)(key - start));
+            else
+                rw_errf(err, errlen, "missing \"=\" after \"%.*s\" in connection info string",
+                        keylen > 64 ? 64 : (int)keylen, key);
+            goto fail;
+        }
+        s++;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (*s == '\'') {
+            s++;
+            for (;;) {
+                if (!*s) {
+                    rw_errf(err, errlen, "unterminated quoted string in connection info string");
+                    goto fail;
+                }
+                if (*s == '\\' && s[1]) {
+                    val[n++] = s[1];
+                    s += 2;
+                } else if (*s == '\'') {
+                    s++;
+                    break;
+                } else {
+                    val[n++] = *s++;
+                }
+            }
+        } else {
+            while (*s && !isspace((unsigned char)*s)) {
+                if (*s == '\\' && s[1]) {
+                    val[n++] = s[1];
+                    s += 2;
+                } else {
+                    val[n++] = *s++;
+                }
+            }
+        }
+        if (rw_set_or_fail(p, key, keylen, val, n, quiet, err, errlen))
+            goto fail;
+    }
+    free(val);
+    return 0;
+fail:
+    free(val);
+    return -1;
+}
+
+/* ---- URI ---------------------------------------------------------------- */
+
+static int rw_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = tolower(c);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Percent-decode s[0..n) into out (room for n + 1); *outlen its length.
+ * -1 on a bad escape or an encoded NUL. */
+static int rw_pct_decode(const char *s, size_t n, char *out, size_t *outlen)
+{
+    size_t o = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '%') {
+            int hi, lo;
+            if (i + 2 >= n)
+                return -1;
+            hi = rw_hexval((unsigned char)s[i + 1]);
+            lo = rw_hexval((unsigned char)s[i + 2]);
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+                return -1;
+            out[o++] = (char)(hi << 4 | lo);
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    *outlen = o;
+    return 0;
+}
+
+static int rw_uri_set(struct rw_params *p, enum rw_param which, const char *s, size_t n, char *buf,
+                      int quiet, char *err, size_t errlen)
+{
+    size_t m;
+    const char *key = rw_param_info[which].key;
+
+    if (rw_pct_decode(s, n, buf, &m)) {
+        rw_errf(err, errlen, "invalid percent-encoded token in the URI's %s", key);
+        return -1;
+    }
+    return rw_set_or_fail(p, key, strlen(key), buf, m, quiet, err, errlen);
+}
+
+static int rw_parse_uri(const char *s, size_t prefix, struct rw_params *p, char *err, size_t errlen)
+{
+    const char *u = s + prefix, *end, *at, *q;
+    size_t cap = strlen(s) * 2 + 2;
+    char *buf = malloc(cap), *hosts = malloc(cap), *ports = malloc(cap);
+    size_t nh = 0, np = 0;
+    int rc = -1, quiet = rw_may_hold_password(s);
+
+    if (!buf || !hosts || !ports) {
+        rw_errf(err, errlen, "out of memory");
+        goto out;
+    }
+    /* the authority ends at the first '/' or '?' */
+    end = u + strcspn(u, "/?");
+    /* user info: up to the last '@' of the authority */
+    at = NULL;
+    for (const char *c = u; c < end; c++)
+        if (*c == '@')
+            at = c;
+    if (at) {
+        const char *colon = memchr(u, ':', (size_t)(at - u));
+        if (rw_uri_set(p, RW_P_USER, u, (size_t)((colon ? colon : at) - u), buf, quiet, err, errlen))
+            goto out;
+        if (colon && rw_uri_set(p, RW_P_PASSWORD, colon + 1, (size_t)(at - colon - 1), buf, quiet, err, errlen))
+            goto out;
+        u = at + 1;
+    }
+    /* hosts: h[:port][,h[:port]...] */
+    if (u < end) {
+        const char *h = u;
+        for (size_t k = 0;; k++) {
+            const char *hs = h, *he, *ps = NULL, *pe = NULL;
+            size_t m;
+            if (*h == '[') {
+                const char *rb = memchr(h, ']', (size_t)(end - h));
+                if (!rb) {
+                    rw_errf(err, errlen, "missing \"]\" in the URI's IPv6 host address");
+                    goto out;
+                }
+                hs = h + 1;
+                he = rb;
+                h = rb + 1;
+            } else {
+                while (h < end && *h != ':' && *h != ',')
+                    h++;
+                he = h;
+            }
+            if (h < end && *h == ':') {
+                ps = ++h;
+                while (h < end && *h != ',')
+                    h++;
+                pe = h;
+            }
+            if (h < end && *h != ',') {
+                rw_errf(err, errlen, "unexpected character in the URI's host list");
+                goto out;
+            }
+            if (k > 0)
+                hosts[nh++] = ',';
+            if (rw_pct_decode(hs, (size_t)(he - hs), hosts + nh, &m)) {
+                rw_errf(err, errlen, "invalid percent-encoded token in the URI's host");
+                goto out;
+            }
+            nh += m;
+            if (k > 0)
+                ports[np++] = ',';
+            if (ps) {
+                memcpy(ports + np, ps, (size_t)(pe - ps));
+                np += (size_t)(pe - ps);
+            }
+            if (h >= end)
+                break;
+            h++; /* ',' */
+        }
+        hosts[nh] = ports[np] = '\0';
+        if (nh && rw_set_or_fail(p, "host", 4, hosts, nh, quiet, err, errlen))
+            goto out;
+        /* only when some port was given (",," alone means none) */
+        if (strspn(ports, ",") != np && rw_set_or_fail(p, "port", 4, ports, np, quiet, err, errlen))
+            goto out;
+    }
+    u = end;
+    if (*u == '/') {
+        q = u + 1 + strcspn(u + 1, "?");
+        if (q > u + 1 && rw_uri_set(p, RW_P_DBNAME, u + 1, (size_t)(q - u - 1), buf, quiet, err, errlen))
+            goto out;
+        u = q;
+    }
+    if (*u == '?') {
+        u++;
+        while (*u) {
+            const char *amp = u + strcspn(u, "&"), *eq = memchr(u, '=', (size_t)(amp - u));
+            size_t kl, vl;
+            char *kbuf;
+            if (!eq) {
+                rw_errf(err, errlen, "missing key/value separator \"=\" in the URI's query parameters");
+                goto out;
+            }
+            if (rw_pct_decode(u, (size_t)(eq - u), buf, &kl)) {
+                rw_errf(err, errlen, "invalid percent-encoded token in the URI's query parameters");
+                goto out;
+            }
+            kbuf = buf + kl + 1;
+            if (rw_pct_decode(eq + 1, (size_t)(amp - eq - 1), kbuf, &vl)) {
+                rw_errf(err, errlen, "invalid percent-encoded token in the URI's query parameters");
+                goto out;
+            }
+            if (strcmp(buf, "ssl") == 0 && strcmp(kbuf, "true") == 0) {
+                if (rw_set_or_fail(p, "sslmode", 7, "require", 7, quiet, err, errlen))
+                    goto out;
+            } else if (rw_set_or_fail(p, buf, kl, kbuf, vl, quiet, err, errlen)) {
+                goto out;
+            }
+            u = *amp ? amp + 1 : amp;
+        }
+    }
+    rc = 0;
+out:
+    free(buf);
+    free(hosts);
+    free(ports);
+    return rc;
+}
+
+int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size_t errlen)
+{
+    int rc;
+
+    memset(p, 0, sizeof *p);
+    if (!conninfo)
+        conninfo = "";
+    if (strncmp(conninfo, "postgresql://", 13) == 0)
+        rc = rw_parse_uri(conninfo, 13, p, err, errlen);
+    else if (strncmp(conninfo, "postgres://", 11) == 0)
+        rc = rw_parse_uri(conninfo, 11, p, err, errlen);
+    else
+        rc = rw_parse_kv(conninfo, p, err, errlen);
+    if (rc)
+        rw_params_free(p);
+    return rc;
+}
+
+/* ---- environment and defaults ------------------------------------------- */
+
+int rw_params_from_env(struct rw_params *p)
+{
+    for (int i = 0; i < RW_P_COUNT; i++) {
+        const char *e;
+        if (p->v[i] || !rw_param_info[i].env || !(e = getenv(rw_param_info[i].env)))
+            continue;
+        if (!(p->v[i] = strdup(e)))
+            return -1;
+    }
+    return 0;
+}
+
+static int rw_is(const char *v, const char *a)
+{
+    return v && strcmp(v, a) == 0;
+}
+
+static int rw_default(struct rw_params *p, enum rw_param which, const char *val)
+{
+    if (p->v[which] && *p->v[which])
+        return 0;
+    free(p->v[which]);
+    return (p->v[which] = strdup(val)) ? 0 : -1;
+}
+
+int rw_params_finish(struct rw_params *p, char *err, size_t errlen)
+{
+    const char *v;
+
+    if (p->v[RW_P_SERVICE] && *p->v[RW_P_SERVICE]) {
+        rw_errf(err, errlen, "service is not supported by rawwire (no pg_service.conf lookup)");
+        return -1;
+    }
+    v = p->v[RW_P_SSLMODE];
+    if (v && *v && !rw_is(v, "disable") && !rw_is(v, "allow") && !rw_is(v, "prefer")) {
+        if (rw_is(v, "require") || rw_is(v, "verify-ca") || rw_is(v, "verify-full"))
+            rw_errf(err, errlen, "sslmode=%s is not supported by rawwire (no TLS)", v);
+        else
+            rw_errf(err, errlen, "invalid sslmode value (expected disable, allow, prefer, require, "
+                                 "verify-ca or verify-full)");
+        return -1;
+    }
+    if (rw_is(p->v[RW_P_REQUIRESSL], "1")) {
+        rw_errf(err, errlen, "requiressl=1 is not supported by rawwire (no TLS)");
+        return -1;
+    }
+    v = p->v[RW_P_GSSENCMODE];
+    if (rw_is(v, "require")) {
+        rw_errf(err, errlen, "gssencmode=require is not supported by rawwire (no GSSAPI)");
+        return -1;
+    }
+    v = p->v[RW_P_CHANNEL_BINDING];
+    if (rw_is(v, "require")) {
+        rw_errf(err, errlen, "channel_binding=require is not supported by rawwire (no TLS)");
+        return -1;
+    }
+    if (v && *v && !rw_is(v, "disable") && !rw_is(v, "prefer")) {
+        rw_errf(err, errlen, "invalid channel_binding value (expected disable, prefer or require)");
+        return -1;
+    }
+    v = p->v[RW_P_TARGET_SESSION_ATTRS];
+    if (v && *v && !rw_is(v, "any")) {
+        rw_errf(err, errlen, "target_session_attrs=%s is not supported by rawwire (only any)",
+                strlen(v) > 32 ? "..." : v);
+        return -1;
+    }
+    v = p->v[RW_P_CONNECT_TIMEOUT];
+    if (v && *v) {
+        char *end;
+        long t = strtol(v, &end, 10);
+        if (*end || t < 0 || t > 1000000) {
+            rw_errf(err, errlen, "invalid integer value for connect_timeout");
+            return -1;
+        }
+    }
+    if (!p->v[RW_P_USER] || !*p->v[RW_P_USER]) {
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(geteuid(), &pw, buf, sizeof buf, &res) != 0 || !res) {
+            rw_errf(err, errlen, "could not look up the local user name (uid %u); set user",
+                    (unsigned)geteuid());
+            return -1;
+        }
+        if (rw_default(p, RW_P_USER, pw.pw_name))
+            goto oom;
+    }
+    if (rw_default(p, RW_P_DBNAME, p->v[RW_P_USER]) || rw_default(p, RW_P_PORT, "5432"))
+        goto oom;
+    return 0;
+oom:
+    rw_errf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* ---- targets ------------------------------------------------------------ */
+
+/* Number of comma-separated items in s (1 for "" or NULL). */
+static size_t rw_count_items(const char *s)
+{
+    size_t n = 1;
+    for (; s && *s; s++)
+        n += *s == ',';
+    return n;
+}
+
+/* The i-th comma-separated item of s (NULL: ""), malloc'd. */
+static char *rw_item(const char *s, size_t i)
+{
+    const char *e;
+
+    if (!s)
+        return strdup("");
+    while (i-- > 0) {
+        s = strchr(s, ',');
+        if (!s)
+            return strdup("");
+        s++;
+    }
+    e = strchr(s, ',');
+    return strndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+void rw_targets_free(struct rw_target *t, size_t n)
+{
+    for (size_t i = 0; t && i < n; i++) {
+        free(t[i].host);
+        free(t[i].hostaddr);
+        free(t[i].port);
+    }
+    free(t);
+}
+
+int rw_params_targets(const struct rw_params *p, struct rw_target **out, size_t *n, char *err,
+                      size_t errlen)
+{
+    const char *host = p->v[RW_P_HOST], *addr = p->v[RW_P_HOSTADDR], *port = p->v[RW_P_PORT];
+    size_t nh = host && *host ? rw_count_items(host) : 0;
+    size_t na = addr && *addr ? rw_count_items(addr) : 0;
+    size_t np = rw_count_items(port), count;
+    struct rw_target *t;
+
+    if (nh && na && nh != na) {
+        rw_errf(err, errlen, "could not match %zu host names to %zu hostaddr values", nh, na);
+        return -1;
+    }
+    count = nh > na ? nh : na;
+    if (count == 0)
+        count = 1;
+    if (np != 1 && np != count) {
+        rw_errf(err, errlen, "could not match %zu port numbers to %zu hosts", np, count);
+        return -1;
+    }
+    t = calloc(count, sizeof *t);
+    if (!t)
+        goto oom;
+    for (size_t i = 0; i < count; i++) {
+        char *end;
+        long pn;
+        t[i].host = rw_item(nh ? host : NULL, i);
+        t[i].hostaddr = rw_item(na ? addr : NULL, i);
+        t[i].port = rw_item(port, np == 1 ? 0 : i);
+        if (!t[i].host || !t[i].hostaddr || !t[i].port) {
+            rw_targets_free(t, count);
+            goto oom;
+        }
+        if (!*t[i].port) {
+            free(t[i].port);
+            if (!(t[i].port = strdup("5432"))) {
+                rw_targets_free(t, count);
+                goto oom;
+            }
+        }
+        pn = strtol(t[i].port, &end, 10);
+        if (*end || end == t[i].port || pn < 1 || pn > 65535) {
+            rw_errf(err, errlen, "invalid port number: \"%.16s\"", t[i].port);
+            rw_targets_free(t, count);
+            return -1;
+        }
+    }
+    *out = t;
+    *n = count;
+    return 0;
+oom:
+    rw_errf(err, errlen, "out of memory");
+    return -1;
+}

@@ -1,0 +1,358 @@
+/*
+ * rw_io.c -- see rw_io.h.
+ */
+#include "rw_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rw_err.h"
+
+static int64_t rw_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Milliseconds left before the deadline (-1: none; 0: passed). */
+static int rw_ms_left(const struct pgcb_conn *c)
+{
+    int64_t left;
+
+    if (!c->deadline_ns)
+        return -1;
+    left = c->deadline_ns - rw_now_ns();
+    if (left <= 0)
+        return 0;
+    return left / 1000000 > 1000000000 ? 1000000000 : (int)(left / 1000000) + 1;
+}
+
+/* Wait for `events` on c->fd within the deadline. PGCB_OK, or an error. */
+static int rw_wait(struct pgcb_conn *c, short events, char *err, size_t errlen)
+{
+    struct pollfd pfd = {.fd = c->fd, .events = events};
+    int ms = rw_ms_left(c), n;
+
+    if (ms < 0)
+        return PGCB_OK; /* blocking socket: the call itself waits */
+    for (;;) {
+        n = poll(&pfd, 1, ms);
+        if (n > 0)
+            return PGCB_OK;
+        if (n == 0) {
+            rw_errf(err, errlen, "timeout expired (connect_timeout)");
+            return PGCB_ERR_CONNECT;
+        }
+        if (errno != EINTR) {
+            rw_errf(err, errlen, "poll on %s: %s", c->peer, strerror(errno));
+            return PGCB_ERR_IO;
+        }
+        ms = rw_ms_left(c);
+    }
+}
+
+/* ---- connect ------------------------------------------------------------ */
+
+/* connect() fd to addr within the deadline. 0 or an errno value. */
+static int rw_connect_fd(struct pgcb_conn *c, const struct sockaddr *addr, socklen_t len)
+{
+    int flags = fcntl(c->fd, F_GETFL), e = 0;
+    socklen_t elen = sizeof e;
+
+    if (!c->deadline_ns)
+        return connect(c->fd, addr, len) == 0 ? 0 : errno;
+    if (flags < 0 || fcntl(c->fd, F_SETFL, flags | O_NONBLOCK) < 0)
+        return errno;
+    if (connect(c->fd, addr, len) != 0) {
+        if (errno != EINPROGRESS && errno != EAGAIN)
+            e = errno;
+        else {
+            struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+            int n;
+            do
+                n = poll(&pfd, 1, rw_ms_left(c));
+            while (n < 0 && errno == EINTR);
+            if (n == 0)
+                e = ETIMEDOUT;
+            else if (n < 0)
+                e = errno;
+            else if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &elen) != 0)
+                e = errno;
+        }
+    }
+    if (fcntl(c->fd, F_SETFL, flags) < 0 && !e)
+        e = errno;
+    return e;
+}
+
+static int rw_connect_unix(struct pgcb_conn *c, const struct rw_target *t, char *err, size_t errlen)
+{
+    const char *dir = *t->host ? t->host : RW_DEFAULT_SOCKET_DIR;
+    struct sockaddr_un sun;
+    socklen_t len;
+    int n, e;
+
+    memset(&sun, 0, sizeof sun);
+    sun.sun_family = AF_UNIX;
+    n = snprintf(sun.sun_path, sizeof sun.sun_path, "%s/.s.PGSQL.%s", dir, t->port);
+    snprintf(c->peer, sizeof c->peer, "socket \"%s/.s.PGSQL.%s\"", dir, t->port);
+    if (n < 0 || (size_t)n >= sizeof sun.sun_path) {
+        rw_errf(err, errlen, "unix socket path \"%s/.s.PGSQL.%s\" is too long", dir, t->port);
+        return PGCB_ERR_CONNECT;
+    }
+    len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)n + 1);
+    if (dir[0] == '@') { /* Linux abstract namespace, as libpq 14+ */
+        sun.sun_path[0] = '\0';
+        len--;
+    }
+    c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (c->fd < 0) {
+        rw_errf(err, errlen, "could not create a socket: %s", strerror(errno));
+        return PGCB_ERR_CONNECT;
+    }
+    if ((e = rw_connect_fd(c, (struct sockaddr *)&sun, len)) != 0) {
+        rw_errf(err, errlen, "connection to server on %s failed: %s", c->peer,
+                e == ETIMEDOUT ? "timeout expired" : strerror(e));
+        close(c->fd);
+        c->fd = -1;
+        return PGCB_ERR_CONNECT;
+    }
+    return PGCB_OK;
+}
+
+static int rw_connect_tcp(struct pgcb_conn *c, const struct rw_target *t, char *err, size_t errlen)
+{
+    struct addrinfo hints, *res = NULL;
+    const char *node = *t->hostaddr ? t->hostaddr : t->host;
+    int rc, e = 0, one = 1;
+
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (*t->hostaddr)
+        hints.ai_flags = AI_NUMERICHOST;
+    snprintf(c->peer, sizeof c->peer, "\"%s\" port %s", node, t->port);
+    if ((rc = getaddrinfo(node, t->port, &hints, &res)) != 0) {
+        rw_errf(err, errlen, "could not translate host name %s to address: %s", c->peer,
+                gai_strerror(rc));
+        return PGCB_ERR_CONNECT;
+    }
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (c->fd < 0) {
+            e = errno;
+            continue;
+        }
+        /* Small messages go out at once: the batch is one write anyway. */
+        if (setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0 ||
+            (e = rw_connect_fd(c, ai->ai_addr, ai->ai_addrlen)) != 0) {
+            if (!e)
+                e = errno;
+            close(c->fd);
+            c->fd = -1;
+            continue;
+        }
+        break;
+    }
+    freeaddrinfo(res);
+    if (c->fd < 0) {
+        rw_errf(err, errlen, "connection to server at %s failed: %s", c->peer,
+                e == ETIMEDOUT ? "timeout expired" : strerror(e ? e : ECONNREFUSED));
+        return PGCB_ERR_CONNECT;
+    }
+    return PGCB_OK;
+}
+
+int rw_io_connect(struct pgcb_conn *c, const struct rw_target *t, char *err, size_t errlen)
+{
+    if (!*t->hostaddr && (!*t->host || t->host[0] == '/' || t->host[0] == '@'))
+        return rw_connect_unix(c, t, err, errlen);
+    return rw_connect_tcp(c, t, err, errlen);
+}
+
+/* ---- write -------------------------------------------------------------- */
+
+int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen)
+{
+    while (n > 0) {
+        ssize_t k;
+        int rc = rw_wait(c, POLLOUT, err, errlen);
+        if (rc != PGCB_OK)
+            return rc;
+        k = send(c->fd, p, n, MSG_NOSIGNAL);
+        if (k > 0) {
+            p += k;
+            n -= (size_t)k;
+        } else if (k < 0 && errno != EINTR && errno != EAGAIN) {
+            rw_errf(err, errlen, "could not send data to the server (%s): %s", c->peer, strerror(errno));
+            return PGCB_ERR_IO;
+        }
+    }
+    return PGCB_OK;
+}
+
+/* ---- read --------------------------------------------------------------- */
+
+/* Room for `need` unread bytes and at least some free space after them. */
+static int rw_rbuf_reserve(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
+{
+    size_t unread = c->rend - c->rpos, cap;
+    char *p;
+
+    if (c->rpos > 0) { /* the unread tail is at most one partial message */
+        memmove(c->rbuf, c->rbuf + c->rpos, unread);
+        c->rpos = 0;
+        c->rend = unread;
+    }
+    if (need < unread + 4096)
+        need = unread + 4096;
+    if (c->rcap >= need)
+        return PGCB_OK;
+    cap = c->rcap ? c->rcap : RW_RBUF_INITIAL;
+    while (cap < need)
+        cap *= 2;
+    if (!(p = realloc(c->rbuf, cap))) {
+        rw_errf(err, errlen, "out of memory (a %zu-byte message)", need);
+        return PGCB_ERR_NOMEM;
+    }
+    c->rbuf = p;
+    c->rcap = cap;
+    return PGCB_OK;
+}
+
+/* One recv into the free space (flags: 0 or MSG_DONTWAIT). PGCB_OK (maybe
+ * nothing read, with MSG_DONTWAIT), or PGCB_ERR_IO on error or EOF. */
+static int rw_recv(struct pgcb_conn *c, int flags, char *err, size_t errlen)
+{
+    for (;;) {
+        ssize_t k = recv(c->fd, c->rbuf + c->rend, c->rcap - c->rend, flags);
+        if (k > 0) {
+            c->rend += (size_t)k;
+            return PGCB_OK;
+        }
+        if (k == 0) {
+            rw_errf(err, errlen, "server closed the connection unexpectedly (%s)", c->peer);
+            return PGCB_ERR_IO;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN && flags)
+            return PGCB_OK;
+        rw_errf(err, errlen, "could not receive data from the server (%s): %s", c->peer, strerror(errno));
+        return PGCB_ERR_IO;
+    }
+}
+
+int rw_io_fill(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
+{
+    int rc = rw_rbuf_reserve(c, need, err, errlen);
+
+    if (rc == PGCB_OK)
+        rc = rw_wait(c, POLLIN, err, errlen);
+    if (rc == PGCB_OK)
+        rc = rw_recv(c, 0, err, errlen);
+    return rc;
+}
+
+int rw_io_read_msg(struct pgcb_conn *c, char *type, const char **body, size_t *n, char *err,
+                   size_t errlen)
+{
+    for (;;) {
+        uint32_t len;
+        int h = rw_dec_header(c->rbuf + c->rpos, c->rend - c->rpos, type, &len), rc;
+
+        if (h == RW_HDR_BAD) {
+            rw_errf(err, errlen, "invalid message length %u from the server (type 0x%02x)",
+                    rw_be32(c->rbuf + c->rpos + 1), (unsigned char)c->rbuf[c->rpos]);
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (h == RW_HDR_OK && c->rend - c->rpos >= (size_t)len + 1) {
+            *body = c->rbuf + c->rpos + 5;
+            *n = len - 4;
+            c->rpos += (size_t)len + 1;
+            return PGCB_OK;
+        }
+        if ((rc = rw_io_fill(c, h == RW_HDR_OK ? (size_t)len + 1 : 5, err, errlen)) != PGCB_OK)
+            return rc;
+    }
+}
+
+/* ---- the pipelined exchange --------------------------------------------- */
+
+/* Hand the unread bytes to feed; consume what it used. */
+static int rw_feed(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, char *err,
+                   size_t errlen)
+{
+    size_t used = 0;
+    int r;
+
+    *need = 0;
+    r = feed(ctx, c->rbuf + c->rpos, c->rend - c->rpos, &used, need, err, errlen);
+    c->rpos += used;
+    if (c->rpos == c->rend)
+        c->rpos = c->rend = 0;
+    return r;
+}
+
+int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
+                   char *err, size_t errlen)
+{
+    size_t sent = 0, need = 0;
+    int r, rc;
+
+    if (!c->rbuf && (rc = rw_rbuf_reserve(c, RW_RBUF_INITIAL, err, errlen)) != PGCB_OK)
+        return rc;
+    while (sent < n) {
+        ssize_t k = send(c->fd, out + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        struct pollfd pfd = {.fd = c->fd, .events = POLLIN | POLLOUT};
+
+        if (k > 0) {
+            sent += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno != EAGAIN) {
+            rw_errf(err, errlen, "could not send data to the server (%s): %s", c->peer, strerror(errno));
+            return PGCB_ERR_IO;
+        }
+        /* The socket is full: the server may be waiting for us to read. */
+        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+            rw_errf(err, errlen, "poll on %s: %s", c->peer, strerror(errno));
+            return PGCB_ERR_IO;
+        }
+        if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
+            if ((rc = rw_rbuf_reserve(c, need, err, errlen)) != PGCB_OK ||
+                (rc = rw_recv(c, MSG_DONTWAIT, err, errlen)) != PGCB_OK)
+                return rc;
+            r = rw_feed(c, feed, ctx, &need, err, errlen);
+            if (r == RW_FEED_ERROR)
+                return PGCB_ERR_PROTOCOL;
+            if (r == RW_FEED_DONE) {
+                rw_errf(err, errlen, "the server answered every query before it was sent");
+                return PGCB_ERR_PROTOCOL;
+            }
+        }
+    }
+    /* Everything is sent: whatever is buffered first, then blocking reads. */
+    r = c->rend > c->rpos ? rw_feed(c, feed, ctx, &need, err, errlen) : RW_FEED_MORE;
+    while (r == RW_FEED_MORE) {
+        if ((rc = rw_rbuf_reserve(c, need, err, errlen)) != PGCB_OK ||
+            (rc = rw_recv(c, 0, err, errlen)) != PGCB_OK)
+            return rc;
+        r = rw_feed(c, feed, ctx, &need, err, errlen);
+    }
+    return r == RW_FEED_DONE ? PGCB_OK : PGCB_ERR_PROTOCOL;
+}

@@ -1,0 +1,51 @@
+/*
+ * rw_io.h -- the socket: connecting (unix or TCP), writing, reading into the
+ * connection's buffer, and the pipelined exchange of a batch.
+ *
+ * Every function returns a pgcb_status and writes err on failure. A socket
+ * error or EOF is PGCB_ERR_IO; a message header that cannot be valid is
+ * PGCB_ERR_PROTOCOL. While c->deadline_ns is set (connecting), every wait
+ * is bounded by it (PGCB_ERR_CONNECT "timeout").
+ */
+#ifndef RW_IO_H
+#define RW_IO_H
+
+#include <stddef.h>
+
+#include "rw_conn.h"
+#include "rw_conninfo.h"
+
+/* Connect c->fd to target t (a unix socket when t has no hostaddr and its
+ * host is empty, starts with '/' or '@'; else TCP with TCP_NODELAY, each
+ * address getaddrinfo gives in turn). Sets c->peer. */
+int rw_io_connect(struct pgcb_conn *c, const struct rw_target *t, char *err, size_t errlen);
+
+/* Write all n bytes (blocking; bounded by the deadline if set). */
+int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen);
+
+/* Make room for `need` unread bytes in the read buffer (compacting, growing
+ * if a message is larger than it), then read once (blocking). */
+int rw_io_fill(struct pgcb_conn *c, size_t need, char *err, size_t errlen);
+
+/* The next whole message: *type, *body (n bytes), consumed from the
+ * buffer; *body stays valid until the next read on c. */
+int rw_io_read_msg(struct pgcb_conn *c, char *type, const char **body, size_t *n, char *err,
+                   size_t errlen);
+
+/* A consumer of replies: parses the whole messages in p[0..n), sets *used
+ * to the bytes it consumed and *need to the bytes of the message it stopped
+ * at when that is incomplete (header included; 0 if unknown). Returns
+ * RW_FEED_MORE (wants more bytes), RW_FEED_DONE (every reply it waited for
+ * arrived), or RW_FEED_ERROR (malformed; err written). */
+enum { RW_FEED_MORE = 0, RW_FEED_DONE = 1, RW_FEED_ERROR = -1 };
+typedef int (*rw_feed_fn)(void *ctx, const char *p, size_t n, size_t *used, size_t *need, char *err,
+                          size_t errlen);
+
+/* Send out[0..n) and hand every reply to feed until it returns DONE. One
+ * send() when the socket takes it all; otherwise polls for POLLIN|POLLOUT
+ * and reads (and feeds) while writing, so a server blocked on its own
+ * output cannot deadlock us. Then blocking reads into the buffer. */
+int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
+                   char *err, size_t errlen);
+
+#endif /* RW_IO_H */

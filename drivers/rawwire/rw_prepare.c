@@ -1,0 +1,229 @@
+/*
+ * rw_prepare.c -- prepare (Parse + Describe + Sync once per statement) and
+ * the pre-encoded bytes of a batch. See rw_conn.h.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "rw_codec.h"
+#include "rw_conn.h"
+#include "rw_err.h"
+#include "rw_io.h"
+#include "rw_value.h"
+
+/* What the replies to Parse/Describe/Sync said. */
+struct rw_described {
+    unsigned nparams, ncols;
+    uint32_t *oids;          /* malloc'd, ncols entries */
+    int failed;              /* an ErrorResponse came */
+};
+
+/* Read replies until ReadyForQuery. The first ErrorResponse is formatted
+ * into err and remembered in d->failed; later ones are ignored. */
+static int rw_read_until_ready(struct pgcb_conn *c, struct rw_described *d, char *err, size_t errlen)
+{
+    for (;;) {
+        char type, status;
+        const char *body;
+        size_t n;
+        struct rw_pgerr e;
+        int rc = rw_io_read_msg(c, &type, &body, &n, err, errlen);
+
+        if (rc != PGCB_OK)
+            return rc;
+        switch (type) {
+        case '1': /* ParseComplete */
+        case '3': /* CloseComplete */
+        case 'N':
+        case 'S':
+        case 'A':
+            break;
+        case 't':
+            if (rw_dec_paramdesc(body, n, &d->nparams))
+                goto malformed;
+            break;
+        case 'n': /* NoData: a statement without result columns */
+            d->ncols = 0;
+            break;
+        case 'T': {
+            unsigned nc;
+            uint32_t *oids;
+            if (rw_dec_rowdesc(body, n, &nc, NULL, 0))
+                goto malformed;
+            if (!(oids = malloc(((size_t)nc + 1) * sizeof *oids))) {
+                rw_errf(err, errlen, "out of memory");
+                return PGCB_ERR_NOMEM;
+            }
+            rw_dec_rowdesc(body, n, &nc, oids, nc);
+            free(d->oids);
+            d->oids = oids;
+            d->ncols = nc;
+            break;
+        }
+        case 'E':
+            if (rw_dec_error(body, n, &e))
+                goto malformed;
+            if (!d->failed)
+                rw_pgerr_format(&e, err, errlen);
+            d->failed = 1;
+            break;
+        case 'Z':
+            if (rw_dec_ready(body, n, &status))
+                goto malformed;
+            return PGCB_OK;
+        default:
+            rw_errf(err, errlen, "unexpected message type 0x%02x after Parse/Describe",
+                    (unsigned char)type);
+            return PGCB_ERR_PROTOCOL;
+        }
+        continue;
+    malformed:
+        rw_errf(err, errlen, "malformed message of type '%c' from the server", type);
+        return PGCB_ERR_PROTOCOL;
+    }
+}
+
+/* Encode and send the messages in b, then free b. */
+static int rw_send_buf(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t errlen)
+{
+    int rc;
+
+    if (b->failed) {
+        rw_errf(err, errlen, "out of memory");
+        rc = PGCB_ERR_NOMEM;
+    } else {
+        rc = rw_io_write_all(c, b->data, b->len, err, errlen);
+    }
+    rw_buf_free(b);
+    return rc;
+}
+
+/* Close statement `name` on the server after refusing it. */
+static int rw_close_stmt(struct pgcb_conn *c, const char *name)
+{
+    struct rw_buf b;
+    struct rw_described d = {0, 0, NULL, 0};
+    char ignore[PGCB_ERRLEN];
+    int rc;
+
+    rw_buf_init(&b);
+    rw_enc_close_stmt(&b, name);
+    rw_enc_sync(&b);
+    rc = rw_send_buf(c, &b, ignore, sizeof ignore);
+    if (rc == PGCB_OK)
+        rc = rw_read_until_ready(c, &d, ignore, sizeof ignore);
+    free(d.oids);
+    return rc;
+}
+
+/* The statement object for the described columns, with its execution
+ * pre-encoded. NULL on out of memory. */
+static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
+                                     const struct rw_described *d)
+{
+    size_t namelen = strlen(name);
+    struct pgcb_stmt *st = calloc(1, sizeof *st + namelen + 1 + d->ncols);
+    int16_t *fmts = malloc(((size_t)d->ncols + 1) * sizeof *fmts);
+    size_t nfmts = d->ncols;
+    struct rw_buf b;
+
+    if (!st || !fmts) {
+        free(st);
+        free(fmts);
+        return NULL;
+    }
+    memcpy(st->name, name, namelen + 1);
+    st->ncols = d->ncols;
+    st->kinds = (unsigned char *)st->name + namelen + 1;
+    for (unsigned i = 0; i < d->ncols; i++)
+        st->kinds[i] = (unsigned char)rw_kind_of(d->oids[i], c->binary, &fmts[i]);
+    /* one format code for all columns when they agree (0 codes: all text) */
+    if (nfmts > 0) {
+        int same = 1;
+        for (size_t i = 1; i < nfmts; i++)
+            same &= fmts[i] == fmts[0];
+        if (same)
+            nfmts = fmts[0] ? 1 : 0;
+    }
+    rw_buf_init(&b);
+    rw_enc_bind(&b, name, fmts, nfmts);
+    rw_enc_execute(&b);
+    rw_enc_sync(&b);
+    free(fmts);
+    if (b.failed) {
+        rw_buf_free(&b);
+        free(st);
+        return NULL;
+    }
+    st->exec = b.data;
+    st->exec_len = b.len;
+    return st;
+}
+
+int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, struct pgcb_stmt **out,
+                    char *err, size_t errlen)
+{
+    struct rw_described d = {0, 0, NULL, 0};
+    struct pgcb_stmt *st;
+    struct rw_buf b;
+    int rc;
+
+    *out = NULL;
+    if (c->broken) {
+        rw_errf(err, errlen, "the connection is broken (an earlier error); it must be closed");
+        return PGCB_ERR_IO;
+    }
+    rw_buf_init(&b);
+    rw_enc_parse(&b, name, sql);
+    rw_enc_describe_stmt(&b, name);
+    rw_enc_sync(&b);
+    rc = rw_send_buf(c, &b, err, errlen);
+    if (rc == PGCB_OK)
+        rc = rw_read_until_ready(c, &d, err, errlen);
+    if (rc != PGCB_OK) {
+        free(d.oids);
+        return rw_conn_fail(c, rc);
+    }
+    if (d.failed) {
+        free(d.oids);
+        return PGCB_ERR_QUERY; /* Parse failed: the statement does not exist */
+    }
+    if (d.nparams > 0) {
+        rw_errf(err, errlen, "statement %s has %u parameter(s); rawwire sends none", name, d.nparams);
+        free(d.oids);
+        rc = rw_close_stmt(c, name);
+        return rc == PGCB_OK ? PGCB_ERR_UNSUPPORTED : rw_conn_fail(c, rc);
+    }
+    st = rw_stmt_new(c, name, &d);
+    free(d.oids);
+    if (!st) {
+        rw_errf(err, errlen, "out of memory");
+        rw_close_stmt(c, name);
+        return PGCB_ERR_NOMEM;
+    }
+    st->next = c->stmts;
+    c->stmts = st;
+    *out = st;
+    return PGCB_OK;
+}
+
+int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth, char *err,
+                        size_t errlen)
+{
+    if (c->batch_stmt == st && c->batch_depth == depth)
+        return PGCB_OK;
+    c->batch.len = 0;
+    c->batch_stmt = NULL;
+    if ((size_t)depth > (SIZE_MAX / 2) / st->exec_len ||
+        rw_buf_reserve(&c->batch, st->exec_len * depth)) {
+        c->batch.failed = 0;
+        rw_errf(err, errlen, "out of memory (a batch of %u executions)", depth);
+        return PGCB_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < depth; i++)
+        memcpy(c->batch.data + (size_t)i * st->exec_len, st->exec, st->exec_len);
+    c->batch.len = st->exec_len * depth;
+    c->batch_stmt = st;
+    c->batch_depth = depth;
+    return PGCB_OK;
+}

@@ -1,0 +1,181 @@
+/*
+ * rw_reply.c -- see rw_reply.h.
+ */
+#include "rw_reply.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "rw_codec.h"
+#include "rw_err.h"
+#include "rw_value.h"
+
+void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncols,
+                   struct pgcb_sum *sum, locale_t c_locale, uint32_t depth)
+{
+    r->kinds = kinds;
+    r->ncols = ncols;
+    r->sum = sum;
+    r->c_locale = c_locale;
+    r->depth = depth;
+    r->ready = 0;
+    r->state = RW_RS_BIND;
+    r->have_error = 0;
+    r->fatal = 0;
+    r->error_query = 0;
+    r->qerr[0] = '\0';
+}
+
+/* One DataRow body: every value folded, then the row. */
+static int rw_datarow(struct rw_reply *r, const char *b, size_t n, char *err, size_t errlen)
+{
+    const char *f = b + 2, *end = b + n;
+    const unsigned char *kinds = r->kinds;
+    struct pgcb_sum s = *r->sum; /* kept in registers across the row */
+    unsigned nc;
+
+    if (n < 2) {
+        rw_errf(err, errlen, "DataRow shorter than its column count");
+        return -1;
+    }
+    nc = rw_be16(b);
+    if (nc != r->ncols) {
+        rw_errf(err, errlen, "DataRow with %u columns; the statement was described with %u", nc,
+                r->ncols);
+        return -1;
+    }
+    for (unsigned i = 0; i < nc; i++) {
+        uint32_t flen;
+        if (end - f < 4)
+            goto past_end;
+        flen = rw_be32(f);
+        f += 4;
+        if (flen == 0xffffffffu) {
+            pgcb_sum_null(&s);
+            continue;
+        }
+        if (flen > (size_t)(end - f))
+            goto past_end;
+        if (rw_fold_value(&s, (enum rw_kind)kinds[i], f, flen, r->c_locale)) {
+            rw_errf(err, errlen, "DataRow column %u: malformed value of %u bytes for its type", i + 1,
+                    flen);
+            return -1;
+        }
+        f += flen;
+    }
+    if (f != end) {
+        rw_errf(err, errlen, "DataRow with %zu bytes after its last column", (size_t)(end - f));
+        return -1;
+    }
+    pgcb_sum_row(&s);
+    *r->sum = s;
+    return 0;
+past_end:
+    rw_errf(err, errlen, "DataRow field runs past the end of its message");
+    return -1;
+}
+
+static int rw_unexpected(const struct rw_reply *r, char type, char *err, size_t errlen)
+{
+    static const char *const states[] = {"BindComplete", "DataRow or CommandComplete",
+                                         "ReadyForQuery", "ReadyForQuery after an error"};
+    if ((unsigned char)type >= 0x20 && (unsigned char)type < 0x7f)
+        rw_errf(err, errlen, "unexpected message type '%c' in query %u of the batch (expecting %s)",
+                type, r->ready + 1, states[r->state]);
+    else
+        rw_errf(err, errlen, "unknown message type 0x%02x in query %u of the batch",
+                (unsigned char)type, r->ready + 1);
+    return RW_FEED_ERROR;
+}
+
+int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need, char *err,
+                  size_t errlen)
+{
+    struct rw_reply *r = ctx;
+    const char *q = p, *end = p + n;
+    int ret = RW_FEED_MORE;
+
+    *need = 0;
+    while ((size_t)(end - q) >= 5) {
+        uint32_t len = rw_be32(q + 1);
+        const char *b = q + 5;
+        size_t bn;
+        char type = q[0];
+
+        if (len < 4 || len > RW_MAX_MSG_LEN) {
+            rw_errf(err, errlen, "invalid message length %u (type 0x%02x) in query %u of the batch",
+                    len, (unsigned char)type, r->ready + 1);
+            ret = RW_FEED_ERROR;
+            break;
+        }
+        if ((size_t)(end - q) - 1 < len) {
+            *need = (size_t)len + 1;
+            break;
+        }
+        bn = len - 4;
+        switch (type) {
+        case 'D':
+            if (r->state != RW_RS_ROWS)
+                return rw_unexpected(r, type, err, errlen);
+            if (rw_datarow(r, b, bn, err, errlen))
+                return RW_FEED_ERROR;
+            break;
+        case '2': /* BindComplete */
+            if (r->state != RW_RS_BIND || bn != 0)
+                return rw_unexpected(r, type, err, errlen);
+            r->state = RW_RS_ROWS;
+            break;
+        case 'C': /* CommandComplete */
+        case 'I': /* EmptyQueryResponse */
+            if (r->state != RW_RS_ROWS)
+                return rw_unexpected(r, type, err, errlen);
+            r->state = RW_RS_DONE;
+            break;
+        case 'E': {
+            struct rw_pgerr e;
+            if (r->state == RW_RS_ERROR || r->state == RW_RS_DONE)
+                return rw_unexpected(r, type, err, errlen);
+            if (rw_dec_error(b, bn, &e)) {
+                rw_errf(err, errlen, "malformed ErrorResponse in query %u of the batch", r->ready + 1);
+                return RW_FEED_ERROR;
+            }
+            if (!r->have_error) {
+                size_t l;
+                r->have_error = 1;
+                r->error_query = r->ready + 1;
+                rw_pgerr_format(&e, r->qerr, sizeof r->qerr);
+                l = strlen(r->qerr);
+                if (r->depth > 1 && l < sizeof r->qerr)
+                    snprintf(r->qerr + l, sizeof r->qerr - l, " (query %u of %u in the batch)",
+                             r->error_query, r->depth);
+            }
+            if (rw_pgerr_is_fatal(&e))
+                r->fatal = 1;
+            r->state = RW_RS_ERROR;
+            break;
+        }
+        case 'Z': {
+            char status;
+            if ((r->state != RW_RS_DONE && r->state != RW_RS_ERROR) || rw_dec_ready(b, bn, &status))
+                return rw_unexpected(r, type, err, errlen);
+            r->state = RW_RS_BIND;
+            if (++r->ready == r->depth) {
+                q += (size_t)len + 1;
+                ret = RW_FEED_DONE;
+                goto out;
+            }
+            break;
+        }
+        case 'N': /* NoticeResponse */
+        case 'S': /* ParameterStatus */
+        case 'A': /* NotificationResponse */
+            break;
+        default:
+            return rw_unexpected(r, type, err, errlen);
+        }
+        q += (size_t)len + 1;
+    }
+out:
+    *used = (size_t)(q - p);
+    return ret;
+}

@@ -1,0 +1,112 @@
+/*
+ * test_rawwire_connect.c -- connect with rawwire, run queries, or expect a
+ * connection error. Used two ways:
+ *
+ *   test_rawwire_connect                       (as tests/run.sh runs it)
+ *       against the PG* server: connect with "" and run the queries below.
+ *   test_rawwire_connect CONNINFO [ERROR_PART] (tests/server/rawwire_auth.sh)
+ *       connect with CONNINFO; without ERROR_PART, run the queries; with it,
+ *       expect open() to fail with PGCB_ERR_CONNECT and a one-line message
+ *       containing ERROR_PART.
+ *
+ * The queries need no table: generate_series rows of int, text, NULL and
+ * bool, LIMIT-like sizes 1, 100 and 500, depths 1 and 10, text and binary.
+ * Exit 0 when everything is as expected; else 1 with one line on stderr.
+ * The driver is $PGCB_BUILD/drivers/rawwire.so (default build/).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pgcb/driver.h>
+
+static int fail(const char *what, const char *err)
+{
+    fprintf(stderr, "test_rawwire_connect: %s%s%s\n", what, err ? ": " : "", err ? err : "");
+    return 1;
+}
+
+static int run_queries(const struct pgcb_driver *d, const char *conninfo)
+{
+    static const char *const formats[] = {"text", "binary"};
+    static const unsigned sizes[] = {1, 100, 500};
+    char err[PGCB_ERRLEN] = "";
+
+    for (int f = 0; f < 2; f++) {
+        struct pgcb_option opt = {"result_format", formats[f]};
+        struct pgcb_conn *c = NULL;
+        if (d->open(conninfo, &opt, 1, &c, err, sizeof err) != PGCB_OK)
+            return fail("open failed", err);
+        for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+            char name[32], sql[160];
+            struct pgcb_stmt *st = NULL;
+            snprintf(name, sizeof name, "q%u", sizes[i]);
+            snprintf(sql, sizeof sql,
+                     "SELECT i, 1337, 'wat', NULL::text, false FROM generate_series(1, %u) AS i",
+                     sizes[i]);
+            if (d->prepare(c, name, sql, &st, err, sizeof err) != PGCB_OK) {
+                d->close(c);
+                return fail("prepare failed", err);
+            }
+            for (uint32_t depth = 1; depth <= 10; depth += 9) {
+                struct pgcb_sum s = {0, 0};
+                if (d->run_batch(c, st, depth, &s, err, sizeof err) != PGCB_OK) {
+                    d->close(c);
+                    return fail("run_batch failed", err);
+                }
+                if (s.rows != (uint64_t)sizes[i] * depth) {
+                    d->close(c);
+                    return fail("wrong row count", NULL);
+                }
+            }
+        }
+        d->close(c);
+    }
+    return 0;
+}
+
+static int expect_error(const struct pgcb_driver *d, const char *conninfo, const char *part)
+{
+    struct pgcb_conn *c = NULL;
+    char err[PGCB_ERRLEN] = "";
+    int rc = d->open(conninfo, NULL, 0, &c, err, sizeof err);
+
+    if (rc == PGCB_OK) {
+        d->close(c);
+        return fail("open succeeded; expected an error containing", part);
+    }
+    if (rc != PGCB_ERR_CONNECT || c || strchr(err, '\n') || !strstr(err, part)) {
+        fprintf(stderr, "test_rawwire_connect: open returned %d \"%s\"; expected %d and \"%s\"\n", rc,
+                err, PGCB_ERR_CONNECT, part);
+        return 1;
+    }
+    printf("expected error: %s\n", err);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *b = getenv("PGCB_BUILD");
+    char path[4096];
+    void *dl;
+    pgcb_driver_entry_fn entry;
+    const struct pgcb_driver *d;
+    int rc;
+
+    if (argc > 3)
+        return fail("usage: test_rawwire_connect [CONNINFO [ERROR_PART]]", NULL);
+    if (argc == 1 && !getenv("PGHOST"))
+        return fail("PGHOST is not set: needs a throw-away server (it fails rather than skip)", NULL);
+    snprintf(path, sizeof path, "%s/drivers/rawwire.so", b && *b ? b : "build");
+    if (!(dl = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        return fail("dlopen", dlerror());
+    *(void **)&entry = dlsym(dl, PGCB_DRIVER_ENTRY_SYMBOL);
+    if (!entry || !(d = entry())) {
+        dlclose(dl);
+        return fail("no driver entry in", path);
+    }
+    rc = argc == 3 ? expect_error(d, argv[1], argv[2]) : run_queries(d, argc >= 2 ? argv[1] : "");
+    dlclose(dl);
+    return rc;
+}

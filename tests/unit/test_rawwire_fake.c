@@ -1,0 +1,513 @@
+/*
+ * test_rawwire_fake.c -- rawwire against a scripted fake server that sends
+ * what a real one never would: truncated messages, lengths < 4 and > 1 GiB,
+ * unknown message types, a DataRow with the wrong column count or a field
+ * past its message's end, an ErrorResponse in the middle of a batch, a FATAL
+ * then EOF, bad startup replies. Each must end in one clean error (and the
+ * connection marked broken where it must be), with no crash, no hang and no
+ * read past a buffer (this test also runs in the ASan build).
+ *
+ * The fake server is a forked child listening on a unix socket in a
+ * temporary directory, so the driver runs its real code path: conninfo
+ * host=DIR port=5432, connect, startup, prepare, run_batch. The driver's .c
+ * files are compiled in by #including them.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../drivers/rawwire/rw_err.c"
+#include "../../drivers/rawwire/rw_codec.c"
+#include "../../drivers/rawwire/rw_conninfo.c"
+#include "../../drivers/rawwire/rw_passfile.c"
+#include "../../drivers/rawwire/rw_scram.c"
+#include "../../drivers/rawwire/rw_auth.c"
+#include "../../drivers/rawwire/rw_io.c"
+#include "../../drivers/rawwire/rw_conn.c"
+#include "../../drivers/rawwire/rw_prepare.c"
+#include "../../drivers/rawwire/rw_value.c"
+#include "../../drivers/rawwire/rw_reply.c"
+#include "../../drivers/rawwire/rw_batch.c"
+#include "../../drivers/rawwire/rw_options.c"
+#include "../../drivers/rawwire/rawwire.c"
+
+/* ---- the fake server (runs in the child: no cmocka there) ---------------- */
+
+static int srv_read_full(int fd, void *p, size_t n)
+{
+    char *c = p;
+    while (n > 0) {
+        ssize_t k = read(fd, c, n);
+        if (k <= 0)
+            return -1;
+        c += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+static void srv_send(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t k = write(fd, c, n);
+        if (k <= 0)
+            _exit(3);
+        c += k;
+        n -= (size_t)k;
+    }
+}
+
+/* One frontend message: type and body (malloc'd, NUL-terminated). */
+static int srv_read_msg(int fd, char *type, char **body, uint32_t *n)
+{
+    unsigned char h[5];
+    uint32_t len;
+
+    if (srv_read_full(fd, h, 5))
+        return -1;
+    len = rw_be32(h + 1);
+    if (len < 4 || len > (1u << 20))
+        _exit(4);
+    *type = (char)h[0];
+    *n = len - 4;
+    *body = malloc(*n + 1);
+    if (!*body || srv_read_full(fd, *body, *n))
+        _exit(5);
+    (*body)[*n] = '\0';
+    return 0;
+}
+
+/* Read messages until `syncs` Sync messages came. */
+static int srv_until_syncs(int fd, int syncs)
+{
+    while (syncs > 0) {
+        char type, *body;
+        uint32_t n;
+        if (srv_read_msg(fd, &type, &body, &n))
+            return -1;
+        free(body);
+        if (type == 'S')
+            syncs--;
+    }
+    return 0;
+}
+
+static const unsigned char auth_ok[] = {'R', 0, 0, 0, 8, 0, 0, 0, 0};
+static const unsigned char hello_rest[] = {
+    'S', 0, 0, 0, 22, 's', 'e', 'r', 'v', 'e', 'r', '_', 'v', 'e', 'r', 's', 'i', 'o', 'n', 0, '1', '5', 0,
+    'K', 0, 0, 0, 12, 0, 0, 0, 42, 0, 0, 0, 7,
+    'N', 0, 0, 0, 13, 'S', 'N', 'O', 'T', 'I', 'C', 'E', 0, 0,
+    'Z', 0, 0, 0, 5, 'I',
+};
+/* Replies to Parse/Describe/Sync: 3 columns int4, text, bool. */
+static const unsigned char prepared[] = {
+    '1', 0, 0, 0, 4,
+    't', 0, 0, 0, 6, 0, 0,
+    'T', 0, 0, 0, 66, 0, 3,
+    'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 4, 0xff, 0xff, 0xff, 0xff, 0, 0,
+    'b', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,
+    'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0,
+    'Z', 0, 0, 0, 5, 'I',
+};
+/* One good execution: a row (7, 'wat', true). */
+#define GOOD_QUERY                                                                                   \
+    '2', 0, 0, 0, 4,                                                                                 \
+    'D', 0, 0, 0, 26, 0, 3, 0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 3, 'w', 'a', 't', 0, 0, 0, 1, 1,        \
+    'C', 0, 0, 0, 13, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', 0,                                    \
+    'Z', 0, 0, 0, 5, 'I'
+static const unsigned char good1[] = {GOOD_QUERY};
+
+/* What a scenario's server does. */
+struct script {
+    const char *name;
+    /* startup: auth request sent instead of AuthenticationOk (NULL: Ok) */
+    const unsigned char *auth;
+    size_t auth_len;
+    const char *want_password; /* the 'p' message body expected after `auth` */
+    int no_prepare;            /* stop after startup */
+    /* the batch: reply after `depth` Syncs */
+    int depth;
+    const unsigned char *reply;
+    size_t reply_len;
+    int close_after;           /* close right after the reply */
+    int second_batch;          /* then serve one good execution */
+};
+
+static void srv_run(int fd, const struct script *s)
+{
+    unsigned char h[4];
+    char *body;
+    uint32_t len;
+
+    if (srv_read_full(fd, h, 4))
+        _exit(6);
+    len = rw_be32(h);
+    body = malloc(len);
+    if (!body || len < 8 || srv_read_full(fd, body, len - 4))
+        _exit(7);
+    free(body);
+    if (s->auth) {
+        srv_send(fd, s->auth, s->auth_len);
+        if (s->want_password) {
+            char type;
+            uint32_t n;
+            if (srv_read_msg(fd, &type, &body, &n) || type != 'p' || strcmp(body, s->want_password) != 0)
+                _exit(8); /* the client sees EOF and fails the test */
+            free(body);
+        } else {
+            goto drain;
+        }
+    }
+    srv_send(fd, auth_ok, sizeof auth_ok);
+    srv_send(fd, hello_rest, sizeof hello_rest);
+    if (s->no_prepare)
+        goto drain;
+    if (srv_until_syncs(fd, 1))
+        _exit(0);
+    srv_send(fd, prepared, sizeof prepared);
+    if (srv_until_syncs(fd, s->depth))
+        _exit(0);
+    srv_send(fd, s->reply, s->reply_len);
+    if (s->close_after)
+        _exit(0);
+    if (s->second_batch) {
+        if (srv_until_syncs(fd, 1))
+            _exit(0);
+        srv_send(fd, good1, sizeof good1);
+    }
+drain: /* until the client closes */
+    for (;;) {
+        char buf[512];
+        if (read(fd, buf, sizeof buf) <= 0)
+            _exit(0);
+    }
+}
+
+struct fake {
+    char dir[32];
+    char sock[64];
+    char conninfo[160];
+    pid_t pid;
+};
+
+static void fake_start(struct fake *f, const struct script *s)
+{
+    struct sockaddr_un sun;
+    int lfd;
+
+    strcpy(f->dir, "/tmp/rw-fake.XXXXXX");
+    assert_non_null(mkdtemp(f->dir));
+    snprintf(f->sock, sizeof f->sock, "%s/.s.PGSQL.5432", f->dir);
+    memset(&sun, 0, sizeof sun);
+    sun.sun_family = AF_UNIX;
+    strcpy(sun.sun_path, f->sock);
+    lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_true(lfd >= 0);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof sun), 0);
+    assert_int_equal(listen(lfd, 1), 0);
+    snprintf(f->conninfo, sizeof f->conninfo,
+             "host=%s port=5432 user=u dbname=d password=pw connect_timeout=10", f->dir);
+    f->pid = fork();
+    assert_true(f->pid >= 0);
+    if (f->pid == 0) {
+        int fd = accept(lfd, NULL, NULL);
+        alarm(20);
+        if (fd < 0)
+            _exit(2);
+        close(lfd);
+        srv_run(fd, s);
+        _exit(0);
+    }
+    close(lfd);
+}
+
+static void fake_stop(struct fake *f)
+{
+    int status = 0;
+
+    assert_int_equal(waitpid(f->pid, &status, 0), f->pid);
+    unlink(f->sock);
+    rmdir(f->dir);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        print_error("fake server exited with status %d\n", status);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- scenarios ----------------------------------------------------------- */
+
+static const struct pgcb_option binary[] = {{"result_format", "binary"}};
+
+static void assert_one_line(const char *err)
+{
+    assert_true(err[0] != '\0');
+    assert_null(strchr(err, '\n'));
+}
+
+/* Connect, prepare, run one batch of s->depth; expect rc and `part`. */
+static void batch_case(const struct script *s, int want_rc, const char *part)
+{
+    const struct pgcb_driver *d = pgcb_driver_entry();
+    struct fake f;
+    struct pgcb_conn *c = NULL;
+    struct pgcb_stmt *st = NULL;
+    struct pgcb_sum sum = {0, 0};
+    char err[PGCB_ERRLEN] = "";
+    int rc;
+
+    fake_start(&f, s);
+    rc = d->open(f.conninfo, binary, 1, &c, err, sizeof err);
+    if (rc != PGCB_OK)
+        print_error("%s: open: %s\n", s->name, err);
+    assert_int_equal(rc, PGCB_OK);
+    assert_int_equal(d->prepare(c, "s", "SELECT", &st, err, sizeof err), PGCB_OK);
+    rc = d->run_batch(c, st, (uint32_t)s->depth, &sum, err, sizeof err);
+    if (rc != want_rc || !strstr(err, part))
+        print_error("%s: run_batch %d \"%s\"; wanted %d and \"%s\"\n", s->name, rc, err, want_rc, part);
+    assert_int_equal(rc, want_rc);
+    assert_one_line(err);
+    assert_non_null(strstr(err, part));
+    if (want_rc == PGCB_ERR_QUERY && s->second_batch) {
+        /* usable: one good execution */
+        struct pgcb_sum want = {0, 0};
+        pgcb_sum_int(&want, 7);
+        pgcb_sum_text(&want, "wat", 3);
+        pgcb_sum_bool(&want, 1);
+        pgcb_sum_row(&want);
+        memset(&sum, 0, sizeof sum);
+        assert_int_equal(d->run_batch(c, st, 1, &sum, err, sizeof err), PGCB_OK);
+        assert_true(sum.hash == want.hash && sum.rows == 1);
+    } else if (want_rc == PGCB_ERR_IO || want_rc == PGCB_ERR_PROTOCOL) {
+        /* broken: refused without touching the socket */
+        assert_int_equal(d->run_batch(c, st, 1, &sum, err, sizeof err), PGCB_ERR_IO);
+        assert_non_null(strstr(err, "broken"));
+    }
+    d->close(c);
+    fake_stop(&f);
+}
+
+#define SCRIPT(nm, dep, ...)                                            \
+    static const unsigned char nm##_reply[] = {__VA_ARGS__};          \
+    struct script nm = {.name = #nm, .depth = dep, .reply = nm##_reply, \
+                        .reply_len = sizeof nm##_reply}
+
+static void test_good_batch(void **state)
+{
+    SCRIPT(good, 3, GOOD_QUERY, GOOD_QUERY, GOOD_QUERY);
+    const struct pgcb_driver *d = pgcb_driver_entry();
+    struct fake f;
+    struct pgcb_conn *c = NULL;
+    struct pgcb_stmt *st = NULL;
+    struct pgcb_sum sum = {0, 0};
+    char err[PGCB_ERRLEN] = "";
+
+    (void)state;
+    fake_start(&f, &good);
+    assert_int_equal(d->open(f.conninfo, binary, 1, &c, err, sizeof err), PGCB_OK);
+    assert_int_equal(c->be_pid, 42);
+    assert_int_equal(d->prepare(c, "s", "SELECT", &st, err, sizeof err), PGCB_OK);
+    assert_int_equal(st->ncols, 3);
+    assert_int_equal(d->run_batch(c, st, 3, &sum, err, sizeof err), PGCB_OK);
+    assert_int_equal(sum.rows, 3);
+    d->close(c);
+    fake_stop(&f);
+}
+
+static void test_truncated(void **state)
+{
+    SCRIPT(truncated, 1, '2', 0, 0, 0, 4, 'D', 0, 0, 0, 100, 0, 3, 0, 0, 0, 4, 0, 0);
+    (void)state;
+    truncated.close_after = 1;
+    batch_case(&truncated, PGCB_ERR_IO, "server closed the connection unexpectedly");
+}
+
+static void test_eof_between_messages(void **state)
+{
+    SCRIPT(eof, 2, GOOD_QUERY, '2', 0, 0, 0, 4);
+    (void)state;
+    eof.close_after = 1;
+    batch_case(&eof, PGCB_ERR_IO, "server closed the connection unexpectedly");
+}
+
+static void test_length_below_4(void **state)
+{
+    SCRIPT(short_len, 1, '2', 0, 0, 0, 4, 'C', 0, 0, 0, 3, 0, 0, 0, 0);
+    (void)state;
+    batch_case(&short_len, PGCB_ERR_PROTOCOL, "invalid message length 3");
+}
+
+static void test_length_above_1gib(void **state)
+{
+    /* The driver must neither allocate 1 GiB nor wait for it. */
+    SCRIPT(huge, 1, '2', 0, 0, 0, 4, 'D', 0x40, 0, 0, 0, 0, 3);
+    (void)state;
+    batch_case(&huge, PGCB_ERR_PROTOCOL, "invalid message length 1073741824");
+}
+
+static void test_unknown_type(void **state)
+{
+    SCRIPT(unknown, 1, '2', 0, 0, 0, 4, 0x7e, 0, 0, 0, 4, 'Z', 0, 0, 0, 5, 'I');
+    (void)state;
+    batch_case(&unknown, PGCB_ERR_PROTOCOL, "unexpected message type '~'");
+}
+
+static void test_wrong_column_count(void **state)
+{
+    SCRIPT(cols, 1, '2', 0, 0, 0, 4, 'D', 0, 0, 0, 14, 0, 1, 0, 0, 0, 4, 0, 0, 0, 7,
+           'C', 0, 0, 0, 5, 0, 'Z', 0, 0, 0, 5, 'I');
+    (void)state;
+    batch_case(&cols, PGCB_ERR_PROTOCOL, "DataRow with 1 columns; the statement was described with 3");
+}
+
+static void test_field_past_end(void **state)
+{
+    /* the text field says 200 bytes; the message holds 3 */
+    SCRIPT(past, 1, '2', 0, 0, 0, 4,
+           'D', 0, 0, 0, 26, 0, 3, 0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 200, 'w', 'a', 't', 0, 0, 0, 1, 1,
+           'C', 0, 0, 0, 5, 0, 'Z', 0, 0, 0, 5, 'I');
+    (void)state;
+    batch_case(&past, PGCB_ERR_PROTOCOL, "past the end of its message");
+}
+
+static void test_bad_value(void **state)
+{
+    SCRIPT(badval, 1, '2', 0, 0, 0, 4,
+           'D', 0, 0, 0, 25, 0, 3, 0, 0, 0, 3, 0, 0, 7, 0, 0, 0, 3, 'w', 'a', 't', 0, 0, 0, 1, 1,
+           'C', 0, 0, 0, 5, 0, 'Z', 0, 0, 0, 5, 'I');
+    (void)state;
+    batch_case(&badval, PGCB_ERR_PROTOCOL, "column 1: malformed value of 3 bytes");
+}
+
+static void test_error_mid_batch(void **state)
+{
+    SCRIPT(midbatch, 3, GOOD_QUERY,
+           'E', 0, 0, 0, 25, 'S', 'E', 'R', 'R', 'O', 'R', 0, 'C', 'X', 'X', '0', '0', '0', 0,
+           'M', 'b', 'o', 'o', 'm', 0, 0, 'Z', 0, 0, 0, 5, 'I', GOOD_QUERY);
+    (void)state;
+    midbatch.second_batch = 1;
+    batch_case(&midbatch, PGCB_ERR_QUERY, "XX000: boom (query 2 of 3 in the batch)");
+}
+
+static void test_fatal_then_eof(void **state)
+{
+    SCRIPT(fatal, 2, GOOD_QUERY,
+           'E', 0, 0, 0, 43, 'S', 'F', 'A', 'T', 'A', 'L', 0, 'C', '5', '7', 'P', '0', '1', 0,
+           'M', 't', 'e', 'r', 'm', 'i', 'n', 'a', 't', 'i', 'n', 'g', ' ', 'c', 'o', 'n', 'n', 'e',
+           'c', 't', 'i', 'o', 'n', 0, 0);
+    (void)state;
+    fatal.close_after = 1;
+    batch_case(&fatal, PGCB_ERR_IO, "57P01: terminating connection (query 2 of 2 in the batch); server closed");
+}
+
+/* ---- startup ------------------------------------------------------------- */
+
+static void open_case(const struct script *s, int want_rc, const char *part)
+{
+    const struct pgcb_driver *d = pgcb_driver_entry();
+    struct fake f;
+    struct pgcb_conn *c = (struct pgcb_conn *)&f;
+    char err[PGCB_ERRLEN] = "";
+    int rc;
+
+    fake_start(&f, s);
+    rc = d->open(f.conninfo, NULL, 0, &c, err, sizeof err);
+    if (rc != want_rc || !strstr(err, part))
+        print_error("%s: open %d \"%s\"; wanted %d and \"%s\"\n", s->name, rc, err, want_rc, part);
+    assert_int_equal(rc, want_rc);
+    assert_non_null(strstr(err, part));
+    assert_null(strstr(err, "pw"));
+    if (rc == PGCB_OK)
+        d->close(c);
+    else
+        assert_null(c);
+    fake_stop(&f);
+}
+
+static void test_startup_error(void **state)
+{
+    static const unsigned char e[] = {'E', 0, 0, 0, 33, 'S', 'F', 'A', 'T', 'A', 'L', 0, 'C', '2', '8',
+                                      'P', '0', '1', 0, 'M', 'b', 'a', 'd', ' ', 'p', 'a', 's', 's', 'w',
+                                      'o', 'r', 'd', 0, 0};
+    struct script s = {.name = "startup_error", .auth = e, .auth_len = sizeof e};
+    (void)state;
+    open_case(&s, PGCB_ERR_CONNECT, "28P01: bad password");
+}
+
+static void test_gss_refused(void **state)
+{
+    static const unsigned char r[] = {'R', 0, 0, 0, 8, 0, 0, 0, 7};
+    struct script s = {.name = "gss", .auth = r, .auth_len = sizeof r};
+    (void)state;
+    open_case(&s, PGCB_ERR_CONNECT, "GSSAPI authentication, which rawwire does not support");
+}
+
+static void test_sasl_without_scram(void **state)
+{
+    static const unsigned char r[] = {'R', 0, 0, 0, 28, 0, 0, 0, 10, 'S', 'C', 'R', 'A', 'M', '-', 'S',
+                                      'H', 'A', '-', '2', '5', '6', '-', 'P', 'L', 'U', 'S', 0, 0};
+    struct script s = {.name = "sasl_plus", .auth = r, .auth_len = sizeof r};
+    (void)state;
+    open_case(&s, PGCB_ERR_CONNECT, "no SASL mechanism rawwire supports");
+}
+
+static void test_cleartext_and_md5(void **state)
+{
+    static const unsigned char clear[] = {'R', 0, 0, 0, 8, 0, 0, 0, 3};
+    static const unsigned char md5[] = {'R', 0, 0, 0, 12, 0, 0, 0, 5, 1, 2, 3, 4};
+    static const unsigned char salt[4] = {1, 2, 3, 4};
+    char hash[36];
+    struct script s1 = {.name = "cleartext", .auth = clear, .auth_len = sizeof clear,
+                        .want_password = "pw", .no_prepare = 1};
+    struct script s2 = {.name = "md5", .auth = md5, .auth_len = sizeof md5, .want_password = hash,
+                        .no_prepare = 1};
+    (void)state;
+    assert_int_equal(rw_md5_password("u", "pw", salt, hash), 0);
+    open_case(&s1, PGCB_OK, "");
+    open_case(&s2, PGCB_OK, "");
+}
+
+static void test_garbage_at_startup(void **state)
+{
+    static const unsigned char g[] = {'R', 0, 0, 0, 2, 0, 0, 0, 0};
+    static const unsigned char t[] = {'R', 0, 0, 0, 6, 0, 0};
+    struct script s1 = {.name = "garbage", .auth = g, .auth_len = sizeof g};
+    struct script s2 = {.name = "short_auth", .auth = t, .auth_len = sizeof t};
+    (void)state;
+    open_case(&s1, PGCB_ERR_CONNECT, "invalid message length 2");
+    open_case(&s2, PGCB_ERR_CONNECT, "malformed authentication request");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_batch),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_eof_between_messages),
+        cmocka_unit_test(test_length_below_4),
+        cmocka_unit_test(test_length_above_1gib),
+        cmocka_unit_test(test_unknown_type),
+        cmocka_unit_test(test_wrong_column_count),
+        cmocka_unit_test(test_field_past_end),
+        cmocka_unit_test(test_bad_value),
+        cmocka_unit_test(test_error_mid_batch),
+        cmocka_unit_test(test_fatal_then_eof),
+        cmocka_unit_test(test_startup_error),
+        cmocka_unit_test(test_gss_refused),
+        cmocka_unit_test(test_sasl_without_scram),
+        cmocka_unit_test(test_cleartext_and_md5),
+        cmocka_unit_test(test_garbage_at_startup),
+    };
+    signal(SIGPIPE, SIG_IGN);
+    return cmocka_run_group_tests_name("rawwire_fake", tests, NULL, NULL);
+}
