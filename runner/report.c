@@ -19,6 +19,12 @@ static void fmt_int(char *buf, size_t n, double v)
         snprintf(buf, n, "-");
 }
 
+int pgcb_report_is_floor(const struct pgcb_result *r, size_t d)
+{
+    unsigned caps = r->drivers[d].caps;
+    return (caps & PGCB_CAP_REFERENCE) && !(caps & PGCB_CAP_NO_IO);
+}
+
 static int is_client(const struct pgcb_result *r, size_t d)
 {
     return !(r->drivers[d].caps & PGCB_CAP_REFERENCE);
@@ -142,10 +148,22 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     fprintf(out, "pooled over %zu execution order%s)\n%s", r->norders,
             r->norders == 1 ? "" : "s", md ? "\n" : "");
 
+    /* The wire floor: a reference driver that does I/O (drivers/floor). When
+     * it has a median here, every driver's median is also shown as a ratio
+     * to it: how much of the latency is the client's. */
+    double floor_med = NAN;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        if (pgcb_report_is_floor(r, d) && gr->cells[d].status == PGCB_CELL_OK &&
+            isfinite(gr->cells[d].median_ns) && gr->cells[d].median_ns > 0)
+            floor_med = gr->cells[d].median_ns;
+    const int with_floor = isfinite(floor_med);
     static const char *const head[] = {"Task name",   "Latency avg (ns)", "Latency med (ns)",
-                                       "Throughput avg (ops/s)", "Queries/s", "Samples",
-                                       "Client CPU (ns/query)"};
-    struct pgcb_table *t = pgcb_table_new(7, head);
+                                       "x floor", "Throughput avg (ops/s)", "Queries/s",
+                                       "Samples", "Client CPU (ns/query)"};
+    static const char *const head_nofloor[] = {"Task name", "Latency avg (ns)",
+                                               "Latency med (ns)", "Throughput avg (ops/s)",
+                                               "Queries/s", "Samples", "Client CPU (ns/query)"};
+    struct pgcb_table *t = with_floor ? pgcb_table_new(8, head) : pgcb_table_new(7, head_nofloor);
     pgcb_table_set_style(t, style);
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
@@ -169,8 +187,12 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         fmt_int(qps, sizeof qps, c->queries_per_s);
         snprintf(n, sizeof n, "%llu", (unsigned long long)c->samples);
         fmt_int(cpu, sizeof cpu, c->cpu_ns_per_query);
-        const char *row[] = {name, avg, med, ops, qps, n, cpu};
-        pgcb_table_add_row(t, row);
+        char xf[32] = "-";
+        if (with_floor && isfinite(c->median_ns))
+            snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_med);
+        const char *row[] = {name, avg, med, xf, ops, qps, n, cpu};
+        const char *row_nofloor[] = {name, avg, med, ops, qps, n, cpu};
+        pgcb_table_add_row(t, with_floor ? row : row_nofloor);
     }
     pgcb_table_print(t, out);
     pgcb_table_free(t);

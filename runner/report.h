@@ -67,4 +67,7 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
 /* The legend of the ranking columns, once after the tables. */
 void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style);
 
+/* 1 if driver d is the wire floor: a reference driver that does I/O. */
+int pgcb_report_is_floor(const struct pgcb_result *r, size_t d);
+
 #endif

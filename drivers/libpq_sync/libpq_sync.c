@@ -25,6 +25,7 @@
 
 #include "pq_decode.h"
 #include "pq_errmsg.h"
+#include "pq_fold.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
@@ -286,53 +287,6 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
 
 /* ---- run_batch ---------------------------------------------------------- */
 
-/* Fold every value of a PGRES_TUPLES_OK result. */
-static int pq_fold_result(const struct pgcb_conn *c, const struct pgcb_stmt *st,
-                          const PGresult *res, struct pgcb_sum *sum, char *err, size_t errlen)
-{
-    const int nrows = PQntuples(res), ncols = PQnfields(res);
-    const unsigned char *kinds = st->kinds;
-    int r, i;
-
-    if (ncols != st->ncols) {
-        pgcb_pq_errf(err, errlen, "result has %d columns; statement %s was described with %d",
-                     ncols, st->name, st->ncols);
-        return PGCB_ERR_PROTOCOL;
-    }
-    /* Two copies of the loop so the format test is not made per value. */
-    if (c->result_format == PQ_FORMAT_BINARY) {
-        for (r = 0; r < nrows; r++) {
-            for (i = 0; i < ncols; i++) {
-                if (PQgetisnull(res, r, i))
-                    pgcb_sum_null(sum);
-                else if (pgcb_pq_fold_binary(sum, (enum pgcb_pq_kind)kinds[i], PQgetvalue(res, r, i),
-                                             (size_t)PQgetlength(res, r, i)))
-                    goto malformed;
-            }
-            pgcb_sum_row(sum);
-        }
-    } else {
-        for (r = 0; r < nrows; r++) {
-            for (i = 0; i < ncols; i++) {
-                if (PQgetisnull(res, r, i))
-                    pgcb_sum_null(sum);
-                else if (pgcb_pq_fold_text(sum, (enum pgcb_pq_kind)kinds[i], PQgetvalue(res, r, i),
-                                           (size_t)PQgetlength(res, r, i), c->c_locale))
-                    goto malformed;
-            }
-            pgcb_sum_row(sum);
-        }
-    }
-    return PGCB_OK;
-
-malformed: {
-        const char *tn = pgcb_pq_type_name(PQftype(res, i));
-        pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": malformed %s %s value", r + 1, i + 1,
-                     PQfname(res, i), c->result_format == PQ_FORMAT_BINARY ? "binary" : "text",
-                     tn ? tn : "?");
-        return PGCB_ERR_PROTOCOL;
-    }
-}
 
 static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
                         struct pgcb_sum *sum, char *err, size_t errlen)
@@ -343,7 +297,9 @@ static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
 
         switch (PQresultStatus(res)) {
         case PGRES_TUPLES_OK:
-            rc = pq_fold_result(c, st, res, sum, err, errlen);
+            rc = pgcb_pq_fold_result(res, st->name, st->ncols, st->kinds,
+                                          c->result_format == PQ_FORMAT_BINARY, c->c_locale, sum,
+                                          err, errlen);
             break;
         case PGRES_COMMAND_OK: /* INSERT etc. without RETURNING: no rows */
             rc = PGCB_OK;

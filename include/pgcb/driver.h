@@ -99,7 +99,9 @@ enum pgcb_status {
 /* The driver does no I/O (drivers/null): it talks to no server. */
 #define PGCB_CAP_NO_IO (1u << 1)
 /* A reference measurement, not a client: shown in tables, but excluded from
- * checksum agreement, winners and rankings. */
+ * checksum agreement, winners and rankings. A reference driver that does
+ * I/O (no PGCB_CAP_NO_IO; drivers/floor) is the wire floor: tables show every
+ * driver's median as a ratio to its median ("x floor"). */
 #define PGCB_CAP_REFERENCE (1u << 2)
 
 /* ------------------------------------------------------------------------ */
