@@ -26,6 +26,14 @@ int pgcb_hist_init(struct pgcb_hist *h)
     return 0;
 }
 
+void pgcb_hist_init_in(struct pgcb_hist *h, uint64_t *counts)
+{
+    memset(h, 0, sizeof *h);
+    memset(counts, 0, PGCB_HIST_NCOUNTS * sizeof *counts);
+    h->counts = counts;
+    h->ncounts = PGCB_HIST_NCOUNTS;
+}
+
 void pgcb_hist_free(struct pgcb_hist *h)
 {
     free(h->counts);

@@ -49,6 +49,11 @@ struct pgcb_hist {
 
 /* Allocates the counters (zeroed). 0 ok, -1 on ENOMEM (h->counts NULL). */
 int pgcb_hist_init(struct pgcb_hist *h);
+
+/* Initialise h over caller-owned memory of PGCB_HIST_NCOUNTS counts (e.g. a
+ * region shared with another process), which it zeroes. Never allocates;
+ * do not call pgcb_hist_free() on it. */
+void pgcb_hist_init_in(struct pgcb_hist *h, uint64_t *counts);
 /* Releases the counters; h may be re-initialised. Safe on a zeroed struct. */
 void pgcb_hist_free(struct pgcb_hist *h);
 /* Forgets every sample, keeps the memory. O(ncounts). */

@@ -43,7 +43,7 @@ struct ctx {
 };
 
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
-                                         "output", "orders", NULL};
+                                         "output", "orders", "batch_timeout_ms", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 static const char *const query_keys[] = {"sql", "rows", "check", NULL};
 static const char *const suite_keys[] = {"depth", "queries", "threads", NULL};
@@ -340,6 +340,13 @@ static int apply(struct ctx *c, const char *key, const char *value)
                 return 0;
             }
             cfg->warmup_ms = u;
+        } else if (strcmp(key, "batch_timeout_ms") == 0) {
+            if (pgcb_config_parse_u64(value, 1, 86400000ull, &u)) {
+                fail(c, "[bench] batch_timeout_ms: '%s' is not an integer from 1 to 86400000",
+                     value);
+                return 0;
+            }
+            cfg->batch_timeout_ms = u;
         } else if (strcmp(key, "cpus") == 0) {
             char e[160];
             int n = pgcb_config_parse_cpus(value, cfg->cpus, PGCB_MAX_CPUS, e, sizeof e);
@@ -589,6 +596,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .time_ms = PGCB_DEFAULT_TIME_MS,
         .min_queries = PGCB_DEFAULT_QUERIES,
         .warmup_ms = PGCB_DEFAULT_WARMUP_MS,
+        .batch_timeout_ms = PGCB_DEFAULT_BATCH_TIMEOUT_MS,
         .cpus = {0},
         .ncpus = 1,
         .orders = PGCB_ORDERS_AUTO,

@@ -68,6 +68,7 @@ struct pgcb_config {
                                split across the execution orders */
     uint64_t min_queries;   /* executed queries per order, at least */
     uint64_t warmup_ms;     /* uncounted warm-up per group and driver */
+    uint64_t batch_timeout_ms; /* no progress for this long fails the driver's group */
     int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
     size_t ncpus;
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */
@@ -93,6 +94,7 @@ struct pgcb_config {
 #define PGCB_DEFAULT_TIME_MS 9000
 #define PGCB_DEFAULT_QUERIES 5000
 #define PGCB_DEFAULT_WARMUP_MS 1000
+#define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
 
 /* Load `path`, then apply BENCH_TIME_MS, BENCH_QUERIES and PGCB_CONNINFO
  * from the environment. On failure returns -1 and writes a one-line message

@@ -248,10 +248,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }
+    s.quiet = quiet;
     if (pgcb_session_open(&s, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }
+    /* Queries the server refused: their groups fail for those drivers; the
+     * others run. */
+    for (size_t d = 0; d < s.ndrivers; d++)
+        for (size_t q = 0; q < cfg.nqueries; q++)
+            if (pgcb_session_query_error(&s, d, q))
+                fprintf(stderr, "runner: %s\n", pgcb_session_query_error(&s, d, q));
 
     output = expand_output(output_arg ? output_arg : cfg.output ? cfg.output : DEFAULT_OUTPUT);
     char stamp[32];
@@ -273,7 +280,6 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     s.stop = &stop_requested;
-    s.quiet = quiet;
 
     size_t done = 0;
     for (size_t g = 0; g < r.ngroups; g++) {

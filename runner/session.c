@@ -1,13 +1,11 @@
 /*
- * session.c -- drivers opened and prepared; the measurement of a group.
+ * session.c -- the drivers of a run; the measurement of a group.
  *
- * Measuring is done by worker threads, one per measuring thread of the
- * widest suite, each pinned to its CPU ([bench] cpus, round robin) and each
- * with its own connection per driver. The coordinating (main) thread hands
- * them one job at a time -- warm up driver D, or measure driver D in order O
- * -- and the workers of that group start it together at a barrier and meet
- * again at another when they are done; a suite with fewer threads leaves the
- * other workers idle. So a group is measured as:
+ * Every driver runs in its own host process (host.c), with one connection
+ * and one pinned measuring thread per thread of the widest suite. This file,
+ * in the runner's process, hands the hosts one job at a time -- warm up, or
+ * measure in order O -- and turns what they recorded into figures. A group
+ * is measured as:
  *   1. each driver: every thread runs one batch (its rows and checksum are
  *      the expected ones for this group) and warms up for warmup_ms;
  *   2. each execution order, each driver in that order: every thread runs
@@ -16,6 +14,8 @@
  *   3. per driver: figures from the pooled histogram (all threads, all
  *      orders), one median per order; rows and checksums compared within
  *      and across drivers.
+ * A host that crashes or stops answering fails the driver's group; it is
+ * started again for the next group.
  */
 #include "session.h"
 
@@ -32,22 +32,6 @@
 #include "sysinfo.h"
 #include "util.h"
 
-struct pgcb_worker {
-    struct pgcb_session *s;
-    uint32_t index;
-    int cpu;
-    pthread_t tid;
-    int pin_rc;
-    char pin_err[160];
-    uint64_t *samples;          /* PGCB_BLOCK_MAX */
-    struct pgcb_hist hist;      /* this thread's samples of the current job */
-    uint64_t *expect_sum;       /* per driver: the checksum of its first batch in this group */
-    double *est_ns;             /* per driver: ns per batch, for block sizing */
-    /* outcome of the current job */
-    uint64_t batches, cpu_ns, rows_bad, sum_bad;
-    int rc;
-    char err[PGCB_ERRLEN];
-};
 
 /* ---- loading and opening ---------------------------------------------- */
 
@@ -91,9 +75,7 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
     for (size_t i = 0; i < s->ndrivers; i++) {
         struct pgcb_sdriver *sd = &s->drivers[i];
         sd->cfg = &cfg->drivers[i];
-        sd->conns = pgcb_xcalloc(s->nthreads, sizeof *sd->conns);
-        sd->stmts = pgcb_xcalloc((size_t)s->nthreads * cfg->nqueries, sizeof *sd->stmts);
-        sd->prime_rows = pgcb_xcalloc(cfg->nqueries, sizeof *sd->prime_rows);
+        sd->host = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
         char why[PGCB_ERRLEN];
         if (pgcb_loader_open(sd->cfg->name, sd->cfg->path, &sd->ld, why, sizeof why) != 0) {
             snprintf(err, errlen, "%s:%d: %s", cfg->file, sd->cfg->path_line, why);
@@ -112,118 +94,52 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
     return 0;
 }
 
-static int query_used(const struct pgcb_config *cfg, size_t q)
-{
-    for (size_t i = 0; i < cfg->nsuites; i++)
-        for (size_t k = 0; k < cfg->suites[i].nqueries; k++)
-            if (cfg->suites[i].queries[k] == q)
-                return 1;
-    return 0;
-}
-
-static void close_conn(struct pgcb_sdriver *sd, uint32_t t, size_t nqueries)
-{
-    if (sd->conns[t])
-        sd->ld.drv->close(sd->conns[t]);
-    sd->conns[t] = NULL;
-    memset(&sd->stmts[(size_t)t * nqueries], 0, nqueries * sizeof *sd->stmts);
-}
-
-/* Connect driver sd for thread t, prepare and prime every used query. On
- * failure the connection is closed again. */
-static int open_conn(struct pgcb_session *s, struct pgcb_sdriver *sd, uint32_t t, int check_rows,
-                     char *err, size_t errlen)
-{
-    const struct pgcb_config *cfg = s->cfg;
-    const struct pgcb_driver *drv = sd->ld.drv;
-    char why[PGCB_ERRLEN] = "";
-    char who[96];
-    if (s->nthreads > 1)
-        snprintf(who, sizeof who, "driver %s (connection %u)", sd->cfg->name, t + 1);
-    else
-        snprintf(who, sizeof who, "driver %s", sd->cfg->name);
-    close_conn(sd, t, cfg->nqueries);
-    if (drv->open(cfg->conninfo, sd->opts, sd->nopts, &sd->conns[t], why, sizeof why) != PGCB_OK) {
-        sd->conns[t] = NULL;
-        snprintf(err, errlen, "%s: cannot connect: %s", who, why);
-        return -1;
-    }
-    for (size_t q = 0; q < cfg->nqueries; q++) {
-        if (!query_used(cfg, q))
-            continue;
-        const struct pgcb_cfg_query *cq = &cfg->queries[q];
-        struct pgcb_stmt **stmt = &sd->stmts[(size_t)t * cfg->nqueries + q];
-        char name[80];
-        snprintf(name, sizeof name, "pgcb_%s", cq->name);
-        if (drv->prepare(sd->conns[t], name, cq->sql, stmt, why, sizeof why) != PGCB_OK) {
-            snprintf(err, errlen, "query %s: %s: prepare failed: %s", cq->name, who, why);
-            close_conn(sd, t, cfg->nqueries);
-            return -1;
-        }
-        struct pgcb_sum sum = {0, 0};
-        if (drv->run_batch(sd->conns[t], *stmt, 1, &sum, why, sizeof why) != PGCB_OK) {
-            snprintf(err, errlen, "query %s: %s: first execution failed: %s", cq->name, who, why);
-            close_conn(sd, t, cfg->nqueries);
-            return -1;
-        }
-        if (check_rows && cq->rows >= 0 && sum.rows != (uint64_t)cq->rows) {
-            snprintf(err, errlen, "query %s: expected %lld rows per execution ([query.%s] rows "
-                     "at %s:%d), %s got %llu", cq->name, (long long)cq->rows, cq->name,
-                     cfg->file, cq->line, who, (unsigned long long)sum.rows);
-            close_conn(sd, t, cfg->nqueries);
-            return -1;
-        }
-        if (t == 0)
-            sd->prime_rows[q] = sum.rows;
-    }
-    return 0;
-}
-
 int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t)
 {
     return s->cfg->cpus[t % s->cfg->ncpus];
 }
 
-static void *worker_main(void *arg);
-
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < s->ndrivers; i++)
-        for (uint32_t t = 0; t < s->nthreads; t++)
-            if (open_conn(s, &s->drivers[i], t, 1, err, errlen) != 0)
-                return -1;
-
-    /* The workers: pinned first, then they wait for jobs. */
-    s->workers = pgcb_xcalloc(s->nthreads, sizeof *s->workers);
-    pthread_barrier_init(&s->start, NULL, s->nthreads + 1);
-    pthread_barrier_init(&s->end, NULL, s->nthreads + 1);
-    for (uint32_t t = 0; t < s->nthreads; t++) {
-        struct pgcb_worker *w = &s->workers[t];
-        w->s = s;
-        w->index = t;
-        w->cpu = pgcb_session_thread_cpu(s, t);
-        w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
-        w->expect_sum = pgcb_xcalloc(s->ndrivers, sizeof *w->expect_sum);
-        w->est_ns = pgcb_xcalloc(s->ndrivers, sizeof *w->est_ns);
-        if (pgcb_hist_init(&w->hist) != 0) {
-            snprintf(err, errlen, "out of memory for the histograms");
+    const struct pgcb_config *cfg = s->cfg;
+    for (size_t d = 0; d < s->ndrivers; d++) {
+        struct pgcb_host *h = &s->drivers[d].host;
+        if (pgcb_host_map(h, s->nthreads, cfg->nqueries) != 0) {
+            snprintf(err, errlen, "out of memory for driver %s's shared region",
+                     s->drivers[d].cfg->name);
             return -1;
         }
-    }
-    for (uint32_t t = 0; t < s->nthreads; t++) {
-        if (pthread_create(&s->workers[t].tid, NULL, worker_main, &s->workers[t]) != 0) {
-            fprintf(stderr, "runner: cannot start a measuring thread\n");
-            exit(70);
-        }
-    }
-    s->workers_started = 1;
-    pthread_barrier_wait(&s->end); /* every worker has pinned itself */
-    for (uint32_t t = 0; t < s->nthreads; t++)
-        if (s->workers[t].pin_rc != 0) {
-            snprintf(err, errlen, "measuring thread %u: %s", t + 1, s->workers[t].pin_err);
+        if (pgcb_host_start(h, s, d, 1, err, errlen) != 0)
             return -1;
+    }
+    /* A query the server refused is not fatal while some driver that talks
+     * to a server can run some query. */
+    const char *first = NULL;
+    int runnable = 0, io = 0;
+    for (size_t d = 0; d < s->ndrivers; d++) {
+        if (s->drivers[d].ld.drv->caps & PGCB_CAP_NO_IO)
+            continue;
+        io = 1;
+        for (size_t q = 0; q < cfg->nqueries; q++) {
+            const char *e = pgcb_session_query_error(s, d, q);
+            if (e && !first)
+                first = e;
+            for (size_t i = 0; i < cfg->nsuites && !e; i++)
+                for (size_t k = 0; k < cfg->suites[i].nqueries; k++)
+                    runnable |= cfg->suites[i].queries[k] == q;
         }
+    }
+    if (io && !runnable && first) {
+        snprintf(err, errlen, "%s", first);
+        return -1;
+    }
     return 0;
+}
+
+const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q)
+{
+    const struct pgcb_host_shared *sh = s->drivers[d].host.sh;
+    return sh && sh->queries[q].failed ? sh->queries[q].err : NULL;
 }
 
 void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
@@ -253,199 +169,18 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
     }
 }
 
-/* Run the current job on every worker and wait until all are done. */
-static void dispatch(struct pgcb_session *s)
-{
-    pthread_barrier_wait(&s->start);
-    pthread_barrier_wait(&s->end);
-}
-
 void pgcb_session_free(struct pgcb_session *s)
 {
-    if (s->workers_started) {
-        s->job.kind = PGCB_JOB_EXIT;
-        pthread_barrier_wait(&s->start);
-        for (uint32_t t = 0; t < s->nthreads; t++)
-            pthread_join(s->workers[t].tid, NULL);
-        pthread_barrier_destroy(&s->start);
-        pthread_barrier_destroy(&s->end);
-    }
-    for (uint32_t t = 0; s->workers && t < s->nthreads; t++) {
-        free(s->workers[t].samples);
-        free(s->workers[t].expect_sum);
-        free(s->workers[t].est_ns);
-        pgcb_hist_free(&s->workers[t].hist);
-    }
-    free(s->workers);
     for (size_t i = 0; i < s->ndrivers; i++) {
         struct pgcb_sdriver *sd = &s->drivers[i];
-        for (uint32_t t = 0; sd->conns && t < s->nthreads; t++)
-            if (sd->conns[t])
-                sd->ld.drv->close(sd->conns[t]);
+        pgcb_host_stop(&sd->host);
+        pgcb_host_unmap(&sd->host);
         pgcb_loader_close(&sd->ld);
         free(sd->opts);
-        free(sd->conns);
-        free(sd->stmts);
-        free(sd->prime_rows);
     }
     free(s->drivers);
     pgcb_orders_free(s->orders, s->norders);
     *s = (struct pgcb_session){0};
-}
-
-/* ---- the workers ------------------------------------------------------- */
-
-static void progress_show(struct pgcb_session *s, const struct pgcb_job *job, const char *phase,
-                          double share, uint64_t *last_ns)
-{
-    const struct pgcb_result *r = s->progress_result;
-    if (s->quiet || !r || !isatty(2))
-        return;
-    uint64_t now = pgcb_now_ns();
-    if (now - *last_ns < 200000000ull && share < 1.0)
-        return;
-    *last_ns = now;
-    const struct pgcb_res_group *gr = &r->groups[job->group];
-    fprintf(stderr, "\r\033[K[group %zu/%zu] %s / %s depth %u%s: %s %s %3.0f%%", job->group + 1,
-            r->ngroups, gr->suite, gr->query, gr->depth, job->nthreads > 1 ? " threads" : "",
-            s->drivers[job->driver].cfg->name, phase, 100.0 * (share > 1.0 ? 1.0 : share));
-    fflush(stderr);
-}
-
-static size_t block_size(double est_ns, uint64_t remaining_batches)
-{
-    double n = est_ns > 0 ? (double)PGCB_BLOCK_TARGET_NS / est_ns : 1.0;
-    if (n < 1)
-        n = 1;
-    if (n > PGCB_BLOCK_MAX)
-        n = PGCB_BLOCK_MAX;
-    size_t k = (size_t)n;
-    if (remaining_batches && remaining_batches < k)
-        k = (size_t)remaining_batches;
-    return k ? k : 1;
-}
-
-/* A failed batch: keep the message; a broken connection is closed, to be
- * reopened before the next group. */
-static void worker_failed(struct pgcb_worker *w, const struct pgcb_job *job, int rc,
-                          const char *when, const char *why)
-{
-    struct pgcb_session *s = w->s;
-    w->rc = rc;
-    if (job->nthreads > 1)
-        snprintf(w->err, sizeof w->err, "thread %u, %s: %s", w->index + 1, when, why);
-    else
-        snprintf(w->err, sizeof w->err, "%s: %s", when, why);
-    if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL || rc == PGCB_ERR_CONNECT)
-        close_conn(&s->drivers[job->driver], w->index, s->cfg->nqueries);
-}
-
-static void worker_warmup(struct pgcb_worker *w, const struct pgcb_job *job,
-                          const struct pgcb_driver *drv, struct pgcb_conn *conn,
-                          struct pgcb_stmt *stmt)
-{
-    struct pgcb_session *s = w->s;
-    char why[PGCB_ERRLEN] = "";
-    struct pgcb_block b;
-    uint64_t last = 0;
-    pgcb_measure_block(drv, conn, stmt, job->depth, 1, 0, 0, w->samples, &b, why, sizeof why);
-    if (b.rc != PGCB_OK) {
-        worker_failed(w, job, b.rc, "first batch", why);
-        return;
-    }
-    w->expect_sum[job->driver] = b.last_sum;
-    w->est_ns[job->driver] = (double)b.wall_ns;
-    w->rows_bad += b.last_rows != job->expect_rows;
-    w->batches++;
-    uint64_t budget = s->cfg->warmup_ms * 1000000ull, spent = b.wall_ns;
-    while (spent < budget && !*s->stop) {
-        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns[job->driver], 0),
-                           job->expect_rows, w->expect_sum[job->driver], w->samples, &b, why,
-                           sizeof why);
-        if (b.rc != PGCB_OK) {
-            worker_failed(w, job, b.rc, "warm-up", why);
-            return;
-        }
-        spent += b.wall_ns;
-        w->est_ns[job->driver] = (double)b.wall_ns / (double)b.n;
-        if (w->index == 0)
-            progress_show(s, job, "warm-up", (double)spent / (double)budget, &last);
-    }
-}
-
-static void worker_measure(struct pgcb_worker *w, const struct pgcb_job *job,
-                           const struct pgcb_driver *drv, struct pgcb_conn *conn,
-                           struct pgcb_stmt *stmt)
-{
-    struct pgcb_session *s = w->s;
-    const size_t d = job->driver;
-    uint64_t spent = 0, batches = 0, last = 0;
-    char why[PGCB_ERRLEN] = "", phase[64];
-    snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, s->norders);
-
-    while ((spent < job->time_floor_ns || batches < job->batch_floor) && !*s->stop) {
-        uint64_t left = 0;
-        if (spent >= job->time_floor_ns)
-            left = job->batch_floor - batches;
-        else if (batches >= job->batch_floor && w->est_ns[d] > 0)
-            left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns[d]) + 1;
-        struct pgcb_block b;
-        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns[d], left),
-                           job->expect_rows, w->expect_sum[d], w->samples, &b, why, sizeof why);
-        /* Outside the timed loop: fold the block into the histogram. */
-        pgcb_hist_add_many(&w->hist, w->samples, b.n);
-        spent += b.wall_ns;
-        batches += b.n;
-        w->cpu_ns += b.cpu_ns;
-        w->rows_bad += b.rows_bad;
-        w->sum_bad += b.sum_bad;
-        if (b.n)
-            w->est_ns[d] = (double)b.wall_ns / (double)b.n;
-        if (b.rc != PGCB_OK) {
-            char when[96];
-            snprintf(when, sizeof when, "order %zu, batch %llu", job->order + 1,
-                     (unsigned long long)batches + 1);
-            worker_failed(w, job, b.rc, when, why);
-            break;
-        }
-        if (w->index == 0) {
-            double st = job->time_floor_ns ? (double)spent / (double)job->time_floor_ns : 1.0;
-            double sq = (double)batches / (double)job->batch_floor;
-            progress_show(s, job, phase, st < sq ? st : sq, &last);
-        }
-    }
-    w->batches += batches;
-}
-
-static void *worker_main(void *arg)
-{
-    struct pgcb_worker *w = arg;
-    struct pgcb_session *s = w->s;
-    w->pin_rc = pgcb_pin_self(w->cpu, w->pin_err, sizeof w->pin_err);
-    pthread_barrier_wait(&s->end);
-    for (;;) {
-        pthread_barrier_wait(&s->start);
-        const struct pgcb_job job = s->job;
-        if (job.kind == PGCB_JOB_EXIT)
-            break;
-        if (w->index < job.nthreads) {
-            struct pgcb_sdriver *sd = &s->drivers[job.driver];
-            struct pgcb_conn *conn = sd->conns[w->index];
-            struct pgcb_stmt *stmt = sd->stmts[(size_t)w->index * s->cfg->nqueries + job.query];
-            w->batches = w->cpu_ns = w->rows_bad = w->sum_bad = 0;
-            w->rc = PGCB_OK;
-            w->err[0] = '\0';
-            pgcb_hist_reset(&w->hist);
-            if (!conn)
-                worker_failed(w, &job, PGCB_ERR_CONNECT, "start", "not connected");
-            else if (job.kind == PGCB_JOB_WARMUP)
-                worker_warmup(w, &job, sd->ld.drv, conn, stmt);
-            else
-                worker_measure(w, &job, sd->ld.drv, conn, stmt);
-        }
-        pthread_barrier_wait(&s->end);
-    }
-    return NULL;
 }
 
 /* ---- measuring a group (the coordinating thread) ----------------------- */
@@ -473,19 +208,19 @@ static void cell_fail(struct pgcb_res_cell *c, const char *fmt, ...)
     c->error = pgcb_xstrdup(buf);
 }
 
-/* After a job: the first worker error fails the cell; counts are summed. */
-static void collect(struct pgcb_session *s, uint32_t nthreads, struct gstate *gs,
+/* After a job: counts are summed; the first thread error fails the cell. */
+static void collect(const struct pgcb_host_shared *sh, uint32_t nthreads, struct gstate *gs,
                     struct pgcb_res_cell *cell)
 {
     for (uint32_t t = 0; t < nthreads; t++) {
-        struct pgcb_worker *w = &s->workers[t];
-        gs->batches += w->batches;
-        gs->cpu_ns += w->cpu_ns;
-        gs->rows_bad += w->rows_bad;
-        gs->sum_bad += w->sum_bad;
-        if (w->rc != PGCB_OK && !gs->failed) {
+        const struct pgcb_host_thread *ht = &sh->threads[t];
+        gs->batches += ht->batches;
+        gs->cpu_ns += ht->cpu_ns;
+        gs->rows_bad += ht->rows_bad;
+        gs->sum_bad += ht->sum_bad;
+        if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
-            cell_fail(cell, "%s", w->err);
+            cell_fail(cell, "%s", ht->err);
         }
     }
 }
@@ -589,14 +324,23 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
     }
 }
 
-/* Reopen the connections of driver d that broke, for threads < n. */
-static int reconnect(struct pgcb_session *s, struct pgcb_sdriver *sd, uint32_t n, char *err,
-                     size_t errlen)
+/* Run sh->job on driver d's host. A host that crashes or hangs fails the
+ * cell (and is said so on stderr at once); it is restarted for the next
+ * group. Returns 0 when the host answered. */
+static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t d,
+                   struct gstate *gs)
 {
-    for (uint32_t t = 0; t < n; t++)
-        if (!sd->conns[t] && open_conn(s, sd, t, 0, err, errlen) != 0)
-            return -1;
-    return 0;
+    struct pgcb_sdriver *sd = &s->drivers[d];
+    char why[PGCB_ERRLEN + 256];
+    if (pgcb_host_run(&sd->host, s, why, sizeof why) == 0)
+        return 0;
+    const struct pgcb_res_group *gr = &r->groups[g];
+    fprintf(stderr, "%srunner: driver %s %s in group %s / %s (depth %u)%s\n",
+            !s->quiet && isatty(2) ? "\r\033[K" : "", sd->cfg->name, why, gr->suite, gr->query,
+            gr->depth, "; it is restarted for the next group");
+    gs->failed = 1;
+    cell_fail(&r->groups[g].cells[d], "driver %s %s", sd->cfg->name, why);
+    return -1;
 }
 
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
@@ -609,7 +353,6 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     struct pgcb_hist order_hist;
     int stopped = 0;
 
-    s->progress_result = r;
     if (pgcb_hist_init(&order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
         exit(70);
@@ -625,29 +368,45 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             exit(70);
         }
     }
+    struct pgcb_job base = {.query = q, .group = g, .ngroups = r->ngroups,
+                            .norders = s->norders, .depth = gr->depth, .nthreads = nthreads};
+    snprintf(base.label, sizeof base.label, "%s / %s depth %u", gr->suite, gr->query, gr->depth);
 
-    /* 1. Reconnect what broke; first batch and warm-up, per driver. */
+    /* 1. A host for every driver (again, if one died); the query must have
+     * prepared; first batch and warm-up. */
     for (size_t d = 0; d < s->ndrivers && !stopped; d++) {
         struct pgcb_sdriver *sd = &s->drivers[d];
         struct pgcb_res_cell *c = &gr->cells[d];
         c->status = PGCB_CELL_OK;
-        char why[PGCB_ERRLEN + 128];
-        if (reconnect(s, sd, nthreads, why, sizeof why) != 0) {
-            cell_fail(c, "reconnect failed: %s", why);
+        char why[PGCB_ERRLEN + 256];
+        if (sd->host.pid == 0 && pgcb_host_start(&sd->host, s, d, 0, why, sizeof why) != 0) {
+            cell_fail(c, "restart failed: %s", why);
             gs[d].failed = 1;
             continue;
         }
-        uint64_t per_query = cq->rows >= 0 ? (uint64_t)cq->rows : sd->prime_rows[q];
+        const char *qerr = pgcb_session_query_error(s, d, q);
+        if (qerr) {
+            cell_fail(c, "%s", qerr);
+            gs[d].failed = 1;
+            continue;
+        }
+        uint64_t prime = sd->host.sh->queries[q].prime_rows;
+        uint64_t per_query = cq->rows >= 0 ? (uint64_t)cq->rows : prime;
         c->rows_per_batch = per_query * gr->depth;
-        s->job = (struct pgcb_job){.kind = PGCB_JOB_WARMUP, .driver = d, .query = q, .group = g,
-                                   .depth = gr->depth, .nthreads = nthreads,
-                                   .expect_rows = c->rows_per_batch};
-        dispatch(s);
-        collect(s, nthreads, &gs[d], c);
-        gs[d].expect_sum = s->workers[0].expect_sum[d];
-        for (uint32_t t = 1; t < nthreads; t++)
-            gs[d].threads_disagree |= s->workers[t].expect_sum[d] != gs[d].expect_sum;
-        /* Warm-up batches are not counted. */
+        struct pgcb_job *job = &sd->host.sh->job;
+        *job = base;
+        job->kind = PGCB_JOB_WARMUP;
+        job->expect_rows = c->rows_per_batch;
+        job->warmup_ns = cfg->warmup_ms * 1000000ull;
+        if (run_job(s, r, g, d, &gs[d]) == 0) {
+            const struct pgcb_host_shared *sh = sd->host.sh;
+            collect(sh, nthreads, &gs[d], c);
+            gs[d].expect_sum = sh->threads[0].expect_sum;
+            for (uint32_t t = 1; t < nthreads; t++)
+                gs[d].threads_disagree |= sh->threads[t].expect_sum != gs[d].expect_sum;
+        }
+        /* Warm-up batches are not counted (a wrong row count in the first
+         * batch is). */
         gs[d].batches = gs[d].cpu_ns = gs[d].sum_bad = 0;
         stopped = *s->stop != 0;
     }
@@ -661,19 +420,23 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             size_t d = s->orders[o][k];
             if (gs[d].failed)
                 continue;
-            s->job = (struct pgcb_job){.kind = PGCB_JOB_MEASURE, .driver = d, .query = q,
-                                       .group = g, .order = o, .depth = gr->depth,
-                                       .nthreads = nthreads,
-                                       .expect_rows = gr->cells[d].rows_per_batch,
-                                       .time_floor_ns = time_floor, .batch_floor = batch_floor};
-            dispatch(s);
-            collect(s, nthreads, &gs[d], &gr->cells[d]);
-            pgcb_hist_reset(&order_hist);
-            for (uint32_t t = 0; t < nthreads; t++)
-                pgcb_hist_merge(&order_hist, &s->workers[t].hist);
-            gr->cells[d].order_medians_ns[o] =
-                order_hist.n ? pgcb_hist_median(&order_hist) : NAN;
-            pgcb_hist_merge(&gs[d].pooled, &order_hist);
+            struct pgcb_host_shared *sh = s->drivers[d].host.sh;
+            struct pgcb_job *job = &sh->job;
+            *job = base;
+            job->kind = PGCB_JOB_MEASURE;
+            job->order = o;
+            job->expect_rows = gr->cells[d].rows_per_batch;
+            job->time_floor_ns = time_floor;
+            job->batch_floor = batch_floor;
+            if (run_job(s, r, g, d, &gs[d]) == 0) {
+                collect(sh, nthreads, &gs[d], &gr->cells[d]);
+                pgcb_hist_reset(&order_hist);
+                for (uint32_t t = 0; t < nthreads; t++)
+                    pgcb_hist_merge(&order_hist, &sh->threads[t].hist);
+                gr->cells[d].order_medians_ns[o] =
+                    order_hist.n ? pgcb_hist_median(&order_hist) : NAN;
+                pgcb_hist_merge(&gs[d].pooled, &order_hist);
+            }
             stopped = *s->stop != 0;
         }
     }
@@ -695,6 +458,5 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         pgcb_hist_free(&gs[d].pooled);
     pgcb_hist_free(&order_hist);
     free(gs);
-    s->progress_result = NULL;
     return stopped;
 }

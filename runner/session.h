@@ -1,22 +1,23 @@
 /*
- * session.h -- the drivers of a run, opened and prepared, and the
- * measurement of groups by pinned worker threads.
+ * session.h -- the drivers of a run and the measurement of groups.
  *
- * A session owns the loaded drivers, their connections (one per driver and
- * measuring thread) and statements, and the worker threads. It is built
- * from a loaded config (which must outlive it) and fills the groups of a
- * struct pgcb_result, which the caller owns.
+ * A session owns the loaded drivers and, per driver, a host process
+ * (host.h) that holds that driver's connections (one per measuring thread)
+ * and its pinned measuring threads. The session (in the runner's own
+ * process) schedules warm-ups and execution orders, and turns the hosts'
+ * samples into the figures of a struct pgcb_result, which the caller owns.
+ * A driver that crashes or hangs fails its group and is restarted for the
+ * next one. The config must outlive the session.
  */
 #ifndef PGCB_SESSION_H
 #define PGCB_SESSION_H
 
-#include <pthread.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
-#include "hist.h"
+#include "host.h"
 #include "loader.h"
 #include "result.h"
 
@@ -30,25 +31,7 @@ struct pgcb_sdriver {
     struct pgcb_loaded ld;
     struct pgcb_option *opts;     /* the driver's INI keys, pointing into cfg */
     size_t nopts;
-    struct pgcb_conn **conns;     /* per measuring thread; NULL while not connected */
-    struct pgcb_stmt **stmts;     /* [thread * nqueries + query]; NULL if not prepared */
-    uint64_t *prime_rows;         /* per query: rows of one execution at prime */
-};
-
-struct pgcb_worker;
-
-/* What the workers do next; written by the coordinating thread between the
- * start and end barriers only. */
-enum pgcb_job_kind { PGCB_JOB_WARMUP, PGCB_JOB_MEASURE, PGCB_JOB_EXIT };
-
-struct pgcb_job {
-    enum pgcb_job_kind kind;
-    size_t driver, query, group, order;
-    uint32_t depth;
-    uint32_t nthreads;            /* workers 0..nthreads-1 take part */
-    uint64_t expect_rows;         /* per batch */
-    uint64_t time_floor_ns;       /* per thread */
-    uint64_t batch_floor;         /* per thread */
+    struct pgcb_host host;        /* the process that runs it */
 };
 
 struct pgcb_session {
@@ -60,12 +43,6 @@ struct pgcb_session {
     uint32_t nthreads;            /* the most threads any suite uses */
     int quiet;                    /* no progress line */
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */
-    const struct pgcb_result *progress_result; /* for the progress line */
-
-    struct pgcb_worker *workers;  /* nthreads, started by pgcb_session_open */
-    int workers_started;
-    pthread_barrier_t start, end;
-    struct pgcb_job job;
 };
 
 /* Load every driver of cfg and check its INI keys against its options.
@@ -73,11 +50,16 @@ struct pgcb_session {
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
                       size_t errlen);
 
-/* Open a connection per driver and thread, prepare every query a suite
- * uses, prime each statement once (checking its row count against [query]
- * rows), and start the worker threads, each pinned to its CPU. Returns 0, or
- * -1 with one line in err. */
+/* Start a host per driver: connect every thread, prepare every query a suite
+ * uses, prime each once (checking its row count against [query] rows), pin
+ * the measuring threads. A query the server refuses is not fatal: its groups
+ * fail for that driver (pgcb_session_query_error says why), unless no query
+ * is left that some driver doing I/O can run. Returns 0, or -1 with one line
+ * in err. */
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen);
+
+/* Why driver d could not prepare query q, or NULL. */
+const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q);
 
 /* The CPU measuring thread t is pinned to. */
 int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t);
@@ -91,7 +73,7 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r);
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g,
                            size_t query_index);
 
-/* Stop the workers, close every connection, unload the drivers. */
+/* Stop the hosts (closing every connection), unload the drivers. */
 void pgcb_session_free(struct pgcb_session *s);
 
 #endif

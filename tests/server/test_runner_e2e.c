@@ -417,6 +417,102 @@ static void test_two_threads(void **state)
     run_free(&r);
 }
 
+/* A driver that crashes, aborts, exits or hangs in run_batch takes only its
+ * own host process down: its cells fail with the reason, libpq_sync's are
+ * kept, the run goes on to the next group (restarting the driver) and the
+ * result is written. */
+static void expect_fault(const char *fault, const char *want_err, const char *want_stderr)
+{
+    char body[4096], name[64];
+    snprintf(name, sizeof name, "fault_%s", fault);
+    snprintf(body, sizeof body,
+             "batch_timeout_ms = 400\n[server]\nsetup = %s/sql/benchmark_rows.sql\n"
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.faulty]\npath = %s/tests/fixtures/faulty.so\nfault = %s\nafter = 30\n"
+             "[query.a]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[query.b]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
+             top, build, build, fault);
+    const char *p = ini_path(name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n%s", body);
+    fclose(f);
+    const char *out = json_path(name);
+    /* Under AddressSanitizer, let SIGSEGV kill the process as it would. */
+    const char *env[] = {"ASAN_OPTIONS=handle_segv=0:handle_abort=0", NULL};
+    struct run r = run_runner(p, out, env, NULL, 0, NULL);
+    if (r.status != 2 || !strstr(r.err, want_stderr))
+        fprintf(stderr, "fault %s: status %d\nstdout:\n%s\nstderr:\n%s\n", fault, r.status, r.out,
+                r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, want_stderr));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.complete, 1);
+    assert_int_equal(res.ngroups, 2);
+    for (size_t g = 0; g < 2; g++) {
+        assert_int_equal(res.groups[g].cells[0].status, PGCB_CELL_OK);
+        assert_true(res.groups[g].cells[0].samples > 0);
+        assert_int_equal(res.groups[g].cells[1].status, PGCB_CELL_FAILED);
+        assert_non_null(strstr(res.groups[g].cells[1].error, want_err));
+    }
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
+static void test_driver_crash_isolated(void **state)
+{
+    (void)state;
+    expect_fault("segv", "driver faulty crashed (SIGSEGV: Segmentation fault)",
+                 "runner: driver faulty crashed (SIGSEGV: Segmentation fault) in group s / a "
+                 "(depth 1); it is restarted for the next group");
+    expect_fault("abort", "driver faulty crashed (SIGABRT: Aborted)",
+                 "runner: driver faulty crashed (SIGABRT: Aborted) in group s / a");
+    expect_fault("exit", "driver faulty exited with status 7",
+                 "runner: driver faulty exited with status 7 in group s / a");
+}
+
+static void test_driver_hang_times_out(void **state)
+{
+    (void)state;
+    expect_fault("hang", "driver faulty timed out: no progress for 400 ms ([bench] "
+                         "batch_timeout_ms)",
+                 "runner: driver faulty timed out: no progress for 400 ms");
+}
+
+/* A query the server refuses fails its groups, naming query, driver and
+ * SQLSTATE; the other queries still run and the result is written. */
+static void test_query_fault(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s[query.good]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[query.broken]\nsql = SELECT * FROM no_such_table\n"
+             "[query.syntax]\nsql = SELEKT 1\n[suite.s]\n",
+             drivers_text);
+    const char *ini = write_ini("query_fault", body);
+    const char *out = json_path("query_fault");
+    struct run r = run_runner(ini, out, NULL, NULL, 0, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "runner: query broken: driver libpq_sync: prepare failed: "
+                                  "42P01: relation \"no_such_table\" does not exist\n"));
+    assert_non_null(strstr(r.err, "runner: query syntax: driver libpq_sync: prepare failed: "
+                                  "42601: syntax error at or near \"SELEKT\"\n"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ngroups, 3);
+    assert_int_equal(res.groups[0].cells[0].status, PGCB_CELL_OK);
+    assert_int_equal(res.groups[1].cells[0].status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(res.groups[1].cells[0].error, "42P01"));
+    assert_int_equal(res.groups[2].cells[0].status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(res.groups[2].cells[0].error, "42601"));
+    pgcb_result_free(&res);
+    run_free(&r);
+}
+
 static void test_list_drivers(void **state)
 {
     (void)state;
@@ -460,6 +556,9 @@ int main(void)
         cmocka_unit_test(test_password_never_written),
         cmocka_unit_test(test_list_drivers),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_driver_crash_isolated),
+        cmocka_unit_test(test_driver_hang_times_out),
+        cmocka_unit_test(test_query_fault),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[700];

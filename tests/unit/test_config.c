@@ -59,6 +59,7 @@ static void test_full_config(void **state)
                        "time_ms = 1200\n"
                        "queries = 300\n"
                        "warmup_ms = 0\n"
+                       "batch_timeout_ms = 2500\n"
                        "cpus = 1,3-4\n"
                        "output = out/r.json\n"
                        "orders = 12\n"
@@ -91,6 +92,7 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.warmup_ms, 0);
     assert_int_equal(cfg.orders, PGCB_ORDERS_COUNT);
     assert_int_equal(cfg.orders_n, 12);
+    assert_int_equal(cfg.batch_timeout_ms, 2500);
     assert_int_equal(cfg.ncpus, 3);
     assert_int_equal(cfg.cpus[0], 1);
     assert_int_equal(cfg.cpus[1], 3);
@@ -106,11 +108,11 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.ndrivers, 2);
     assert_string_equal(cfg.drivers[0].name, "a");
     assert_string_equal(cfg.drivers[0].path, "/abs/a.so");
-    assert_int_equal(cfg.drivers[0].path_line, 13);
+    assert_int_equal(cfg.drivers[0].path_line, 14);
     assert_int_equal(cfg.drivers[0].nopts, 1);
     assert_string_equal(cfg.drivers[0].opts[0].key, "result_format");
     assert_string_equal(cfg.drivers[0].opts[0].value, "binary");
-    assert_int_equal(cfg.drivers[0].opts[0].line, 14);
+    assert_int_equal(cfg.drivers[0].opts[0].line, 15);
     snprintf(want, sizeof want, "%s/b.so", dir);
     assert_string_equal(cfg.drivers[1].path, want);
 
@@ -149,6 +151,7 @@ static void test_defaults_and_env(void **state)
     assert_int_equal(cfg.min_queries, PGCB_DEFAULT_QUERIES);
     assert_int_equal(cfg.warmup_ms, PGCB_DEFAULT_WARMUP_MS);
     assert_int_equal(cfg.orders, PGCB_ORDERS_AUTO);
+    assert_int_equal(cfg.batch_timeout_ms, PGCB_DEFAULT_BATCH_TIMEOUT_MS);
     assert_string_equal(cfg.time_source, "default");
     assert_int_equal(cfg.ncpus, 1);
     assert_int_equal(cfg.cpus[0], 0);
@@ -186,7 +189,9 @@ static void test_errors(void **state)
     (void)state;
     expect_error("[bench]\nbogus = 1\n" MINIMAL,
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
-                 "output, orders)");
+                 "output, orders, batch_timeout_ms)");
+    expect_error("[bench]\nbatch_timeout_ms = 0\n" MINIMAL,
+                 ":2: [bench] batch_timeout_ms: '0' is not an integer from 1 to 86400000");
     expect_error(MINIMAL "[foo]\n",
                  ":8: unknown section [foo] (known: [bench], [server], [driver.NAME], "
                  "[query.NAME], [suite.NAME])");

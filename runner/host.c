@@ -1,0 +1,617 @@
+/*
+ * host.c -- see host.h. The first half is the parent's side (fork, run a
+ * job under a watchdog, stop); the second half is the host process: its
+ * connections, its pinned measuring threads and the timed blocks.
+ */
+#include "host.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "measure.h"
+#include "session.h"
+#include "sysinfo.h"
+#include "util.h"
+
+/* Watchdog poll interval. */
+#define HOST_TICK_MS 50
+
+static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
+                       int cmd_fd, int reply_fd) __attribute__((noreturn));
+
+/* ---- the parent's side ------------------------------------------------- */
+
+int pgcb_host_map(struct pgcb_host *h, uint32_t nthreads, size_t nqueries)
+{
+    size_t head = sizeof(struct pgcb_host_shared);
+    size_t threads = nthreads * sizeof(struct pgcb_host_thread);
+    size_t queries = (nqueries ? nqueries : 1) * sizeof(struct pgcb_host_query);
+    size_t counts = (size_t)nthreads * PGCB_HIST_NCOUNTS * sizeof(uint64_t);
+    size_t size = head + threads + queries + counts;
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    *h = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
+    if (p == MAP_FAILED)
+        return -1;
+    h->sh = p;
+    h->sh_size = size;
+    char *base = p;
+    h->sh->threads = (struct pgcb_host_thread *)(base + head);
+    h->sh->queries = (struct pgcb_host_query *)(base + head + threads);
+    uint64_t *c = (uint64_t *)(base + head + threads + queries);
+    for (uint32_t t = 0; t < nthreads; t++)
+        pgcb_hist_init_in(&h->sh->threads[t].hist, c + (size_t)t * PGCB_HIST_NCOUNTS);
+    return 0;
+}
+
+void pgcb_host_unmap(struct pgcb_host *h)
+{
+    if (h->sh)
+        munmap(h->sh, h->sh_size);
+    h->sh = NULL;
+}
+
+static void close_fds(struct pgcb_host *h)
+{
+    if (h->cmd_fd >= 0)
+        close(h->cmd_fd);
+    if (h->reply_fd >= 0)
+        close(h->reply_fd);
+    h->cmd_fd = h->reply_fd = -1;
+}
+
+/* Reap the host (it is dead or dying) and describe how it ended. */
+static void reap(struct pgcb_host *h, char *why, size_t n)
+{
+    int st = 0;
+    pid_t r;
+    do
+        r = waitpid(h->pid, &st, 0);
+    while (r < 0 && errno == EINTR);
+    if (why) {
+        if (r == h->pid && WIFSIGNALED(st))
+            snprintf(why, n, "crashed (%s: %s)", sigabbrev_np(WTERMSIG(st)) ?
+                     sigabbrev_np(WTERMSIG(st)) : "signal", strsignal(WTERMSIG(st)));
+        else if (r == h->pid && WIFEXITED(st))
+            snprintf(why, n, "exited with status %d", WEXITSTATUS(st));
+        else
+            snprintf(why, n, "vanished");
+        /* SIG prefix: "SIGSEGV", as people say it. */
+        if (strncmp(why, "crashed (", 9) == 0 && strncmp(why + 9, "SIG", 3) != 0) {
+            char tmp[256];
+            snprintf(tmp, sizeof tmp, "crashed (SIG%s", why + 9);
+            snprintf(why, n, "%s", tmp);
+        }
+    }
+    h->pid = 0;
+    close_fds(h);
+}
+
+static void kill_host(struct pgcb_host *h)
+{
+    if (h->pid > 0) {
+        kill(h->pid, SIGKILL);
+        reap(h, NULL, 0);
+    }
+}
+
+/* Wait for one byte from the host, watching heartbeats: `beats` are the
+ * heartbeats to watch (n of them). Returns the byte, or -1 with err set
+ * (the host is gone then). */
+static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint64_t *const *beats,
+                      size_t n, char *err, size_t errlen)
+{
+    uint64_t timeout_ns = s->cfg->batch_timeout_ms * 1000000ull;
+    for (;;) {
+        struct pollfd p = {.fd = h->reply_fd, .events = POLLIN};
+        int r = poll(&p, 1, HOST_TICK_MS);
+        if (r > 0) {
+            char c;
+            ssize_t got = read(h->reply_fd, &c, 1);
+            if (got == 1)
+                return (unsigned char)c;
+            if (got < 0 && errno == EINTR)
+                continue;
+            char why[256];
+            reap(h, why, sizeof why);
+            snprintf(err, errlen, "%s", why);
+            return -1;
+        }
+        if (r < 0 && errno != EINTR) {
+            snprintf(err, errlen, "poll: %s", strerror(errno));
+            kill_host(h);
+            return -1;
+        }
+        if (*s->stop)
+            atomic_store(&h->sh->stop, 1);
+        uint64_t now = pgcb_now_ns();
+        for (size_t i = 0; i < n; i++) {
+            uint64_t beat = atomic_load(beats[i]);
+            if (beat && now > beat && now - beat > timeout_ns) {
+                kill_host(h);
+                snprintf(err, errlen, "timed out: no progress for %llu ms ([bench] "
+                         "batch_timeout_ms): the driver or the server stopped answering; its "
+                         "process was killed", (unsigned long long)s->cfg->batch_timeout_ms);
+                return -1;
+            }
+        }
+    }
+}
+
+int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
+                    char *err, size_t errlen)
+{
+    int cmd[2], reply[2];
+    if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
+        snprintf(err, errlen, "pipe: %s", strerror(errno));
+        return -1;
+    }
+    atomic_store(&h->sh->stop, 0);
+    atomic_store(&h->sh->heartbeat_ns, pgcb_now_ns());
+    h->sh->err[0] = '\0';
+    fflush(NULL); /* nothing buffered is written twice */
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "fork: %s", strerror(errno));
+        close(cmd[0]), close(cmd[1]), close(reply[0]), close(reply[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        close(cmd[1]);
+        close(reply[0]);
+        /* The other drivers' hosts' pipes must not stay open here. */
+        for (size_t i = 0; i < s->ndrivers; i++) {
+            struct pgcb_host *o = &s->drivers[i].host;
+            if (o != h && o->cmd_fd >= 0)
+                close(o->cmd_fd);
+            if (o != h && o->reply_fd >= 0)
+                close(o->reply_fd);
+        }
+        child_main(h, s, d, check_rows, cmd[0], reply[1]);
+    }
+    close(cmd[0]);
+    close(reply[1]);
+    h->pid = pid;
+    h->cmd_fd = cmd[1];
+    h->reply_fd = reply[0];
+    _Atomic uint64_t *beat = &h->sh->heartbeat_ns;
+    char why[256];
+    int c = wait_reply(h, s, &beat, 1, why, sizeof why);
+    if (c == 'R')
+        return 0;
+    if (c == 'F') {
+        snprintf(err, errlen, "%s", h->sh->err);
+        reap(h, NULL, 0);
+    } else if (c >= 0) {
+        snprintf(err, errlen, "driver host answered '%c' at start", c);
+        kill_host(h);
+    } else {
+        snprintf(err, errlen, "driver %s %s while connecting and preparing", s->drivers[d].cfg->name,
+                 why);
+    }
+    return -1;
+}
+
+int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+{
+    uint32_t n = h->sh->job.nthreads;
+    _Atomic uint64_t *beats[PGCB_MAX_THREADS];
+    uint64_t now = pgcb_now_ns();
+    for (uint32_t t = 0; t < n; t++) {
+        atomic_store(&h->sh->threads[t].heartbeat_ns, now);
+        beats[t] = &h->sh->threads[t].heartbeat_ns;
+    }
+    atomic_store(&h->sh->stop, *s->stop ? 1 : 0);
+    char c = 'J';
+    if (write(h->cmd_fd, &c, 1) != 1) {
+        char why[256];
+        reap(h, why, sizeof why);
+        snprintf(err, errlen, "%s", why);
+        return -1;
+    }
+    int r = wait_reply(h, s, beats, n, err, errlen);
+    if (r == 'D')
+        return 0;
+    if (r >= 0) {
+        snprintf(err, errlen, "driver host answered '%c'", r);
+        kill_host(h);
+    }
+    return -1;
+}
+
+void pgcb_host_stop(struct pgcb_host *h)
+{
+    if (h->pid <= 0)
+        return;
+    char c = 'X';
+    if (write(h->cmd_fd, &c, 1) == 1) {
+        /* Up to 5 s to close its connections and exit. */
+        for (int i = 0; i < 100; i++) {
+            int st;
+            pid_t r = waitpid(h->pid, &st, WNOHANG);
+            if (r == h->pid) {
+                h->pid = 0;
+                close_fds(h);
+                return;
+            }
+            usleep(50000);
+        }
+    }
+    kill_host(h);
+}
+
+/* ---- the host process -------------------------------------------------- */
+
+struct child;
+
+struct cworker {
+    struct child *c;
+    uint32_t index;
+    int cpu;
+    pthread_t tid;
+    int pin_rc;
+    char pin_err[160];
+    uint64_t *samples;          /* PGCB_BLOCK_MAX */
+    double est_ns;              /* ns per batch, for block sizing */
+};
+
+struct child {
+    struct pgcb_session *s;
+    struct pgcb_sdriver *sd;
+    struct pgcb_host_shared *sh;
+    uint32_t nthreads;
+    struct pgcb_conn **conns;   /* per thread; NULL when not connected */
+    struct pgcb_stmt **stmts;   /* [thread * nqueries + query] */
+    struct cworker *workers;
+    pthread_barrier_t start, end;
+    int exiting;
+};
+
+static int query_used(const struct pgcb_config *cfg, size_t q)
+{
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        for (size_t k = 0; k < cfg->suites[i].nqueries; k++)
+            if (cfg->suites[i].queries[k] == q)
+                return 1;
+    return 0;
+}
+
+static void close_conn(struct child *c, uint32_t t)
+{
+    size_t nq = c->s->cfg->nqueries;
+    if (c->conns[t])
+        c->sd->ld.drv->close(c->conns[t]);
+    c->conns[t] = NULL;
+    memset(&c->stmts[(size_t)t * nq], 0, nq * sizeof *c->stmts);
+}
+
+/* Connect thread t, prepare and prime every used query the first
+ * connection could prepare. A query the server refuses on the first
+ * connection is recorded in sh->queries; anything else fails (-1). */
+static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, size_t errlen)
+{
+    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    char why[PGCB_ERRLEN] = "", who[112];
+    if (c->nthreads > 1)
+        snprintf(who, sizeof who, "driver %s (connection %u)", c->sd->cfg->name, t + 1);
+    else
+        snprintf(who, sizeof who, "driver %s", c->sd->cfg->name);
+    close_conn(c, t);
+    atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
+    int rc = drv->open(cfg->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why, sizeof why);
+    if (rc != PGCB_OK) {
+        c->conns[t] = NULL;
+        snprintf(err, errlen, "%s: cannot connect: %s", who, why);
+        return -1;
+    }
+    for (size_t q = 0; q < cfg->nqueries; q++) {
+        if (!query_used(cfg, q) || c->sh->queries[q].failed)
+            continue;
+        atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
+        const struct pgcb_cfg_query *cq = &cfg->queries[q];
+        struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
+        char name[80];
+        snprintf(name, sizeof name, "pgcb_%s", cq->name);
+        rc = drv->prepare(c->conns[t], name, cq->sql, stmt, why, sizeof why);
+        if (rc == PGCB_ERR_QUERY && t == 0) {
+            struct pgcb_host_query *hq = &c->sh->queries[q];
+            hq->failed = 1;
+            snprintf(hq->err, sizeof hq->err, "query %s: %s: prepare failed: %s", cq->name, who,
+                     why);
+            continue;
+        }
+        if (rc != PGCB_OK) {
+            snprintf(err, errlen, "query %s: %s: prepare failed: %s", cq->name, who, why);
+            close_conn(c, t);
+            return -1;
+        }
+        struct pgcb_sum sum = {0, 0};
+        rc = drv->run_batch(c->conns[t], *stmt, 1, &sum, why, sizeof why);
+        if (rc == PGCB_ERR_QUERY && t == 0) {
+            struct pgcb_host_query *hq = &c->sh->queries[q];
+            hq->failed = 1;
+            snprintf(hq->err, sizeof hq->err, "query %s: %s: first execution failed: %s",
+                     cq->name, who, why);
+            continue;
+        }
+        if (rc != PGCB_OK) {
+            snprintf(err, errlen, "query %s: %s: first execution failed: %s", cq->name, who, why);
+            close_conn(c, t);
+            return -1;
+        }
+        if (check_rows && cq->rows >= 0 && sum.rows != (uint64_t)cq->rows) {
+            snprintf(err, errlen, "query %s: expected %lld rows per execution ([query.%s] rows "
+                     "at %s:%d), %s got %llu", cq->name, (long long)cq->rows, cq->name,
+                     cfg->file, cq->line, who, (unsigned long long)sum.rows);
+            close_conn(c, t);
+            return -1;
+        }
+        if (t == 0)
+            c->sh->queries[q].prime_rows = sum.rows;
+    }
+    return 0;
+}
+
+static void progress_show(struct child *c, const struct pgcb_job *job, const char *phase,
+                          double share, uint64_t *last_ns)
+{
+    if (c->s->quiet || !isatty(2))
+        return;
+    uint64_t now = pgcb_now_ns();
+    if (now - *last_ns < 200000000ull && share < 1.0)
+        return;
+    *last_ns = now;
+    fprintf(stderr, "\r\033[K[group %zu/%zu] %s%s: %s %s %3.0f%%", job->group + 1, job->ngroups,
+            job->label, job->nthreads > 1 ? " threads" : "", c->sd->cfg->name, phase,
+            100.0 * (share > 1.0 ? 1.0 : share));
+    fflush(stderr);
+}
+
+static size_t block_size(double est_ns, uint64_t remaining_batches)
+{
+    double n = est_ns > 0 ? (double)PGCB_BLOCK_TARGET_NS / est_ns : 1.0;
+    if (n < 1)
+        n = 1;
+    if (n > PGCB_BLOCK_MAX)
+        n = PGCB_BLOCK_MAX;
+    size_t k = (size_t)n;
+    if (remaining_batches && remaining_batches < k)
+        k = (size_t)remaining_batches;
+    return k ? k : 1;
+}
+
+/* A failed batch: keep the message; a broken connection is closed, to be
+ * reopened at the start of the next job. */
+static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const struct pgcb_job *job,
+                          int rc, const char *when, const char *why)
+{
+    ht->rc = rc;
+    if (job->nthreads > 1)
+        snprintf(ht->err, sizeof ht->err, "thread %u, %s: %s", w->index + 1, when, why);
+    else
+        snprintf(ht->err, sizeof ht->err, "%s: %s", when, why);
+    if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL || rc == PGCB_ERR_CONNECT)
+        close_conn(w->c, w->index);
+}
+
+static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
+                          const struct pgcb_job *job, struct pgcb_conn *conn,
+                          struct pgcb_stmt *stmt)
+{
+    struct child *c = w->c;
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    char why[PGCB_ERRLEN] = "";
+    struct pgcb_block b;
+    uint64_t last = 0;
+    pgcb_measure_block(drv, conn, stmt, job->depth, 1, 0, 0, w->samples, &b, why, sizeof why);
+    atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+    if (b.rc != PGCB_OK) {
+        worker_failed(w, ht, job, b.rc, "first batch", why);
+        return;
+    }
+    ht->expect_sum = b.last_sum;
+    w->est_ns = (double)b.wall_ns;
+    ht->rows_bad += b.last_rows != job->expect_rows;
+    ht->batches++;
+    uint64_t spent = b.wall_ns;
+    while (spent < job->warmup_ns && !atomic_load(&c->sh->stop)) {
+        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns, 0),
+                           job->expect_rows, ht->expect_sum, w->samples, &b, why, sizeof why);
+        atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+        if (b.rc != PGCB_OK) {
+            worker_failed(w, ht, job, b.rc, "warm-up", why);
+            return;
+        }
+        spent += b.wall_ns;
+        w->est_ns = (double)b.wall_ns / (double)b.n;
+        if (w->index == 0)
+            progress_show(c, job, "warm-up", (double)spent / (double)job->warmup_ns, &last);
+    }
+}
+
+static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
+                           const struct pgcb_job *job, struct pgcb_conn *conn,
+                           struct pgcb_stmt *stmt)
+{
+    struct child *c = w->c;
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    uint64_t spent = 0, batches = 0, last = 0;
+    char why[PGCB_ERRLEN] = "", phase[64];
+    snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, job->norders);
+
+    while ((spent < job->time_floor_ns || batches < job->batch_floor) &&
+           !atomic_load(&c->sh->stop)) {
+        uint64_t left = 0;
+        if (spent >= job->time_floor_ns)
+            left = job->batch_floor - batches;
+        else if (batches >= job->batch_floor && w->est_ns > 0)
+            left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns) + 1;
+        struct pgcb_block b;
+        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns, left),
+                           job->expect_rows, ht->expect_sum, w->samples, &b, why, sizeof why);
+        /* Outside the timed loop: the heartbeat, and the block into the
+         * histogram. */
+        atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+        pgcb_hist_add_many(&ht->hist, w->samples, b.n);
+        spent += b.wall_ns;
+        batches += b.n;
+        ht->cpu_ns += b.cpu_ns;
+        ht->rows_bad += b.rows_bad;
+        ht->sum_bad += b.sum_bad;
+        if (b.n)
+            w->est_ns = (double)b.wall_ns / (double)b.n;
+        if (b.rc != PGCB_OK) {
+            char when[96];
+            snprintf(when, sizeof when, "order %zu, batch %llu", job->order + 1,
+                     (unsigned long long)batches + 1);
+            worker_failed(w, ht, job, b.rc, when, why);
+            break;
+        }
+        if (w->index == 0) {
+            double st = job->time_floor_ns ? (double)spent / (double)job->time_floor_ns : 1.0;
+            double sq = (double)batches / (double)job->batch_floor;
+            progress_show(c, job, phase, st < sq ? st : sq, &last);
+        }
+    }
+    ht->batches += batches;
+}
+
+static void run_job(struct cworker *w)
+{
+    struct child *c = w->c;
+    const struct pgcb_job *job = &c->sh->job;
+    struct pgcb_host_thread *ht = &c->sh->threads[w->index];
+    ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = 0;
+    ht->rc = PGCB_OK;
+    ht->err[0] = '\0';
+    pgcb_hist_reset(&ht->hist);
+    if (!c->conns[w->index]) {
+        char why[PGCB_ERRLEN + 160];
+        if (open_conn(c, w->index, 0, why, sizeof why) != 0) {
+            worker_failed(w, ht, job, PGCB_ERR_CONNECT, "reconnect", why);
+            return;
+        }
+        atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+    }
+    struct pgcb_conn *conn = c->conns[w->index];
+    struct pgcb_stmt *stmt = c->stmts[(size_t)w->index * c->s->cfg->nqueries + job->query];
+    if (!stmt) {
+        worker_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
+                      c->sh->queries[job->query].err[0] ? c->sh->queries[job->query].err
+                                                         : "the statement is not prepared");
+        return;
+    }
+    if (job->kind == PGCB_JOB_WARMUP)
+        worker_warmup(w, ht, job, conn, stmt);
+    else
+        worker_measure(w, ht, job, conn, stmt);
+}
+
+static void *worker_main(void *arg)
+{
+    struct cworker *w = arg;
+    struct child *c = w->c;
+    w->pin_rc = pgcb_pin_self(w->cpu, w->pin_err, sizeof w->pin_err);
+    pthread_barrier_wait(&c->end);
+    for (;;) {
+        pthread_barrier_wait(&c->start);
+        if (c->exiting)
+            break;
+        if (w->index < c->sh->job.nthreads)
+            run_job(w);
+        pthread_barrier_wait(&c->end);
+    }
+    return NULL;
+}
+
+/* Start-up failed: say why in the region, answer 'F', exit. */
+static void child_fail(struct child *c, int reply_fd, const char *why)
+{
+    snprintf(c->sh->err, sizeof c->sh->err, "%s", why);
+    char f = 'F';
+    if (write(reply_fd, &f, 1) != 1)
+        _exit(3);
+    _exit(2);
+}
+
+static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
+                       int cmd_fd, int reply_fd)
+{
+    /* Die with the runner; leave Ctrl-C to it (it stops us through the
+     * region); a parent killed by SIGKILL cannot stop us otherwise. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        _exit(1);
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_IGN);
+
+    struct child c = {.s = s, .sd = &s->drivers[d], .sh = h->sh, .nthreads = s->nthreads};
+    size_t nq = s->cfg->nqueries;
+    c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
+    c.stmts = pgcb_xcalloc((size_t)c.nthreads * nq, sizeof *c.stmts);
+    memset(h->sh->queries, 0, (nq ? nq : 1) * sizeof *h->sh->queries);
+    char why[PGCB_ERRLEN + 256];
+    for (uint32_t t = 0; t < c.nthreads; t++)
+        if (open_conn(&c, t, check_rows, why, sizeof why) != 0)
+            child_fail(&c, reply_fd, why);
+
+    c.workers = pgcb_xcalloc(c.nthreads, sizeof *c.workers);
+    pthread_barrier_init(&c.start, NULL, c.nthreads + 1);
+    pthread_barrier_init(&c.end, NULL, c.nthreads + 1);
+    for (uint32_t t = 0; t < c.nthreads; t++) {
+        struct cworker *w = &c.workers[t];
+        w->c = &c;
+        w->index = t;
+        w->cpu = pgcb_session_thread_cpu(s, t);
+        w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
+        if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
+            child_fail(&c, reply_fd, "cannot start a measuring thread");
+    }
+    pthread_barrier_wait(&c.end); /* every thread has pinned itself */
+    for (uint32_t t = 0; t < c.nthreads; t++)
+        if (c.workers[t].pin_rc != 0) {
+            snprintf(why, sizeof why, "measuring thread %u: %s", t + 1, c.workers[t].pin_err);
+            child_fail(&c, reply_fd, why);
+        }
+    char r = 'R';
+    if (write(reply_fd, &r, 1) != 1)
+        _exit(3);
+
+    for (;;) {
+        char cmd;
+        ssize_t got = read(cmd_fd, &cmd, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got != 1 || cmd != 'J')
+            break; /* 'X' or the runner is gone */
+        pthread_barrier_wait(&c.start);
+        pthread_barrier_wait(&c.end);
+        char done = 'D';
+        if (write(reply_fd, &done, 1) != 1)
+            break;
+    }
+
+    /* Exit: threads first, then the connections, then our own memory. */
+    c.exiting = 1;
+    pthread_barrier_wait(&c.start);
+    for (uint32_t t = 0; t < c.nthreads; t++) {
+        pthread_join(c.workers[t].tid, NULL);
+        free(c.workers[t].samples);
+    }
+    for (uint32_t t = 0; t < c.nthreads; t++)
+        close_conn(&c, t);
+    free(c.workers);
+    free(c.conns);
+    free(c.stmts);
+    _exit(0);
+}

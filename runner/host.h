@@ -1,0 +1,103 @@
+/*
+ * host.h -- a driver host: a child process that owns one driver's
+ * connections and measuring threads, so that a driver that crashes or hangs
+ * takes down only itself, never the run.
+ *
+ * The runner (parent) and a host share one memory region (mapped before the
+ * fork, so at the same address in both) holding the current job, each
+ * measuring thread's histogram, counters and heartbeat, and the outcome of
+ * preparing each query. A pipe pair carries one byte per step: the parent
+ * writes 'J' (run the job in the region) or 'X' (exit); the host answers 'R'
+ * (ready, after start-up) and 'D' (job done). EOF on the reply pipe means
+ * the host died. The parent waits for an answer with a watchdog: a thread
+ * whose heartbeat is older than [bench] batch_timeout_ms gets the host
+ * killed (SIGKILL) and the job failed.
+ */
+#ifndef PGCB_HOST_H
+#define PGCB_HOST_H
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "hist.h"
+#include "pgcb/driver.h"
+
+struct pgcb_session;
+struct pgcb_sdriver;
+
+enum pgcb_job_kind { PGCB_JOB_WARMUP, PGCB_JOB_MEASURE };
+
+/* One step for every measuring thread of a host (threads 0..nthreads-1). */
+struct pgcb_job {
+    enum pgcb_job_kind kind;
+    size_t query;                 /* index into the config's queries */
+    size_t group, ngroups, order, norders; /* for the progress line */
+    char label[192];              /* "suite / query depth N", for the progress line */
+    uint32_t depth;
+    uint32_t nthreads;
+    uint64_t expect_rows;         /* per batch */
+    uint64_t time_floor_ns;       /* per thread (measure) */
+    uint64_t batch_floor;         /* per thread (measure) */
+    uint64_t warmup_ns;           /* per thread (warm-up) */
+};
+
+/* One measuring thread's outcome of the last job, and its heartbeat. */
+struct pgcb_host_thread {
+    struct pgcb_hist hist;        /* counts inside the shared region */
+    uint64_t batches, cpu_ns, rows_bad, sum_bad;
+    uint64_t expect_sum;          /* checksum of its first batch in the group */
+    _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
+    int rc;                       /* PGCB_OK or the failing status */
+    char err[PGCB_ERRLEN + 64];
+};
+
+/* What preparing one query on the host's first connection gave. */
+struct pgcb_host_query {
+    int failed;                   /* the server refused it: the groups of this query fail */
+    uint64_t prime_rows;          /* rows of one execution */
+    char err[PGCB_ERRLEN + 160];
+};
+
+struct pgcb_host_shared {
+    _Atomic int stop;             /* the run is stopping: finish the job early */
+    _Atomic uint64_t heartbeat_ns;/* start-up progress (connecting, preparing) */
+    struct pgcb_job job;
+    char err[PGCB_ERRLEN + 256];  /* why start-up failed */
+    struct pgcb_host_thread *threads; /* nthreads, inside the region */
+    struct pgcb_host_query *queries;  /* nqueries, inside the region */
+};
+
+struct pgcb_host {
+    pid_t pid;                    /* 0 while no host runs */
+    int cmd_fd, reply_fd;         /* parent's ends; -1 when closed */
+    struct pgcb_host_shared *sh;  /* the shared region (mapped once) */
+    size_t sh_size;
+};
+
+/* Map the shared region for nthreads threads and nqueries queries. 0 / -1. */
+int pgcb_host_map(struct pgcb_host *h, uint32_t nthreads, size_t nqueries);
+
+/* Fork the host of driver `d` of session s and wait until it has connected
+ * every thread, prepared every used query (a query the server refuses is
+ * recorded in sh->queries, not fatal) and started its pinned threads. With
+ * check_rows, a query's first execution must return [query] rows. Returns 0,
+ * or -1 with one line in err (the host is gone then). */
+int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
+                    char *err, size_t errlen);
+
+/* Run sh->job (set by the caller) and wait for it, watching the heartbeats.
+ * Returns 0 when the host answered (the threads' outcomes are in sh), or -1
+ * when the host crashed or was killed for a timeout: err says which (e.g.
+ * "crashed (SIGSEGV: Segmentation fault)") and the host is gone. */
+int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
+
+/* Ask the host to exit (closing its connections); kill it if it does not
+ * within a few seconds. Accepts a host that is not running. */
+void pgcb_host_stop(struct pgcb_host *h);
+
+void pgcb_host_unmap(struct pgcb_host *h);
+
+#endif
