@@ -53,6 +53,9 @@ UNIT_SRC   = $(wildcard tests/unit/test_*.c)
 UNIT_BIN   = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 SERVER_SRC = $(wildcard tests/server/test_*.c)
 SERVER_BIN = $(SERVER_SRC:tests/server/%.c=$(B)/tests/%)
+# The tests' own helpers (tests/lib/*.c), linked into every test binary.
+TESTLIB_SRC = $(wildcard tests/lib/*.c)
+TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(B)/obj/%.o)
 
 AGG_SRC    = $(wildcard aggregate/*.c)
 AGG_OBJ    = $(AGG_SRC:%.c=$(B)/obj/%.o)
@@ -115,13 +118,17 @@ $(B)/tests/fixtures/%.so: tests/fixtures/%.c include/pgcb/driver.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $<
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpgcb.a
+$(B)/libpgcbtest.a: $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+	$(AR) rcs $@ $^
 
-$(B)/tests/%: tests/server/%.c $(B)/libpgcb.a
+$(B)/tests/%: tests/unit/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+
+$(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
 
 # The whole suite: unit tests, then server tests against a throw-away local
 # PostgreSQL that the script starts and removes, then both again under

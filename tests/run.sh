@@ -113,13 +113,11 @@ last_cpu() {
 
 shopt -s nullglob
 
-run_unit() {
-    local srcs=(tests/unit/test_*.c) src name
-    if ((${#srcs[@]} == 0)); then
-        printf 'no unit tests (tests/unit/test_*.c)\n'
-        return 0
-    fi
-    for src in "${srcs[@]}"; do
+# run_binaries SRC...: run BUILD_DIR/tests/test_X for each test_X.c given (a
+# FAIL for each one not built).
+run_binaries() {
+    local src name
+    for src; do
         name=$(basename -- "$src" .c)
         if [[ ! -x $build/tests/$name ]]; then
             result "$name" FAIL "$(now_us)" "$build/tests/$name not built"
@@ -129,8 +127,17 @@ run_unit() {
     done
 }
 
+run_unit() {
+    local srcs=(tests/unit/test_*.c)
+    if ((${#srcs[@]} == 0)); then
+        printf 'no unit tests (tests/unit/test_*.c)\n'
+        return 0
+    fi
+    run_binaries "${srcs[@]}"
+}
+
 run_server() {
-    local srcs=(tests/server/test_*.c) scripts=() s name
+    local srcs=(tests/server/test_*.c) scripts=() s
     for s in tests/server/*.sh; do
         if [[ -x $s ]]; then
             scripts+=("$s")
@@ -162,14 +169,7 @@ run_server() {
     eval "$env_line"
     printf '%s: test server: socket %s port %s, CPUs %s\n' "$prog" "$PGHOST" "$PGPORT" "${PGCB_SERVER_CPUS:-not pinned}" >&2
 
-    for s in "${srcs[@]}"; do
-        name=$(basename -- "$s" .c)
-        if [[ ! -x $build/tests/$name ]]; then
-            result "$name" FAIL "$(now_us)" "$build/tests/$name not built"
-            continue
-        fi
-        run_test "$name" "$build/tests/$name"
-    done
+    run_binaries "${srcs[@]}"
     for s in "${scripts[@]}"; do
         run_test "${s#tests/}" "$s" "$build"
     done

@@ -17,206 +17,35 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dlfcn.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <libpq-fe.h>
 
 #include <pgcb/driver.h>
 
-#define BENCH_SQL \
-    "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT "
+#include "../lib/drvtest.h"
 
-/* No test may hang: a batch that never returns kills the process. */
-#define HANG_LIMIT_S 120
+static struct drvtest_drv pp_drv, sync_drv;
 
-/* A loaded driver. */
-struct tdrv {
-    void *dl;
-    const struct pgcb_driver *d;
-};
-
-static struct tdrv pp_drv, sync_drv;
-
-/* ---- helpers ------------------------------------------------------------ */
-
-static int load_driver(struct tdrv *t, const char *name)
-{
-    const char *b = getenv("PGCB_BUILD");
-    char path[4096];
-    pgcb_driver_entry_fn entry;
-
-    snprintf(path, sizeof path, "%s/drivers/%s.so", b && *b ? b : "build", name);
-    t->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!t->dl) {
-        print_error("dlopen %s: %s\n", path, dlerror());
-        return -1;
-    }
-    *(void **)&entry = dlsym(t->dl, PGCB_DRIVER_ENTRY_SYMBOL);
-    if (!entry || !(t->d = entry()) || t->d->magic != PGCB_DRIVER_MAGIC ||
-        t->d->abi_major != PGCB_ABI_MAJOR || t->d->struct_size < PGCB_DRIVER_SIZE_1_0) {
-        print_error("%s: no valid %s\n", path, PGCB_DRIVER_ENTRY_SYMBOL);
-        return -1;
-    }
-    return 0;
-}
-
-static int admin_exec(PGconn *pg, const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (!ok)
-        print_error("%s: %s", sql, PQerrorMessage(pg));
-    PQclear(r);
-    return ok ? 0 : -1;
-}
-
-/* A libpq session of the test's own, for setup and for killing backends. */
-static PGconn *admin_connect(void)
-{
-    PGconn *pg = PQconnectdb("");
-    if (PQstatus(pg) != CONNECTION_OK) {
-        print_error("connect: %s", PQerrorMessage(pg));
-        PQfinish(pg);
-        return NULL;
-    }
-    return pg;
-}
-
-static int create_objects(void)
-{
-    PGconn *pg = admin_connect();
-    int rc;
-
-    if (!pg)
-        return -1;
-    rc = admin_exec(pg, "SET client_min_messages = warning") ||
-         admin_exec(pg, "DROP TABLE IF EXISTS benchmark_rows") ||
-         admin_exec(pg, "CREATE TABLE benchmark_rows (id int PRIMARY KEY, int_value int NOT NULL, "
-                        "string_value text NOT NULL, null_value int, bool_value bool NOT NULL)") ||
-         admin_exec(pg, "INSERT INTO benchmark_rows SELECT i, 1337, 'wat', NULL, false "
-                        "FROM generate_series(1, 500) AS i") ||
-         admin_exec(pg, "DROP SEQUENCE IF EXISTS pgcb_fail_seq") ||
-         admin_exec(pg, "CREATE SEQUENCE pgcb_fail_seq");
-    PQfinish(pg);
-    return rc;
-}
+/* ---- setup -------------------------------------------------------------- */
 
 static int group_setup(void **state)
 {
-    const char *host = getenv("PGHOST");
-
     (void)state;
-    if (!host || !*host) {
-        print_error("PGHOST is not set: test_libpq_pipeline needs a throw-away PostgreSQL server "
-                    "(PGHOST, PGPORT, PGUSER, PGDATABASE); it fails rather than skip\n");
+    if (drvtest_require_server("test_libpq_pipeline") ||
+        drvtest_load(&pp_drv, "libpq_pipeline") || drvtest_load(&sync_drv, "libpq_sync"))
         return -1;
-    }
-    if (load_driver(&pp_drv, "libpq_pipeline") || load_driver(&sync_drv, "libpq_sync"))
-        return -1;
-    return create_objects();
+    return drvtest_create_table("DROP SEQUENCE IF EXISTS pgcb_fail_seq; "
+                                "CREATE SEQUENCE pgcb_fail_seq");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    if (pp_drv.dl)
-        dlclose(pp_drv.dl);
-    if (sync_drv.dl)
-        dlclose(sync_drv.dl);
+    drvtest_unload(&pp_drv);
+    drvtest_unload(&sync_drv);
     return 0;
-}
-
-static struct pgcb_conn *open_ci(const struct tdrv *t, const char *conninfo,
-                                 const struct pgcb_option *opts, size_t n)
-{
-    struct pgcb_conn *c = NULL;
-    char err[PGCB_ERRLEN] = "";
-    int rc = t->d->open(conninfo, opts, n, &c, err, sizeof err);
-    if (rc != PGCB_OK)
-        print_error("open %s: %d %s\n", t->d->name, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    assert_non_null(c);
-    return c;
-}
-
-static struct pgcb_conn *open_ok(const struct tdrv *t, const struct pgcb_option *opts, size_t n)
-{
-    return open_ci(t, "", opts, n);
-}
-
-static struct pgcb_stmt *prepare_ok(const struct tdrv *t, struct pgcb_conn *c, const char *name,
-                                    const char *sql)
-{
-    struct pgcb_stmt *st = NULL;
-    char err[PGCB_ERRLEN] = "";
-    int rc = t->d->prepare(c, name, sql, &st, err, sizeof err);
-    if (rc != PGCB_OK)
-        print_error("prepare %s (%s): %d %s\n", sql, t->d->name, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    assert_non_null(st);
-    return st;
-}
-
-static struct pgcb_sum run_ok(const struct tdrv *t, struct pgcb_conn *c, struct pgcb_stmt *st,
-                              uint32_t depth)
-{
-    struct pgcb_sum s = {0, 0};
-    char err[PGCB_ERRLEN] = "";
-    int rc;
-
-    alarm(HANG_LIMIT_S);
-    rc = t->d->run_batch(c, st, depth, &s, err, sizeof err);
-    alarm(0);
-    if (rc != PGCB_OK)
-        print_error("run_batch %s depth %u: %d %s\n", t->d->name, depth, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    return s;
-}
-
-/* run_batch expected to fail with `want`; returns the sum, err filled. */
-static struct pgcb_sum run_fail(const struct tdrv *t, struct pgcb_conn *c, struct pgcb_stmt *st,
-                                uint32_t depth, int want, char *err, size_t errlen)
-{
-    struct pgcb_sum s = {0, 0};
-    int rc;
-
-    err[0] = '\0';
-    alarm(HANG_LIMIT_S);
-    rc = t->d->run_batch(c, st, depth, &s, err, errlen);
-    alarm(0);
-    if (rc != want)
-        print_error("run_batch depth %u: got %d (%s), want %d\n", depth, rc, err, want);
-    assert_int_equal(rc, want);
-    return s;
-}
-
-/* An error message as the ABI wants it: non-empty, one line. */
-static void assert_one_line(const char *err)
-{
-    assert_true(err[0] != '\0');
-    assert_null(strchr(err, '\n'));
-    assert_null(strchr(err, '\r'));
-}
-
-/* The benchmark rows 1..n, depth times. */
-static struct pgcb_sum expect_rows(uint32_t n, uint32_t depth)
-{
-    struct pgcb_sum s = {0, 0};
-    for (uint32_t d = 0; d < depth; d++)
-        for (uint32_t i = 1; i <= n; i++) {
-            pgcb_sum_int(&s, i);
-            pgcb_sum_int(&s, 1337);
-            pgcb_sum_text(&s, "wat", 3);
-            pgcb_sum_null(&s);
-            pgcb_sum_bool(&s, 0);
-            pgcb_sum_row(&s);
-        }
-    return s;
 }
 
 /* ---- descriptor --------------------------------------------------------- */
@@ -248,12 +77,12 @@ static void test_descriptor(void **state)
 
 static void big_batch(const struct pgcb_option *opts, size_t nopts)
 {
-    struct pgcb_conn *c = open_ok(&pp_drv, opts, nopts);
-    struct pgcb_stmt *st = prepare_ok(&pp_drv, c, "big", BENCH_SQL "500");
-    struct pgcb_sum want = expect_rows(500, 1000);
+    struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "", opts, nopts);
+    struct pgcb_stmt *st = drvtest_prepare_ok(&pp_drv, c, "big", DRVTEST_BENCH_SQL "500");
+    struct pgcb_sum want = drvtest_expect_rows(500, 1000);
 
     for (int again = 0; again < 2; again++) { /* and the connection is clean after it */
-        struct pgcb_sum got = run_ok(&pp_drv, c, st, 1000);
+        struct pgcb_sum got = drvtest_run_ok(&pp_drv, c, st, 1000);
         assert_true(got.rows == 500000);
         assert_true(got.hash == want.hash);
     }
@@ -286,16 +115,6 @@ static void test_big_batch_per_batch(void **state)
 
 /* ---- 2. the same checksums as libpq_sync -------------------------------- */
 
-/* Every converted type, negative values, NULLs; foldable in both formats. */
-#define TYPES_SQL                                                                        \
-    "SELECT (-9223372036854775808)::int8, (-2147483648)::int4, (-1)::int2, 0::int8, "     \
-    "'-Infinity'::float4, 'Infinity'::float8, '-0'::float8, 0.1::float8, 0.1::float4, "   \
-    "3.4028235e38::float4, 'ab'::char(4), 'wat'::varchar, 'nm'::name, ''::text, "         \
-    "NULL::text, false, NULL::bool "                                                     \
-    "UNION ALL SELECT 1::int8, 2::int4, 3::int2, (-4)::int8, 'NaN'::float4, '-1e-300'::float8, " \
-    "1e300::float8, (-2.5)::float8, 1e-30::float4, 1::float4, 'x'::char(4), 'y'::varchar, "   \
-    "'z'::name, 'w'::text, 'v'::text, true, true"
-
 /* numeric too (text format only) */
 #define TYPES_SQL_NUMERIC                                                                  \
     "SELECT (-32768)::int2 AS i2, (-9223372036854775807)::int8 AS i8, (-1.5)::float4 AS f4, " \
@@ -326,10 +145,10 @@ struct same_case {
 };
 
 static const struct same_case same_cases[] = {
-    {"limit_1", BENCH_SQL "1", 1, 0},
-    {"limit_100", BENCH_SQL "100", 100, 0},
-    {"limit_500", BENCH_SQL "500", 500, 0},
-    {"types", TYPES_SQL, 2, 0},
+    {"limit_1", DRVTEST_BENCH_SQL "1", 1, 0},
+    {"limit_100", DRVTEST_BENCH_SQL "100", 100, 0},
+    {"limit_500", DRVTEST_BENCH_SQL "500", 500, 0},
+    {"types", DRVTEST_TYPES_SQL, 2, 0},
     {"types_numeric", TYPES_SQL_NUMERIC, 1, 1},
 };
 static const uint32_t same_depths[] = {1, 2, 10, 100};
@@ -341,8 +160,8 @@ static void same_as_sync(const char *format, const char *sync, const char *windo
     const struct pgcb_option popt[] = {
         {"result_format", format}, {"sync", sync}, {"max_in_flight", window}};
     const int binary = strcmp(format, "binary") == 0;
-    struct pgcb_conn *sc = open_ok(&sync_drv, sopt, 1);
-    struct pgcb_conn *pc = open_ok(&pp_drv, popt, 3);
+    struct pgcb_conn *sc = drvtest_open_ok(&sync_drv, "", sopt, 1);
+    struct pgcb_conn *pc = drvtest_open_ok(&pp_drv, "", popt, 3);
 
     for (size_t q = 0; q < sizeof same_cases / sizeof *same_cases; q++) {
         const struct same_case *k = &same_cases[q];
@@ -354,17 +173,17 @@ static void same_as_sync(const char *format, const char *sync, const char *windo
             rc = pp_drv.d->prepare(pc, k->name, k->sql, &st, err, sizeof err);
             assert_int_equal(rc, PGCB_ERR_UNSUPPORTED);
             assert_null(st);
-            assert_one_line(err);
+            drvtest_assert_one_line(err);
             assert_non_null(strstr(err, "\"amount\""));
             assert_non_null(strstr(err, "numeric"));
             continue;
         }
-        struct pgcb_stmt *ss = prepare_ok(&sync_drv, sc, k->name, k->sql);
-        struct pgcb_stmt *ps = prepare_ok(&pp_drv, pc, k->name, k->sql);
+        struct pgcb_stmt *ss = drvtest_prepare_ok(&sync_drv, sc, k->name, k->sql);
+        struct pgcb_stmt *ps = drvtest_prepare_ok(&pp_drv, pc, k->name, k->sql);
         for (size_t d = 0; d < sizeof same_depths / sizeof *same_depths; d++) {
             uint32_t depth = same_depths[d];
-            struct pgcb_sum a = run_ok(&sync_drv, sc, ss, depth);
-            struct pgcb_sum b = run_ok(&pp_drv, pc, ps, depth);
+            struct pgcb_sum a = drvtest_run_ok(&sync_drv, sc, ss, depth);
+            struct pgcb_sum b = drvtest_run_ok(&pp_drv, pc, ps, depth);
             if (a.hash != b.hash || a.rows != b.rows)
                 print_error("%s %s depth %u (%s, sync=%s, max_in_flight=%s): sync %016llx/%llu, "
                             "pipeline %016llx/%llu\n", k->name, format, depth, format, sync, window,
@@ -373,7 +192,7 @@ static void same_as_sync(const char *format, const char *sync, const char *windo
             assert_true(a.rows == (uint64_t)k->rows * depth);
             assert_true(a.hash == b.hash && a.rows == b.rows);
             if (strncmp(k->name, "limit_", 6) == 0) {
-                struct pgcb_sum want = expect_rows(k->rows, depth);
+                struct pgcb_sum want = drvtest_expect_rows(k->rows, depth);
                 assert_true(b.hash == want.hash);
             } else if (strcmp(k->name, "types_numeric") == 0) {
                 struct pgcb_sum want = expect_types_numeric(depth);
@@ -420,24 +239,24 @@ static void test_same_binary_per_batch(void **state)
 
 static void restart_seq(void)
 {
-    PGconn *pg = admin_connect();
+    PGconn *pg = drvtest_admin_connect();
     assert_non_null(pg);
-    assert_int_equal(admin_exec(pg, "ALTER SEQUENCE pgcb_fail_seq RESTART"), 0);
+    assert_int_equal(drvtest_admin_exec(pg, "ALTER SEQUENCE pgcb_fail_seq RESTART"), 0);
     PQfinish(pg);
 }
 
 static void fail_in_middle(const char *sync, const char *window, uint64_t want_rows)
 {
     const struct pgcb_option o[] = {{"sync", sync}, {"max_in_flight", window}};
-    struct pgcb_conn *c = open_ok(&pp_drv, o, 2);
-    struct pgcb_stmt *st = prepare_ok(&pp_drv, c, "fail5", FAIL5_SQL);
-    struct pgcb_stmt *good = prepare_ok(&pp_drv, c, "good", BENCH_SQL "100");
+    struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "", o, 2);
+    struct pgcb_stmt *st = drvtest_prepare_ok(&pp_drv, c, "fail5", FAIL5_SQL);
+    struct pgcb_stmt *good = drvtest_prepare_ok(&pp_drv, c, "good", DRVTEST_BENCH_SQL "100");
     struct pgcb_sum s, want = {0, 0};
     char err[PGCB_ERRLEN];
 
     restart_seq();
-    s = run_fail(&pp_drv, c, st, 10, PGCB_ERR_QUERY, err, sizeof err);
-    assert_one_line(err);
+    s = drvtest_run_fail(&pp_drv, c, st, 10, PGCB_ERR_QUERY, err, sizeof err);
+    drvtest_assert_one_line(err);
     if (strncmp(err, "22012: ", 7) != 0 || !strstr(err, "(query 5 of 10)"))
         print_error("sync=%s max_in_flight=%s: %s\n", sync, window, err);
     assert_memory_equal(err, "22012: ", 7);            /* the ABI: SQLSTATE first */
@@ -454,10 +273,10 @@ static void fail_in_middle(const char *sync, const char *window, uint64_t want_r
     assert_true(s.hash == want.hash);
 
     /* the connection is clean: the next batches succeed */
-    s = run_ok(&pp_drv, c, st, 10); /* the sequence is past 5 now */
+    s = drvtest_run_ok(&pp_drv, c, st, 10); /* the sequence is past 5 now */
     assert_true(s.rows == 10);
-    s = run_ok(&pp_drv, c, good, 3);
-    want = expect_rows(100, 3);
+    s = drvtest_run_ok(&pp_drv, c, good, 3);
+    want = drvtest_expect_rows(100, 3);
     assert_true(s.rows == 300 && s.hash == want.hash);
     pp_drv.d->close(c);
 }
@@ -480,9 +299,9 @@ static void test_fail_per_batch(void **state)
 
 static void test_bad_statements(void **state)
 {
-    struct pgcb_conn *c = open_ok(&pp_drv, NULL, 0);
+    struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "", NULL, 0);
     struct pgcb_stmt *st = NULL, *good;
-    struct pgcb_sum s, want = expect_rows(100, 2);
+    struct pgcb_sum s, want = drvtest_expect_rows(100, 2);
     char err[PGCB_ERRLEN] = "";
     int rc;
 
@@ -491,24 +310,24 @@ static void test_bad_statements(void **state)
     rc = pp_drv.d->prepare(c, "missing", "SELECT * FROM no_such_table", &st, err, sizeof err);
     assert_int_equal(rc, PGCB_ERR_QUERY);
     assert_null(st);
-    assert_one_line(err);
+    drvtest_assert_one_line(err);
     assert_memory_equal(err, "42P01: ", 7);
     rc = pp_drv.d->prepare(c, "syntax", "SELEC 1", &st, err, sizeof err);
     assert_int_equal(rc, PGCB_ERR_QUERY);
     assert_memory_equal(err, "42601: ", 7);
 
-    good = prepare_ok(&pp_drv, c, "good", BENCH_SQL "100");
-    s = run_ok(&pp_drv, c, good, 2);
+    good = drvtest_prepare_ok(&pp_drv, c, "good", DRVTEST_BENCH_SQL "100");
+    s = drvtest_run_ok(&pp_drv, c, good, 2);
     assert_true(s.rows == 200 && s.hash == want.hash);
 
     /* every execution failing */
-    st = prepare_ok(&pp_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
-    s = run_fail(&pp_drv, c, st, 50, PGCB_ERR_QUERY, err, sizeof err);
-    assert_one_line(err);
+    st = drvtest_prepare_ok(&pp_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
+    s = drvtest_run_fail(&pp_drv, c, st, 50, PGCB_ERR_QUERY, err, sizeof err);
+    drvtest_assert_one_line(err);
     assert_memory_equal(err, "22012: ", 7);
     assert_non_null(strstr(err, "(query 1 of 50)"));
     assert_true(s.rows == 0);
-    s = run_ok(&pp_drv, c, good, 2);
+    s = drvtest_run_ok(&pp_drv, c, good, 2);
     assert_true(s.rows == 200 && s.hash == want.hash);
 
     /* parameters: refused, and the name is free again */
@@ -516,14 +335,15 @@ static void test_bad_statements(void **state)
     rc = pp_drv.d->prepare(c, "param", "SELECT $1::int", &st, err, sizeof err);
     assert_int_equal(rc, PGCB_ERR_UNSUPPORTED);
     assert_null(st);
-    assert_one_line(err);
-    st = prepare_ok(&pp_drv, c, "param", "SELECT 7::int");
-    s = run_ok(&pp_drv, c, st, 4);
+    drvtest_assert_one_line(err);
+    st = drvtest_prepare_ok(&pp_drv, c, "param", "SELECT 7::int");
+    s = drvtest_run_ok(&pp_drv, c, st, 4);
     assert_true(s.rows == 4);
 
     /* a write without rows: PGRES_COMMAND_OK, zero rows */
-    st = prepare_ok(&pp_drv, c, "upd", "UPDATE benchmark_rows SET int_value = 1337 WHERE id = 0");
-    s = run_ok(&pp_drv, c, st, 20);
+    st = drvtest_prepare_ok(&pp_drv, c, "upd",
+                            "UPDATE benchmark_rows SET int_value = 1337 WHERE id = 0");
+    s = drvtest_run_ok(&pp_drv, c, st, 20);
     assert_true(s.rows == 0 && s.hash == 0);
     pp_drv.d->close(c);
 }
@@ -554,7 +374,7 @@ static void test_bad_options(void **state)
         char err[PGCB_ERRLEN] = "";
         assert_int_equal(pp_drv.d->open("", &bad[i].o, 1, &c, err, sizeof err), PGCB_ERR_CONFIG);
         assert_null(c);
-        assert_one_line(err);
+        drvtest_assert_one_line(err);
         assert_non_null(strstr(err, bad[i].o.key));
         if (*bad[i].o.value)
             assert_non_null(strstr(err, bad[i].o.value));
@@ -564,7 +384,7 @@ static void test_bad_options(void **state)
     {
         static const struct pgcb_option ok[] = {
             {"max_in_flight", "1000000"}, {"sync", "per_batch"}, {"result_format", "binary"}};
-        struct pgcb_conn *c = open_ok(&pp_drv, ok, 3);
+        struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "", ok, 3);
         pp_drv.d->close(c);
     }
 }
@@ -584,7 +404,7 @@ static void test_bad_conninfo(void **state)
         char err[PGCB_ERRLEN] = "";
         assert_int_equal(pp_drv.d->open(bad[i], NULL, 0, &c, err, sizeof err), PGCB_ERR_CONNECT);
         assert_null(c);
-        assert_one_line(err);
+        drvtest_assert_one_line(err);
         assert_null(strstr(err, "hunter2"));
         assert_null(strstr(err, "secret"));
         if (i == 0)
@@ -599,7 +419,7 @@ static void test_bad_conninfo(void **state)
  * each is gone. Returns how many were terminated. */
 static int kill_backends(const char *app)
 {
-    PGconn *pg = admin_connect();
+    PGconn *pg = drvtest_admin_connect();
     const char *params[1] = {app};
     PGresult *r;
     int n;
@@ -622,18 +442,18 @@ static int kill_backends(const char *app)
 
 static void killed_between_batches(const struct pgcb_option *opts, size_t nopts, const char *sql)
 {
-    struct pgcb_conn *c = open_ci(&pp_drv, "application_name=pgcb_pipe_kill", opts, nopts);
-    struct pgcb_stmt *st = prepare_ok(&pp_drv, c, "q", sql);
+    struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "application_name=pgcb_pipe_kill", opts, nopts);
+    struct pgcb_stmt *st = drvtest_prepare_ok(&pp_drv, c, "q", sql);
     char err[PGCB_ERRLEN];
 
-    run_ok(&pp_drv, c, st, 10);
+    drvtest_run_ok(&pp_drv, c, st, 10);
     assert_int_equal(kill_backends("pgcb_pipe_kill"), 1);
-    run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
-    assert_one_line(err);
+    drvtest_run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
+    drvtest_assert_one_line(err);
     assert_non_null(strstr(err, "connection lost"));
     /* a second attempt fails at once, the same way */
-    run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
-    assert_one_line(err);
+    drvtest_run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
+    drvtest_assert_one_line(err);
     pp_drv.d->close(c);
 }
 
@@ -642,10 +462,10 @@ static void test_killed_between_batches(void **state)
     static const struct pgcb_option pb[] = {{"sync", "per_batch"}};
     static const struct pgcb_option w7[] = {{"max_in_flight", "7"}};
     (void)state;
-    killed_between_batches(NULL, 0, BENCH_SQL "1");
-    killed_between_batches(NULL, 0, BENCH_SQL "500");
-    killed_between_batches(pb, 1, BENCH_SQL "500");
-    killed_between_batches(w7, 1, BENCH_SQL "500");
+    killed_between_batches(NULL, 0, DRVTEST_BENCH_SQL "1");
+    killed_between_batches(NULL, 0, DRVTEST_BENCH_SQL "500");
+    killed_between_batches(pb, 1, DRVTEST_BENCH_SQL "500");
+    killed_between_batches(w7, 1, DRVTEST_BENCH_SQL "500");
 }
 
 static void test_killed_mid_batch(void **state)
@@ -655,16 +475,16 @@ static void test_killed_mid_batch(void **state)
 
     (void)state;
     for (int mode = 0; mode < 2; mode++) {
-        struct pgcb_conn *c = open_ok(&pp_drv, mode ? pb : NULL, mode ? 1 : 0);
+        struct pgcb_conn *c = drvtest_open_ok(&pp_drv, "", mode ? pb : NULL, mode ? 1 : 0);
         /* the 3rd execution kills its own backend at its row 203, with rows in flight */
-        struct pgcb_stmt *st = prepare_ok(
+        struct pgcb_stmt *st = drvtest_prepare_ok(
             &pp_drv, c, "suicide",
             "SELECT CASE WHEN nextval('pgcb_fail_seq') = 1203 "
             "THEN pg_terminate_backend(pg_backend_pid()) ELSE false END, "
             "string_value FROM benchmark_rows");
         restart_seq();
-        run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
-        assert_one_line(err);
+        drvtest_run_fail(&pp_drv, c, st, 1000, PGCB_ERR_IO, err, sizeof err);
+        drvtest_assert_one_line(err);
         pp_drv.d->close(c);
     }
 }

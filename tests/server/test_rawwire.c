@@ -15,8 +15,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <dlfcn.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,8 +23,7 @@
 
 #include <pgcb/driver.h>
 
-#define BENCH_SQL \
-    "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT "
+#include "../lib/drvtest.h"
 
 /* Every type both drivers convert, numeric included, NULLs, edges. */
 #define TYPES_SQL                                                                        \
@@ -40,155 +37,29 @@
     "'z'::name, 'w'::text, 'v'::text, true, true, 'NaN'::numeric, 123456789012345678901234567890.5::numeric, " \
     "0::numeric, NULL::date"
 
-struct tdrv {
-    void *dl;
-    const struct pgcb_driver *d;
-};
-
-static struct tdrv rw_drv, pq_drv, floor_drv;
+static struct drvtest_drv rw_drv, pq_drv, floor_drv;
 
 static const struct pgcb_option opt_text[] = {{"result_format", "text"}};
 static const struct pgcb_option opt_binary[] = {{"result_format", "binary"}};
 
-/* ---- helpers ------------------------------------------------------------ */
-
-static int load_driver(struct tdrv *t, const char *name)
-{
-    const char *b = getenv("PGCB_BUILD");
-    char path[4096];
-    pgcb_driver_entry_fn entry;
-
-    snprintf(path, sizeof path, "%s/drivers/%s.so", b && *b ? b : "build", name);
-    t->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    if (!t->dl) {
-        print_error("dlopen %s: %s\n", path, dlerror());
-        return -1;
-    }
-    *(void **)&entry = dlsym(t->dl, PGCB_DRIVER_ENTRY_SYMBOL);
-    if (!entry || !(t->d = entry()) || t->d->magic != PGCB_DRIVER_MAGIC ||
-        t->d->abi_major != PGCB_ABI_MAJOR || t->d->struct_size < PGCB_DRIVER_SIZE_1_0) {
-        print_error("%s: no valid %s\n", path, PGCB_DRIVER_ENTRY_SYMBOL);
-        return -1;
-    }
-    return 0;
-}
-
-static int admin_exec(PGconn *pg, const char *sql)
-{
-    PGresult *r = PQexec(pg, sql);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
-    if (!ok)
-        print_error("%s: %s", sql, PQerrorMessage(pg));
-    PQclear(r);
-    return ok ? 0 : -1;
-}
-
-static int create_table(void)
-{
-    PGconn *pg = PQconnectdb("");
-    int rc = -1;
-
-    if (PQstatus(pg) != CONNECTION_OK)
-        print_error("connect: %s", PQerrorMessage(pg));
-    else
-        rc = admin_exec(pg, "SET client_min_messages = warning") ||
-             admin_exec(pg, "DROP TABLE IF EXISTS benchmark_rows") ||
-             admin_exec(pg, "CREATE TABLE benchmark_rows (id int PRIMARY KEY, int_value int, "
-                            "string_value text, null_value text, bool_value bool)") ||
-             admin_exec(pg, "INSERT INTO benchmark_rows SELECT i, 1337, 'wat', NULL, false "
-                            "FROM generate_series(1, 500) AS i") ||
-             admin_exec(pg, "DROP SEQUENCE IF EXISTS rw_seq") ||
-             admin_exec(pg, "CREATE SEQUENCE rw_seq");
-    PQfinish(pg);
-    return rc;
-}
+/* ---- setup -------------------------------------------------------------- */
 
 static int group_setup(void **state)
 {
-    const char *host = getenv("PGHOST");
-
     (void)state;
-    if (!host || !*host) {
-        print_error("PGHOST is not set: test_rawwire needs a throw-away PostgreSQL server "
-                    "(PGHOST, PGPORT, PGUSER, PGDATABASE); it fails rather than skip\n");
+    if (drvtest_require_server("test_rawwire") || drvtest_load(&rw_drv, "rawwire") ||
+        drvtest_load(&pq_drv, "libpq_sync") || drvtest_load(&floor_drv, "floor"))
         return -1;
-    }
-    if (load_driver(&rw_drv, "rawwire") || load_driver(&pq_drv, "libpq_sync") ||
-        load_driver(&floor_drv, "floor"))
-        return -1;
-    return create_table();
+    return drvtest_create_table("DROP SEQUENCE IF EXISTS rw_seq; CREATE SEQUENCE rw_seq");
 }
 
 static int group_teardown(void **state)
 {
     (void)state;
-    if (rw_drv.dl)
-        dlclose(rw_drv.dl);
-    if (pq_drv.dl)
-        dlclose(pq_drv.dl);
-    if (floor_drv.dl)
-        dlclose(floor_drv.dl);
+    drvtest_unload(&rw_drv);
+    drvtest_unload(&pq_drv);
+    drvtest_unload(&floor_drv);
     return 0;
-}
-
-static struct pgcb_conn *open_ok(const struct tdrv *t, const char *conninfo,
-                                 const struct pgcb_option *opts, size_t n)
-{
-    struct pgcb_conn *c = NULL;
-    char err[PGCB_ERRLEN] = "";
-    int rc = t->d->open(conninfo, opts, n, &c, err, sizeof err);
-    if (rc != PGCB_OK)
-        print_error("open %s: %d %s\n", t->d->name, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    assert_non_null(c);
-    return c;
-}
-
-static struct pgcb_stmt *prepare_ok(const struct tdrv *t, struct pgcb_conn *c, const char *name,
-                                    const char *sql)
-{
-    struct pgcb_stmt *st = NULL;
-    char err[PGCB_ERRLEN] = "";
-    int rc = t->d->prepare(c, name, sql, &st, err, sizeof err);
-    if (rc != PGCB_OK)
-        print_error("prepare %s: %d %s\n", sql, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    assert_non_null(st);
-    return st;
-}
-
-static struct pgcb_sum run_ok(const struct tdrv *t, struct pgcb_conn *c, struct pgcb_stmt *st,
-                              uint32_t depth)
-{
-    struct pgcb_sum s = {0, 0};
-    char err[PGCB_ERRLEN] = "";
-    int rc = t->d->run_batch(c, st, depth, &s, err, sizeof err);
-    if (rc != PGCB_OK)
-        print_error("run_batch %s depth %u: %d %s\n", t->d->name, depth, rc, err);
-    assert_int_equal(rc, PGCB_OK);
-    return s;
-}
-
-static void assert_one_line(const char *err)
-{
-    assert_true(err[0] != '\0');
-    assert_null(strchr(err, '\n'));
-    assert_null(strchr(err, '\r'));
-}
-
-static struct pgcb_sum expect_rows(uint32_t n, uint32_t depth)
-{
-    struct pgcb_sum s = {0, 0};
-    for (uint32_t d = 0; d < depth; d++)
-        for (uint32_t i = 1; i <= n; i++) {
-            pgcb_sum_int(&s, i);
-            pgcb_sum_int(&s, 1337);
-            pgcb_sum_text(&s, "wat", 3);
-            pgcb_sum_null(&s);
-            pgcb_sum_bool(&s, 0);
-            pgcb_sum_row(&s);
-        }
-    return s;
 }
 
 static const uint32_t limits[] = {1, 100, 500};
@@ -213,20 +84,17 @@ static void test_descriptors(void **state)
 
 static void check_bench_rows(const struct pgcb_option *opt)
 {
-    struct pgcb_conn *rc = open_ok(&rw_drv, "", opt, 1);
-    struct pgcb_conn *pc = open_ok(&pq_drv, "", opt, 1);
+    struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", opt, 1);
+    struct pgcb_conn *pc = drvtest_open_ok(&pq_drv, "", opt, 1);
 
     for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
-        char name[32], sql[256];
-        snprintf(name, sizeof name, "bench_%u", limits[l]);
-        snprintf(sql, sizeof sql, BENCH_SQL "%u", limits[l]);
-        struct pgcb_stmt *rst = prepare_ok(&rw_drv, rc, name, sql);
-        struct pgcb_stmt *pst = prepare_ok(&pq_drv, pc, name, sql);
+        struct pgcb_stmt *rst = drvtest_prepare_limit(&rw_drv, rc, limits[l]);
+        struct pgcb_stmt *pst = drvtest_prepare_limit(&pq_drv, pc, limits[l]);
         for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
-            struct pgcb_sum want = expect_rows(limits[l], depths[d]);
-            struct pgcb_sum pq = run_ok(&pq_drv, pc, pst, depths[d]);
+            struct pgcb_sum want = drvtest_expect_rows(limits[l], depths[d]);
+            struct pgcb_sum pq = drvtest_run_ok(&pq_drv, pc, pst, depths[d]);
             for (int again = 0; again < 2; again++) { /* the cached batch is reused */
-                struct pgcb_sum got = run_ok(&rw_drv, rc, rst, depths[d]);
+                struct pgcb_sum got = drvtest_run_ok(&rw_drv, rc, rst, depths[d]);
                 assert_true(got.rows == (uint64_t)limits[l] * depths[d]);
                 assert_true(got.hash == want.hash);
                 assert_true(got.hash == pq.hash && got.rows == pq.rows);
@@ -252,16 +120,16 @@ static void test_rows_binary(void **state)
 /* The default format works too, and interleaving statements re-encodes. */
 static void test_rows_default_interleaved(void **state)
 {
-    struct pgcb_conn *c = open_ok(&rw_drv, "", NULL, 0);
-    struct pgcb_stmt *a = prepare_ok(&rw_drv, c, "a", BENCH_SQL "1");
-    struct pgcb_stmt *b = prepare_ok(&rw_drv, c, "b", BENCH_SQL "100");
+    struct pgcb_conn *c = drvtest_open_ok(&rw_drv, "", NULL, 0);
+    struct pgcb_stmt *a = drvtest_prepare_ok(&rw_drv, c, "a", DRVTEST_BENCH_SQL "1");
+    struct pgcb_stmt *b = drvtest_prepare_ok(&rw_drv, c, "b", DRVTEST_BENCH_SQL "100");
 
     (void)state;
     for (int i = 0; i < 5; i++) {
-        struct pgcb_sum s = run_ok(&rw_drv, c, a, 3), w = expect_rows(1, 3);
+        struct pgcb_sum s = drvtest_run_ok(&rw_drv, c, a, 3), w = drvtest_expect_rows(1, 3);
         assert_true(s.hash == w.hash && s.rows == 3);
-        s = run_ok(&rw_drv, c, b, 3);
-        w = expect_rows(100, 3);
+        s = drvtest_run_ok(&rw_drv, c, b, 3);
+        w = drvtest_expect_rows(100, 3);
         assert_true(s.hash == w.hash && s.rows == 300);
     }
     rw_drv.d->close(c);
@@ -271,16 +139,16 @@ static void test_rows_default_interleaved(void **state)
  * numeric and date in text, per column). */
 static void test_types(void **state)
 {
-    struct pgcb_conn *pc = open_ok(&pq_drv, "", opt_text, 1);
-    struct pgcb_stmt *pst = prepare_ok(&pq_drv, pc, "types", TYPES_SQL);
+    struct pgcb_conn *pc = drvtest_open_ok(&pq_drv, "", opt_text, 1);
+    struct pgcb_stmt *pst = drvtest_prepare_ok(&pq_drv, pc, "types", TYPES_SQL);
 
     (void)state;
     for (int f = 0; f < 2; f++) {
-        struct pgcb_conn *rc = open_ok(&rw_drv, "", f ? opt_binary : opt_text, 1);
-        struct pgcb_stmt *rst = prepare_ok(&rw_drv, rc, "types", TYPES_SQL);
+        struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", f ? opt_binary : opt_text, 1);
+        struct pgcb_stmt *rst = drvtest_prepare_ok(&rw_drv, rc, "types", TYPES_SQL);
         for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
-            struct pgcb_sum pq = run_ok(&pq_drv, pc, pst, depths[d]);
-            struct pgcb_sum got = run_ok(&rw_drv, rc, rst, depths[d]);
+            struct pgcb_sum pq = drvtest_run_ok(&pq_drv, pc, pst, depths[d]);
+            struct pgcb_sum got = drvtest_run_ok(&rw_drv, rc, rst, depths[d]);
             assert_true(got.rows == 2ull * depths[d]);
             assert_true(got.hash == pq.hash && got.rows == pq.rows);
         }
@@ -293,15 +161,15 @@ static void test_types(void **state)
 static void test_large_values(void **state)
 {
     static const char *sql = "SELECT repeat('x', 1000000) || id FROM benchmark_rows ORDER BY id LIMIT 3";
-    struct pgcb_conn *pc = open_ok(&pq_drv, "", NULL, 0);
-    struct pgcb_stmt *pst = prepare_ok(&pq_drv, pc, "big", sql);
-    struct pgcb_sum pq = run_ok(&pq_drv, pc, pst, 2);
+    struct pgcb_conn *pc = drvtest_open_ok(&pq_drv, "", NULL, 0);
+    struct pgcb_stmt *pst = drvtest_prepare_ok(&pq_drv, pc, "big", sql);
+    struct pgcb_sum pq = drvtest_run_ok(&pq_drv, pc, pst, 2);
 
     (void)state;
     for (int f = 0; f < 2; f++) {
-        struct pgcb_conn *rc = open_ok(&rw_drv, "", f ? opt_binary : opt_text, 1);
-        struct pgcb_stmt *rst = prepare_ok(&rw_drv, rc, "big", sql);
-        struct pgcb_sum got = run_ok(&rw_drv, rc, rst, 2);
+        struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", f ? opt_binary : opt_text, 1);
+        struct pgcb_stmt *rst = drvtest_prepare_ok(&rw_drv, rc, "big", sql);
+        struct pgcb_sum got = drvtest_run_ok(&rw_drv, rc, rst, 2);
         assert_true(got.hash == pq.hash && got.rows == 6);
         rw_drv.d->close(rc);
     }
@@ -313,19 +181,19 @@ static void test_large_values(void **state)
  * must read while it writes, or both sides block for ever. */
 static void test_no_deadlock_huge_batch(void **state)
 {
-    const struct tdrv *drvs[] = {&rw_drv, &floor_drv};
+    const struct drvtest_drv *drvs[] = {&rw_drv, &floor_drv};
     const uint32_t depth = 50000;
-    struct pgcb_sum want = expect_rows(1, depth);
+    struct pgcb_sum want = drvtest_expect_rows(1, depth);
 
     (void)state;
     for (int i = 0; i < 2; i++) {
-        struct pgcb_conn *c = open_ok(drvs[i], "", NULL, 0);
-        struct pgcb_stmt *st = prepare_ok(drvs[i], c, "one", BENCH_SQL "1");
-        struct pgcb_sum s = run_ok(drvs[i], c, st, depth);
+        struct pgcb_conn *c = drvtest_open_ok(drvs[i], "", NULL, 0);
+        struct pgcb_stmt *st = drvtest_prepare_ok(drvs[i], c, "one", DRVTEST_BENCH_SQL "1");
+        struct pgcb_sum s = drvtest_run_ok(drvs[i], c, st, depth);
         assert_true(s.rows == depth);
         if (drvs[i] == &rw_drv)
             assert_true(s.hash == want.hash);
-        s = run_ok(drvs[i], c, st, 1); /* and the connection is in step */
+        s = drvtest_run_ok(drvs[i], c, st, 1); /* and the connection is in step */
         assert_true(s.rows == 1);
         drvs[i]->d->close(c);
     }
@@ -335,28 +203,28 @@ static void test_no_deadlock_huge_batch(void **state)
 
 static void test_error_mid_batch(void **state)
 {
-    struct pgcb_conn *c = open_ok(&rw_drv, "", NULL, 0);
-    struct pgcb_stmt *bad, *good = prepare_ok(&rw_drv, c, "good", BENCH_SQL "100");
-    struct pgcb_sum s = {0, 0}, want = expect_rows(100, 10);
+    struct pgcb_conn *c = drvtest_open_ok(&rw_drv, "", NULL, 0);
+    struct pgcb_stmt *bad, *good = drvtest_prepare_ok(&rw_drv, c, "good", DRVTEST_BENCH_SQL "100");
+    struct pgcb_sum s = {0, 0}, want = drvtest_expect_rows(100, 10);
     char err[PGCB_ERRLEN] = "";
-    PGconn *pg = PQconnectdb("");
+    PGconn *pg = drvtest_admin_connect();
 
     (void)state;
-    assert_int_equal(PQstatus(pg), CONNECTION_OK);
-    assert_int_equal(admin_exec(pg, "SELECT setval('rw_seq', 1, false)"), 0);
+    assert_non_null(pg);
+    assert_int_equal(drvtest_admin_exec(pg, "SELECT setval('rw_seq', 1, false)"), 0);
     /* fails on the 5th execution only (nextval = 5) */
-    bad = prepare_ok(&rw_drv, c, "bad",
+    bad = drvtest_prepare_ok(&rw_drv, c, "bad",
                      "SELECT 1 / (nextval('rw_seq') - 5) AS v");
     assert_int_equal(rw_drv.d->run_batch(c, bad, 10, &s, err, sizeof err), PGCB_ERR_QUERY);
-    assert_one_line(err);
+    drvtest_assert_one_line(err);
     assert_memory_equal(err, "22012: ", 7);
     if (!strstr(err, "query 5 of 10"))
         print_error("err: %s\n", err);
     assert_non_null(strstr(err, "query 5 of 10"));
     /* the connection is usable: the next batches are fine */
-    s = run_ok(&rw_drv, c, good, 10);
+    s = drvtest_run_ok(&rw_drv, c, good, 10);
     assert_true(s.hash == want.hash && s.rows == 1000);
-    s = run_ok(&rw_drv, c, bad, 10); /* nextval is past 5 now */
+    s = drvtest_run_ok(&rw_drv, c, bad, 10); /* nextval is past 5 now */
     assert_true(s.rows == 10);
     PQfinish(pg);
     rw_drv.d->close(c);
@@ -364,20 +232,20 @@ static void test_error_mid_batch(void **state)
 
 static void test_bad_statements(void **state)
 {
-    struct pgcb_conn *c = open_ok(&rw_drv, "", NULL, 0);
+    struct pgcb_conn *c = drvtest_open_ok(&rw_drv, "", NULL, 0);
     struct pgcb_stmt *st = NULL, *good;
-    struct pgcb_sum s = {0, 0}, want = expect_rows(100, 1);
+    struct pgcb_sum s = {0, 0}, want = drvtest_expect_rows(100, 1);
     char err[PGCB_ERRLEN] = "";
 
     (void)state;
     assert_int_equal(rw_drv.d->prepare(c, "missing", "SELECT * FROM no_such_table", &st, err, sizeof err),
                      PGCB_ERR_QUERY);
     assert_null(st);
-    assert_one_line(err);
+    drvtest_assert_one_line(err);
     assert_memory_equal(err, "42P01: ", 7);
 
-    good = prepare_ok(&rw_drv, c, "good", BENCH_SQL "100");
-    s = run_ok(&rw_drv, c, good, 1);
+    good = drvtest_prepare_ok(&rw_drv, c, "good", DRVTEST_BENCH_SQL "100");
+    s = drvtest_run_ok(&rw_drv, c, good, 1);
     assert_true(s.hash == want.hash);
 
     /* a duplicate name is the server's error */
@@ -385,45 +253,47 @@ static void test_bad_statements(void **state)
     assert_memory_equal(err, "42P05: ", 7);
 
     /* an error on every execution, depth 3 */
-    st = prepare_ok(&rw_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
+    st = drvtest_prepare_ok(&rw_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
     memset(&s, 0, sizeof s);
     assert_int_equal(rw_drv.d->run_batch(c, st, 3, &s, err, sizeof err), PGCB_ERR_QUERY);
     assert_memory_equal(err, "22012: ", 7);
     assert_non_null(strstr(err, "query 1 of 3"));
-    s = run_ok(&rw_drv, c, good, 1);
+    s = drvtest_run_ok(&rw_drv, c, good, 1);
     assert_true(s.hash == want.hash);
 
     /* parameters: refused, and the name can be used again */
     st = NULL;
     assert_int_equal(rw_drv.d->prepare(c, "param", "SELECT $1::int", &st, err, sizeof err),
                      PGCB_ERR_UNSUPPORTED);
-    assert_one_line(err);
-    st = prepare_ok(&rw_drv, c, "param", "SELECT 1");
+    drvtest_assert_one_line(err);
+    st = drvtest_prepare_ok(&rw_drv, c, "param", "SELECT 1");
 
     /* a write without rows (NoData at Describe) */
-    st = prepare_ok(&rw_drv, c, "upd", "UPDATE benchmark_rows SET int_value = 1337 WHERE id = 0");
-    s = run_ok(&rw_drv, c, st, 2);
+    st = drvtest_prepare_ok(&rw_drv, c, "upd",
+                            "UPDATE benchmark_rows SET int_value = 1337 WHERE id = 0");
+    s = drvtest_run_ok(&rw_drv, c, st, 2);
     assert_true(s.rows == 0 && s.hash == 0);
     /* an empty statement */
-    st = prepare_ok(&rw_drv, c, "empty", "");
-    s = run_ok(&rw_drv, c, st, 2);
+    st = drvtest_prepare_ok(&rw_drv, c, "empty", "");
+    s = drvtest_run_ok(&rw_drv, c, st, 2);
     assert_true(s.rows == 0 && s.hash == 0);
     rw_drv.d->close(c);
 }
 
 static void test_broken_connection_is_io(void **state)
 {
-    const struct tdrv *drvs[] = {&rw_drv, &floor_drv};
+    const struct drvtest_drv *drvs[] = {&rw_drv, &floor_drv};
 
     (void)state;
     for (int i = 0; i < 2; i++) {
-        struct pgcb_conn *c = open_ok(drvs[i], "", NULL, 0);
-        struct pgcb_stmt *st = prepare_ok(drvs[i], c, "kill", "SELECT pg_terminate_backend(pg_backend_pid())");
+        struct pgcb_conn *c = drvtest_open_ok(drvs[i], "", NULL, 0);
+        struct pgcb_stmt *st =
+            drvtest_prepare_ok(drvs[i], c, "kill", "SELECT pg_terminate_backend(pg_backend_pid())");
         struct pgcb_sum s = {0, 0};
         char err[PGCB_ERRLEN] = "";
 
         assert_int_equal(drvs[i]->d->run_batch(c, st, 1, &s, err, sizeof err), PGCB_ERR_IO);
-        assert_one_line(err);
+        drvtest_assert_one_line(err);
         assert_non_null(strstr(err, "57P01"));
         /* and it stays broken */
         assert_int_equal(drvs[i]->d->run_batch(c, st, 1, &s, err, sizeof err), PGCB_ERR_IO);
@@ -443,7 +313,7 @@ static void expect_open_fails(const char *conninfo, int want_rc, const char *wan
         print_error("open(%s): %d \"%s\"; wanted %d and \"%s\"\n", conninfo, rc, err, want_rc, want_in_err);
     assert_int_equal(rc, want_rc);
     assert_null(c);
-    assert_one_line(err);
+    drvtest_assert_one_line(err);
     assert_non_null(strstr(err, want_in_err));
     assert_null(strstr(err, "hunter2"));
 }
@@ -477,15 +347,15 @@ static void test_conninfo_forms(void **state)
     snprintf(ci, sizeof ci, "host='/nonexistent,%s' port=%s dbname = 'pgcb' user=postgres "
                             "application_name='rw test' connect_timeout=5 sslmode=prefer",
              host, port ? port : "5432");
-    rw_drv.d->close(open_ok(&rw_drv, ci, NULL, 0));
+    rw_drv.d->close(drvtest_open_ok(&rw_drv, ci, NULL, 0));
     /* a URI with the socket directory percent-encoded */
     for (const char *p = host; *p && o + 4 < sizeof enc; p++)
         o += (size_t)snprintf(enc + o, sizeof enc - o, *p == '/' ? "%%2F" : "%c", *p);
     snprintf(ci, sizeof ci, "postgresql://postgres@%s:%s/pgcb?application_name=rw", enc,
              port ? port : "5432");
-    rw_drv.d->close(open_ok(&rw_drv, ci, NULL, 0));
+    rw_drv.d->close(drvtest_open_ok(&rw_drv, ci, NULL, 0));
     snprintf(ci, sizeof ci, "postgres:///pgcb?host=%s&port=%s", host, port ? port : "5432");
-    rw_drv.d->close(open_ok(&rw_drv, ci, NULL, 0));
+    rw_drv.d->close(drvtest_open_ok(&rw_drv, ci, NULL, 0));
 }
 
 static void test_bad_options(void **state)
@@ -509,26 +379,25 @@ static void test_floor_rows(void **state)
 {
     (void)state;
     for (int f = 0; f < 2; f++) {
-        struct pgcb_conn *c = open_ok(&floor_drv, "", f ? opt_binary : opt_text, 1);
+        struct pgcb_conn *c = drvtest_open_ok(&floor_drv, "", f ? opt_binary : opt_text, 1);
         for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
-            char name[32], sql[256];
-            snprintf(name, sizeof name, "bench_%u", limits[l]);
-            snprintf(sql, sizeof sql, BENCH_SQL "%u", limits[l]);
-            struct pgcb_stmt *st = prepare_ok(&floor_drv, c, name, sql);
+            struct pgcb_stmt *st = drvtest_prepare_limit(&floor_drv, c, limits[l]);
             for (size_t d = 0; d < sizeof depths / sizeof *depths; d++) {
-                struct pgcb_sum s = run_ok(&floor_drv, c, st, depths[d]);
+                struct pgcb_sum s = drvtest_run_ok(&floor_drv, c, st, depths[d]);
                 assert_true(s.rows == (uint64_t)limits[l] * depths[d]);
             }
         }
         /* an error mid-batch: reported, connection usable */
         {
-            struct pgcb_stmt *st = prepare_ok(&floor_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
-            struct pgcb_stmt *good = prepare_ok(&floor_drv, c, "good", BENCH_SQL "100");
+            struct pgcb_stmt *st = drvtest_prepare_ok(
+                &floor_drv, c, "div0", "SELECT 1 / (id - id) FROM benchmark_rows LIMIT 1");
+            struct pgcb_stmt *good =
+                drvtest_prepare_ok(&floor_drv, c, "good", DRVTEST_BENCH_SQL "100");
             struct pgcb_sum s = {0, 0};
             char err[PGCB_ERRLEN] = "";
             assert_int_equal(floor_drv.d->run_batch(c, st, 3, &s, err, sizeof err), PGCB_ERR_QUERY);
             assert_memory_equal(err, "22012: ", 7);
-            s = run_ok(&floor_drv, c, good, 2);
+            s = drvtest_run_ok(&floor_drv, c, good, 2);
             assert_true(s.rows == 200);
         }
         floor_drv.d->close(c);

@@ -12,14 +12,15 @@
  * The queries need no table: generate_series rows of int, text, NULL and
  * bool, LIMIT-like sizes 1, 100 and 500, depths 1 and 10, text and binary.
  * Exit 0 when everything is as expected; else 1 with one line on stderr.
- * The driver is $PGCB_BUILD/drivers/rawwire.so (default build/).
+ * The driver is $PGCB_BUILD/drivers/rawwire.so (default build/), loaded and
+ * checked by drvtest_load (tests/lib/drvtest.h).
  */
-#include <dlfcn.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <pgcb/driver.h>
+
+#include "../lib/drvtest.h"
 
 static int fail(const char *what, const char *err)
 {
@@ -87,26 +88,19 @@ static int expect_error(const struct pgcb_driver *d, const char *conninfo, const
 
 int main(int argc, char **argv)
 {
-    const char *b = getenv("PGCB_BUILD");
-    char path[4096];
-    void *dl;
-    pgcb_driver_entry_fn entry;
-    const struct pgcb_driver *d;
+    struct drvtest_drv rw = {0};
     int rc;
 
     if (argc > 3)
         return fail("usage: test_rawwire_connect [CONNINFO [ERROR_PART]]", NULL);
-    if (argc == 1 && !getenv("PGHOST"))
-        return fail("PGHOST is not set: needs a throw-away server (it fails rather than skip)", NULL);
-    snprintf(path, sizeof path, "%s/drivers/rawwire.so", b && *b ? b : "build");
-    if (!(dl = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
-        return fail("dlopen", dlerror());
-    *(void **)&entry = dlsym(dl, PGCB_DRIVER_ENTRY_SYMBOL);
-    if (!entry || !(d = entry())) {
-        dlclose(dl);
-        return fail("no driver entry in", path);
+    if (argc == 1 && drvtest_require_server("test_rawwire_connect"))
+        return 1;
+    if (drvtest_load(&rw, "rawwire")) {
+        drvtest_unload(&rw);
+        return 1;
     }
-    rc = argc == 3 ? expect_error(d, argv[1], argv[2]) : run_queries(d, argc >= 2 ? argv[1] : "");
-    dlclose(dl);
+    rc = argc == 3 ? expect_error(rw.d, argv[1], argv[2])
+                   : run_queries(rw.d, argc >= 2 ? argv[1] : "");
+    drvtest_unload(&rw);
     return rc;
 }

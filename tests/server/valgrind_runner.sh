@@ -1,48 +1,68 @@
 #!/usr/bin/env bash
-# A short benchmark of both shipped drivers under valgrind memcheck, against
-# the server tests/run.sh started: no memory error and no definite leak in the
-# runner or the drivers.   tests/server/valgrind_runner.sh BUILD_DIR
+# Every shipped driver under valgrind memcheck, against the server tests/run.sh
+# started: short runner runs with no memory error and no definite leak in the
+# runner or any driver.   tests/server/valgrind_runner.sh BUILD_DIR
+#   pipelining: libpq_pipeline, rawwire and floor, each in text and binary,
+#               depths 1, 10 and 1000;
+#   sequential: libpq_sync in text and binary, and null, depths 1 and 2;
+# both with the benchmark query at LIMIT 1 and LIMIT 100.
 set -euo pipefail
 
+prog=valgrind_runner.sh
 build=${1:?usage: valgrind_runner.sh BUILD_DIR}
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
-command -v valgrind >/dev/null || { echo "valgrind_runner.sh: valgrind is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
+build=$(cd -- "$build" && pwd)
+command -v valgrind >/dev/null || { echo "$prog: valgrind is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 if nm "$build/runner" 2>/dev/null | grep __asan_init >/dev/null; then
-    echo "valgrind_runner.sh: $build is an AddressSanitizer build, which valgrind cannot run; the plain build's run covers valgrind"
+    echo "$prog: $build is an AddressSanitizer build, which valgrind cannot run; the plain build's run covers valgrind"
     exit 0
 fi
 
 tmp=$(mktemp -d /tmp/pgcb-valgrind.XXXXXX)
 trap 'rm -rf -- "$tmp"' EXIT
-cat >"$tmp/v.ini" <<INI
-[bench]
-time_ms = 100
-queries = 20
-warmup_ms = 0
-[server]
-setup = $root/sql/benchmark_rows.sql
-[driver.libpq_sync]
-path = $build/drivers/libpq_sync.so
-[driver.null]
-path = $build/drivers/null.so
-[query.limit_1]
-sql = SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT 1
-rows = 1
-[query.limit_100]
-sql = SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT 100
-rows = 100
-[suite.s]
-depth = 1 2
-INI
 
-status=0
-valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
-    --errors-for-leak-kinds=definite --log-file="$tmp/valgrind.log" \
-    "$build/runner" -q -c "$tmp/v.ini" -o "$tmp/r.json" || status=$?
-if ((status != 0)); then
-    cat "$tmp/valgrind.log" >&2
-    echo "valgrind_runner.sh: the runner under valgrind exited with status $status (99: memcheck found errors)" >&2
-    exit 1
-fi
-[[ -s $tmp/r.json ]] || { echo "valgrind_runner.sh: no result written" >&2; exit 1; }
-echo "valgrind_runner.sh: no memory errors, no definite leaks"
+# ini DEPTHS DRIVER[:FORMAT]...: an INI on stdout: a tiny budget (2 execution
+# orders), the benchmark table, a [driver.DRIVER_FORMAT] (result_format =
+# FORMAT) or [driver.DRIVER] per argument, the benchmark query with LIMIT 1
+# and LIMIT 100, one suite at DEPTHS.
+ini() {
+    local depths=$1 arg n
+    shift
+    printf '[bench]\ntime_ms = 100\nqueries = 20\nwarmup_ms = 0\norders = 2\n'
+    printf '[server]\nsetup = %s/sql/benchmark_rows.sql\n' "$root"
+    for arg; do
+        if [[ $arg == *:* ]]; then
+            printf '[driver.%s_%s]\npath = %s/drivers/%s.so\nresult_format = %s\n' \
+                "${arg%%:*}" "${arg#*:}" "$build" "${arg%%:*}" "${arg#*:}"
+        else
+            printf '[driver.%s]\npath = %s/drivers/%s.so\n' "$arg" "$build" "$arg"
+        fi
+    done
+    for n in 1 100; do
+        printf '[query.limit_%s]\nsql = SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT %s\nrows = %s\n' \
+            "$n" "$n" "$n"
+    done
+    printf '[suite.s]\ndepth = %s\n' "$depths"
+}
+
+# memcheck NAME: the runner under valgrind on $tmp/NAME.ini; fails the script
+# on a memory error, a definite leak, any other failure or no result.
+memcheck() {
+    local name=$1 status=0
+    valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+        --errors-for-leak-kinds=definite --log-file="$tmp/$name.log" \
+        "$build/runner" -q -c "$tmp/$name.ini" -o "$tmp/$name.json" || status=$?
+    if ((status != 0)); then
+        cat "$tmp/$name.log" >&2
+        echo "$prog: $name: the runner under valgrind exited with status $status (99: memcheck found errors)" >&2
+        exit 1
+    fi
+    [[ -s $tmp/$name.json ]] || { echo "$prog: $name: no result written" >&2; exit 1; }
+    echo "$prog: $name: no memory errors, no definite leaks"
+}
+
+ini "1 10 1000" libpq_pipeline:text libpq_pipeline:binary rawwire:text rawwire:binary \
+    floor:text floor:binary >"$tmp/pipelining.ini"
+memcheck pipelining
+ini "1 2" libpq_sync:text libpq_sync:binary null >"$tmp/sequential.ini"
+memcheck sequential

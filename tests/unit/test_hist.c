@@ -9,15 +9,9 @@
 
 #include "hist.h"
 
+#include "../lib/assert_near.h"
+
 #define EPS 1e-9
-/* |a - b| <= eps, reporting both values (cmocka 1.1.5 has no double assert). */
-#define assert_near(a, b, eps)                                              \
-    do {                                                                    \
-        double a_ = (a), b_ = (b);                                          \
-        if (!(fabs(a_ - b_) <= (eps)))                                      \
-            fail_msg("%s = %.17g, expected %.17g +- %g", #a, a_, b_,        \
-                     (double)(eps));                                        \
-    } while (0)
 
 static int setup(void **state)
 {

@@ -17,21 +17,7 @@
 
 #include "../../drivers/libpq_sync/pq_decode.c"
 
-static locale_t c_loc;
-
-static int setup(void **state)
-{
-    (void)state;
-    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return c_loc ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    freelocale(c_loc);
-    return 0;
-}
+#include "../lib/drvtest.h"
 
 /* ---- text integers ------------------------------------------------------ */
 
@@ -98,14 +84,14 @@ static void test_int_uses_len_not_nul(void **state)
 static float f4(const char *s)
 {
     float v = 0;
-    assert_int_equal(pgcb_pq_parse_float4(s, strlen(s), c_loc, &v), 0);
+    assert_int_equal(pgcb_pq_parse_float4(s, strlen(s), drvtest_c_locale, &v), 0);
     return v;
 }
 
 static double f8(const char *s)
 {
     double v = 0;
-    assert_int_equal(pgcb_pq_parse_float8(s, strlen(s), c_loc, &v), 0);
+    assert_int_equal(pgcb_pq_parse_float8(s, strlen(s), drvtest_c_locale, &v), 0);
     return v;
 }
 
@@ -140,11 +126,11 @@ static void test_float_rejects(void **state)
     float f = 7;
     double d = 7;
     (void)state;
-    assert_int_equal(pgcb_pq_parse_float4("", 0, c_loc, &f), -1);
-    assert_int_equal(pgcb_pq_parse_float4(" 1", 2, c_loc, &f), -1);
-    assert_int_equal(pgcb_pq_parse_float4("1.5x", 4, c_loc, &f), -1);
-    assert_int_equal(pgcb_pq_parse_float8("1,5", 3, c_loc, &d), -1);
-    assert_int_equal(pgcb_pq_parse_float8("abc", 3, c_loc, &d), -1);
+    assert_int_equal(pgcb_pq_parse_float4("", 0, drvtest_c_locale, &f), -1);
+    assert_int_equal(pgcb_pq_parse_float4(" 1", 2, drvtest_c_locale, &f), -1);
+    assert_int_equal(pgcb_pq_parse_float4("1.5x", 4, drvtest_c_locale, &f), -1);
+    assert_int_equal(pgcb_pq_parse_float8("1,5", 3, drvtest_c_locale, &d), -1);
+    assert_int_equal(pgcb_pq_parse_float8("abc", 3, drvtest_c_locale, &d), -1);
     assert_true(f == 7 && d == 7);
 }
 
@@ -171,7 +157,7 @@ static void test_bool(void **state)
 static uint64_t fold_t(enum pgcb_pq_kind k, const char *s)
 {
     struct pgcb_sum sum = {0, 0};
-    assert_int_equal(pgcb_pq_fold_text(&sum, k, s, strlen(s), c_loc), 0);
+    assert_int_equal(pgcb_pq_fold_text(&sum, k, s, strlen(s), drvtest_c_locale), 0);
     return sum.hash;
 }
 
@@ -266,9 +252,9 @@ static void test_fold_rejects_without_folding(void **state)
 {
     struct pgcb_sum s = {42, 7};
     (void)state;
-    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_INT4, "x", 1, c_loc), -1);
-    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_FLOAT8, "1e", 2, c_loc), -1);
-    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_BOOL, "x", 1, c_loc), -1);
+    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_INT4, "x", 1, drvtest_c_locale), -1);
+    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_FLOAT8, "1e", 2, drvtest_c_locale), -1);
+    assert_int_equal(pgcb_pq_fold_text(&s, PGCB_PQ_BOOL, "x", 1, drvtest_c_locale), -1);
     assert_int_equal(pgcb_pq_fold_binary(&s, PGCB_PQ_INT2, "\x00\x00\x00\x01", 4), -1);
     assert_int_equal(pgcb_pq_fold_binary(&s, PGCB_PQ_INT4, "\x00\x01", 2), -1);
     assert_int_equal(pgcb_pq_fold_binary(&s, PGCB_PQ_INT8, "\x00\x00\x00\x01", 4), -1);
@@ -323,5 +309,6 @@ int main(void)
         cmocka_unit_test(test_fold_rejects_without_folding),
         cmocka_unit_test(test_kinds),
     };
-    return cmocka_run_group_tests_name("pq_decode", tests, setup, teardown);
+    return cmocka_run_group_tests_name("pq_decode", tests, drvtest_c_locale_setup,
+                                       drvtest_c_locale_teardown);
 }

@@ -20,21 +20,7 @@
 #include "../../drivers/rawwire/rw_value.c"
 #include "../../drivers/rawwire/rw_reply.c"
 
-static locale_t c_loc;
-
-static int setup(void **state)
-{
-    (void)state;
-    c_loc = newlocale(LC_ALL_MASK, "C", (locale_t)0);
-    return c_loc ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    freelocale(c_loc);
-    return 0;
-}
+#include "../lib/drvtest.h"
 
 #define FIX(...) ((const unsigned char[]){__VA_ARGS__})
 #define ASSERT_BYTES(buf, ...)                                                     \
@@ -217,7 +203,7 @@ static void test_kinds(void **state)
 static uint64_t fold1(enum rw_kind k, const char *p, size_t len, int *rc)
 {
     struct pgcb_sum s = {0, 0};
-    *rc = rw_fold_value(&s, k, p, len, c_loc);
+    *rc = rw_fold_value(&s, k, p, len, drvtest_c_locale);
     return s.hash;
 }
 
@@ -335,7 +321,7 @@ static void test_reply_ok(void **state)
     for (size_t step = 1; step <= sizeof batch2; step++) {
         struct pgcb_sum s = {0, 0};
         struct rw_reply r;
-        rw_reply_init(&r, kinds3, 3, &s, c_loc, 2);
+        rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2);
         assert_int_equal(feed_all(&r, batch2, sizeof batch2, step, err, sizeof err), RW_FEED_DONE);
         assert_false(r.have_error);
         assert_true(s.hash == want.hash && s.rows == 4);
@@ -350,7 +336,7 @@ static void test_reply_need(void **state)
     char err[PGCB_ERRLEN];
 
     (void)state;
-    rw_reply_init(&r, kinds3, 3, &s, c_loc, 2);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2);
     /* BindComplete, then the first 10 bytes of a 27-byte DataRow */
     assert_int_equal(rw_reply_feed(&r, (const char *)batch2, 15, &used, &need, err, sizeof err),
                      RW_FEED_MORE);
@@ -365,7 +351,7 @@ static void expect_bad(const unsigned char *p, size_t n, uint32_t depth, const c
     struct rw_reply r;
     char err[PGCB_ERRLEN] = "";
 
-    rw_reply_init(&r, kinds3, 3, &s, c_loc, depth);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, depth);
     assert_int_equal(feed_all(&r, p, n, n, err, sizeof err), RW_FEED_ERROR);
     if (!strstr(err, part))
         print_error("err \"%s\" lacks \"%s\"\n", err, part);
@@ -424,7 +410,7 @@ static void test_reply_error_mid_batch(void **state)
     char err[PGCB_ERRLEN] = "";
 
     (void)state;
-    rw_reply_init(&r, kinds3, 3, &s, c_loc, 3);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 3);
     assert_int_equal(feed_all(&r, p, sizeof p, 7, err, sizeof err), RW_FEED_DONE);
     assert_true(r.have_error);
     assert_int_equal(r.error_query, 2);
@@ -449,5 +435,6 @@ int main(void)
         cmocka_unit_test(test_reply_malformed),
         cmocka_unit_test(test_reply_error_mid_batch),
     };
-    return cmocka_run_group_tests_name("rawwire_codec", tests, setup, teardown);
+    return cmocka_run_group_tests_name("rawwire_codec", tests, drvtest_c_locale_setup,
+                                       drvtest_c_locale_teardown);
 }
