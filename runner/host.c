@@ -389,7 +389,7 @@ static size_t block_size(double est_ns, uint64_t remaining_batches)
     return k ? k : 1;
 }
 
-/* A failed batch: keep the message; a broken connection is closed, to be
+/* A failed batch: keep the message; the connection is closed, to be
  * reopened at the start of the next job. */
 static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const struct pgcb_job *job,
                           int rc, const char *when, const char *why)
@@ -399,8 +399,10 @@ static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const 
         snprintf(ht->err, sizeof ht->err, "thread %u, %s: %s", w->index + 1, when, why);
     else
         snprintf(ht->err, sizeof ht->err, "%s: %s", when, why);
-    if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL || rc == PGCB_ERR_CONNECT)
-        close_conn(w->c, w->index);
+    /* Whatever failed, the next job starts on a fresh connection: a driver
+     * that misjudged a broken connection as a query error cannot make the
+     * next group fail too. */
+    close_conn(w->c, w->index);
 }
 
 static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
@@ -495,10 +497,19 @@ static void run_job(struct cworker *w)
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);
     if (!c->conns[w->index]) {
+        /* Reconnect, waiting up to batch_timeout_ms for a server that is
+         * coming back (a restart) before failing the group. */
         char why[PGCB_ERRLEN + 160];
-        if (open_conn(c, w->index, 0, why, sizeof why) != 0) {
-            worker_failed(w, ht, job, PGCB_ERR_CONNECT, "reconnect", why);
-            return;
+        uint64_t until = pgcb_now_ns() + c->s->cfg->batch_timeout_ms * 1000000ull / 2;
+        unsigned pause_ms = 50;
+        while (open_conn(c, w->index, 0, why, sizeof why) != 0) {
+            atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+            if (pgcb_now_ns() >= until || atomic_load(&c->sh->stop)) {
+                worker_failed(w, ht, job, PGCB_ERR_CONNECT, "reconnect", why);
+                return;
+            }
+            usleep(pause_ms * 1000u);
+            pause_ms = pause_ms < 800 ? pause_ms * 2 : pause_ms;
         }
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     }

@@ -125,6 +125,23 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
                         struct pgcb_server_info *info, char *err, size_t errlen)
 {
     *info = (struct pgcb_server_info){0};
+    /* libpq's parse errors quote the token or the whole URI they choke on:
+     * that can be the password. Withhold them then (as the libpq drivers). */
+    char *perr = NULL;
+    PQconninfoOption *parsed = PQconninfoParse(conninfo, &perr);
+    if (!parsed) {
+        char msg[400];
+        int secret = strcasestr(conninfo, "password") != NULL ||
+                     ((strncmp(conninfo, "postgresql://", 13) == 0 ||
+                       strncmp(conninfo, "postgres://", 11) == 0) && strchr(conninfo, '@'));
+        pgcb_oneline(msg, sizeof msg, perr ? perr : "out of memory");
+        snprintf(err, errlen, "invalid connection string%s%s",
+                 secret ? " (libpq's message withheld: it may quote the password)" : ": ",
+                 secret ? "" : msg);
+        PQfreemem(perr);
+        return -1;
+    }
+    PQconninfoFree(parsed);
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         char msg[400];
