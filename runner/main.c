@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "config.h"
 #include "loader.h"
 #include "report.h"
@@ -41,6 +42,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: runner -c FILE [-o RESULT.json] [--list-drivers] [-q] [-h] [-V]\n"
+            "       runner --check-driver FILE.so [-c FILE]\n"
             "\n"
             "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
             "INI file, over every execution order, and write a JSON result.\n"
@@ -52,16 +54,24 @@ static void usage(FILE *out)
             "      --list-drivers   load every driver of the config, print what each is and\n"
             "                       accepts, and exit\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
+            "      --check-driver SO  run the driver conformance suite on SO and exit: one\n"
+            "                       PASS/FAIL line per check, then \"N passed, N failed\";\n"
+            "                       with -c, the config's queries, conninfo and setup, else\n"
+            "                       the built-in queries on the PG* server (README.md,\n"
+            "                       \"Checking a driver\")\n"
             "  -V, --version        print the runner's version and exit\n"
             "  -h, --help           this help\n"
             "\n"
             "Environment: BENCH_TIME_MS and BENCH_QUERIES override [bench] time_ms and\n"
             "queries; PGCB_CONNINFO overrides [server] conninfo; an empty conninfo means the\n"
             "PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD ...), as libpq.\n"
+            "--check-driver: PGCB_CHECK_TIMEOUT (seconds per driver call, default 10),\n"
+            "PGCB_CHECK_REFERENCE (the libpq_sync.so whose checksums are the reference).\n"
             "\n"
             "Exit status: 0 all measured and valid; 1 error before measuring (no result);\n"
             "2 result written, but some driver failed, was invalid, or the run was\n"
-            "interrupted; 3 the result could not be written.\n");
+            "interrupted; 3 the result could not be written. --check-driver: 0 every check\n"
+            "passed; 1 a check failed; 2 nothing could be checked.\n");
 }
 
 static void iso_now(char *buf, size_t n)
@@ -176,14 +186,16 @@ int main(int argc, char **argv)
         {"config", required_argument, NULL, 'c'}, {"output", required_argument, NULL, 'o'},
         {"list-drivers", no_argument, NULL, 'L'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+        {"check-driver", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0}};
-    const char *config_path = NULL, *output_arg = NULL;
+    const char *config_path = NULL, *output_arg = NULL, *check_so = NULL;
     int list = 0, quiet = 0, opt;
     while ((opt = getopt_long(argc, argv, "c:o:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config_path = optarg; break;
         case 'o': output_arg = optarg; break;
         case 'L': list = 1; break;
+        case 'K': check_so = optarg; break;
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
@@ -198,12 +210,23 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: unexpected argument '%s'; see 'runner -h'\n", argv[optind]);
         return 1;
     }
+    char err[1024];
+    if (check_so) {
+        struct pgcb_config ccfg;
+        if (config_path && pgcb_config_load(config_path, &ccfg, err, sizeof err) != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            return 2;
+        }
+        int crc = pgcb_check_driver(check_so, config_path ? &ccfg : NULL, stdout);
+        if (config_path)
+            pgcb_config_free(&ccfg);
+        return crc;
+    }
     if (!config_path) {
         fprintf(stderr, "runner: no config file: use -c FILE (e.g. -c conf/bench.ini)\n");
         return 1;
     }
 
-    char err[1024];
     struct pgcb_config cfg;
     if (pgcb_config_load(config_path, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);

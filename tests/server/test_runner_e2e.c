@@ -513,6 +513,38 @@ static void test_query_fault(void **state)
     run_free(&r);
 }
 
+/* runner --check-driver: the conformance suite from the command line, with
+ * the config's queries; a crashing driver fails its check, not the checker. */
+static void test_check_driver_cli(void **state)
+{
+    (void)state;
+    char body[4096], arg[600];
+    snprintf(body, sizeof body,
+             "%s[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n",
+             drivers_text);
+    const char *ini = write_ini("check", body);
+    snprintf(arg, sizeof arg, "--check-driver=%s/drivers/rawwire.so", build);
+    struct run r = run_runner(ini, json_path("check"), NULL, arg, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "PASS load: rawwire 1.0.0"));
+    assert_non_null(strstr(r.out, "PASS checksum limit_100 depth 1000"));
+    const char *last = strstr(r.out, " passed, 0 failed\n");
+    assert_non_null(last);
+    assert_string_equal(last, " passed, 0 failed\n");
+    assert_false(exists(json_path("check")));
+    run_free(&r);
+
+    snprintf(arg, sizeof arg, "--check-driver=%s/tests/fixtures/check_crash.so", build);
+    const char *env[] = {"ASAN_OPTIONS=handle_segv=0:handle_abort=0", NULL};
+    r = run_runner(ini, json_path("check"), env, arg, 0, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.out, "FAIL batch limit_1 depth 10: crashed (SIGSEGV)"));
+    run_free(&r);
+}
+
 static void test_list_drivers(void **state)
 {
     (void)state;
@@ -559,6 +591,7 @@ int main(void)
         cmocka_unit_test(test_driver_crash_isolated),
         cmocka_unit_test(test_driver_hang_times_out),
         cmocka_unit_test(test_query_fault),
+        cmocka_unit_test(test_check_driver_cli),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[700];
