@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../drivers/libpq_sync/pq_errmsg.h"
+#include "pgcb/driver.h"
 #include "sqlsplit.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -113,35 +115,14 @@ static void describe_target(PGconn *conn, char *buf, size_t n)
         snprintf(buf, n, "host %s port %s", host ? host : "?", port ? port : "?");
 }
 
-/* Notices (e.g. "table does not exist, skipping" from the setup script)
- * are not errors; libpq's default processor would print them. */
-static void ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
 int pgcb_server_prepare(const char *conninfo, const char *setup_path,
                         struct pgcb_server_info *info, char *err, size_t errlen)
 {
     *info = (struct pgcb_server_info){0};
-    /* libpq's parse errors quote the token or the whole URI they choke on:
-     * that can be the password. Withhold them then (as the libpq drivers). */
-    char *perr = NULL;
-    PQconninfoOption *parsed = PQconninfoParse(conninfo, &perr);
-    if (!parsed) {
-        char msg[400];
-        int secret = strcasestr(conninfo, "password") != NULL ||
-                     ((strncmp(conninfo, "postgresql://", 13) == 0 ||
-                       strncmp(conninfo, "postgres://", 11) == 0) && strchr(conninfo, '@'));
-        pgcb_oneline(msg, sizeof msg, perr ? perr : "out of memory");
-        snprintf(err, errlen, "invalid connection string%s%s",
-                 secret ? " (libpq's message withheld: it may quote the password)" : ": ",
-                 secret ? "" : msg);
-        PQfreemem(perr);
+    /* libpq's parse errors quote the token or the whole URI they choke on,
+     * which can be the password: checked as the libpq drivers do. */
+    if (pgcb_pq_check_conninfo(conninfo, err, errlen) != PGCB_OK)
         return -1;
-    }
-    PQconninfoFree(parsed);
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         char msg[400];
@@ -150,7 +131,9 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
         PQfinish(conn);
         return -1;
     }
-    PQsetNoticeProcessor(conn, ignore_notice, NULL);
+    /* Notices (e.g. "table does not exist, skipping" from the setup
+     * script) are not errors; libpq's default processor would print them. */
+    PQsetNoticeProcessor(conn, pgcb_pq_ignore_notice, NULL);
     describe_target(conn, info->where, sizeof info->where);
     const char *v = PQparameterStatus(conn, "server_version");
     snprintf(info->version, sizeof info->version, "%s", v ? v : "unknown");

@@ -172,38 +172,6 @@ static void pp_close(struct pgcb_conn *c)
     free(c);
 }
 
-/* libpq's own parse errors quote parts of the string; refuse to pass them on
- * when those parts could be a password (as libpq_sync). */
-static int pp_check_conninfo(const char *conninfo, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    PQconninfoOption *parsed = PQconninfoParse(conninfo, &msg);
-
-    if (parsed) {
-        PQconninfoFree(parsed);
-        return PGCB_OK;
-    }
-    if (!msg) {
-        pgcb_pq_errf(err, errlen, "out of memory parsing the connection string");
-        return PGCB_ERR_NOMEM;
-    }
-    if (pgcb_pq_conninfo_may_hold_password(conninfo))
-        pgcb_pq_errf(err, errlen, "invalid connection string (libpq's message withheld: "
-                                  "it may quote the password)");
-    else
-        pgcb_pq_err_oneline(err, errlen, "invalid connection string: ", msg, NULL);
-    PQfreemem(msg);
-    return PGCB_ERR_CONNECT;
-}
-
-/* Drivers never print: drop NOTICEs and WARNINGs instead of libpq's default
- * of writing them to stderr. */
-static void pp_ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
 static int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
                    struct pgcb_conn **out, char *err, size_t errlen)
 {
@@ -219,7 +187,7 @@ static int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         return PGCB_ERR_NOMEM;
     }
     if ((rc = pp_parse_options(c, opts, nopts, err, errlen)) != PGCB_OK ||
-        (rc = pp_check_conninfo(conninfo, err, errlen)) != PGCB_OK) {
+        (rc = pgcb_pq_check_conninfo(conninfo, err, errlen)) != PGCB_OK) {
         pp_close(c);
         return rc;
     }
@@ -240,7 +208,7 @@ static int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         pp_close(c);
         return PGCB_ERR_CONNECT;
     }
-    PQsetNoticeProcessor(c->pg, pp_ignore_notice, NULL);
+    PQsetNoticeProcessor(c->pg, pgcb_pq_ignore_notice, NULL);
     c->sock = PQsocket(c->pg);
     if (PQsetnonblocking(c->pg, 1) != 0 || !PQenterPipelineMode(c->pg)) {
         pgcb_pq_err_oneline(err, errlen, "cannot enter non-blocking pipeline mode: ",

@@ -93,38 +93,6 @@ static void pq_close(struct pgcb_conn *c)
     free(c);
 }
 
-/* libpq's own parse errors quote parts of the string; refuse to pass them on
- * when those parts could be a password. */
-static int pq_check_conninfo(const char *conninfo, char *err, size_t errlen)
-{
-    char *msg = NULL;
-    PQconninfoOption *parsed = PQconninfoParse(conninfo, &msg);
-
-    if (parsed) {
-        PQconninfoFree(parsed);
-        return PGCB_OK;
-    }
-    if (!msg) {
-        pgcb_pq_errf(err, errlen, "out of memory parsing the connection string");
-        return PGCB_ERR_NOMEM;
-    }
-    if (pgcb_pq_conninfo_may_hold_password(conninfo))
-        pgcb_pq_errf(err, errlen, "invalid connection string (libpq's message withheld: "
-                                  "it may quote the password)");
-    else
-        pgcb_pq_err_oneline(err, errlen, "invalid connection string: ", msg, NULL);
-    PQfreemem(msg);
-    return PGCB_ERR_CONNECT;
-}
-
-/* Drivers never print: libpq's default notice processor writes NOTICEs
- * (and WARNINGs) to stderr. A benchmark query raises none; drop them. */
-static void pq_ignore_notice(void *arg, const char *message)
-{
-    (void)arg;
-    (void)message;
-}
-
 static int pq_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
                    struct pgcb_conn **out, char *err, size_t errlen)
 {
@@ -136,7 +104,7 @@ static int pq_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         conninfo = "";
     if ((rc = pq_parse_options(opts, nopts, &format, err, errlen)) != PGCB_OK)
         return rc;
-    if ((rc = pq_check_conninfo(conninfo, err, errlen)) != PGCB_OK)
+    if ((rc = pgcb_pq_check_conninfo(conninfo, err, errlen)) != PGCB_OK)
         return rc;
 
     c = calloc(1, sizeof *c);
@@ -158,7 +126,7 @@ static int pq_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         pq_close(c);
         return PGCB_ERR_CONNECT;
     }
-    PQsetNoticeProcessor(c->pg, pq_ignore_notice, NULL);
+    PQsetNoticeProcessor(c->pg, pgcb_pq_ignore_notice, NULL);
     *out = c;
     return PGCB_OK;
 }

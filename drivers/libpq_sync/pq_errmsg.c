@@ -3,6 +3,10 @@
  */
 #include "pq_errmsg.h"
 
+#include <libpq-fe.h>
+
+#include <pgcb/driver.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -131,4 +135,32 @@ int pgcb_pq_conninfo_may_hold_password(const char *conninfo)
     if (strncmp(conninfo, "postgresql://", 13) == 0 || strncmp(conninfo, "postgres://", 11) == 0)
         return strchr(conninfo, '@') != NULL || strchr(conninfo, '?') != NULL;
     return 0;
+}
+
+int pgcb_pq_check_conninfo(const char *conninfo, char *err, size_t errlen)
+{
+    char *msg = NULL;
+    PQconninfoOption *parsed = PQconninfoParse(conninfo, &msg);
+
+    if (parsed) {
+        PQconninfoFree(parsed);
+        return PGCB_OK;
+    }
+    if (!msg) {
+        pgcb_pq_errf(err, errlen, "out of memory parsing the connection string");
+        return PGCB_ERR_NOMEM;
+    }
+    if (pgcb_pq_conninfo_may_hold_password(conninfo))
+        pgcb_pq_errf(err, errlen, "invalid connection string (libpq's message withheld: "
+                                  "it may quote the password)");
+    else
+        pgcb_pq_err_oneline(err, errlen, "invalid connection string: ", msg, NULL);
+    PQfreemem(msg);
+    return PGCB_ERR_CONNECT;
+}
+
+void pgcb_pq_ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
 }

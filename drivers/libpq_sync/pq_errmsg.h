@@ -37,4 +37,13 @@ void pgcb_pq_err_result(char *err, size_t errlen, const PGresult *res, const PGc
  * string, so the driver withholds them for such strings. Conservative. */
 int pgcb_pq_conninfo_may_hold_password(const char *conninfo);
 
+/* Check that libpq can parse `conninfo`. libpq's own parse errors quote
+ * parts of the string: they are withheld when those parts could be a
+ * password. PGCB_OK, PGCB_ERR_NOMEM or PGCB_ERR_CONNECT with err set. */
+int pgcb_pq_check_conninfo(const char *conninfo, char *err, size_t errlen);
+
+/* A libpq notice processor that drops every notice: drivers never print
+ * (libpq's default writes NOTICEs and WARNINGs to stderr). */
+void pgcb_pq_ignore_notice(void *arg, const char *message);
+
 #endif /* PGCB_PQ_ERRMSG_H */
