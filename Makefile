@@ -130,14 +130,13 @@ $(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
 
-# The whole suite: unit tests, then server tests against a throw-away local
-# PostgreSQL that the script starts and removes, then both again under
-# AddressSanitizer + UBSan.
+# The whole suite (tests/all.sh): the unit and server tests (against a
+# throw-away local PostgreSQL that tests/run.sh starts and removes), the same
+# built with AddressSanitizer + UBSan, then the TEST_EXTRA targets (lint,
+# fuzzing). Every step runs; the last line is the total, "all: N passed, N
+# failed".
 test: deps
-	@$(MAKE) --no-print-directory tests
-	@tests/run.sh $(B)
-	@$(MAKE) --no-print-directory test-san
-	@$(if $(strip $(TEST_EXTRA)),$(MAKE) --no-print-directory $(TEST_EXTRA),true)
+	@tests/all.sh $(TEST_EXTRA)
 
 test-san:
 	@$(MAKE) --no-print-directory SAN=1 tests
