@@ -150,7 +150,7 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
 
     /* Grid and ticks. */
     double y_axis = TOP + plot_h;
-    for (int i = 0; (double)i * step <= xmax + step / 2; i++) {
+    for (int i = 0; i <= 16 && (double)i * step <= xmax + step / 2; i++) { /* xmax may be inf */
         double t = (double)i * step, x = xpos(t, xmax);
         fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
                 TOP - 6, x, y_axis);

@@ -43,9 +43,57 @@ static enum pgcb_cell_status status_from_str(const char *s)
 
 /* ---- writing ----------------------------------------------------------- */
 
+/* Length of the valid UTF-8 sequence at s (1 to 4), or 0: an invalid byte. */
+static size_t utf8_len(const unsigned char *s)
+{
+    size_t n;
+    unsigned min;
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        n = 2, min = 0x80;
+    else if ((s[0] & 0xF0) == 0xE0)
+        n = 3, min = 0x800;
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
+        n = 4, min = 0x10000;
+    else
+        return 0;
+    unsigned cp = s[0] & (0x3Fu >> (n - 1));
+    for (size_t i = 1; i < n; i++) { /* stops at the terminating NUL */
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3Fu);
+    }
+    return cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : n;
+}
+
+/* JSON strings are UTF-8 (json_string() refuses anything else): a string
+ * that is not, e.g. Latin-1 SQL from the INI file or a server message, is
+ * written with each invalid byte replaced by U+FFFD rather than lost. */
 static json_t *str_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    if (!s)
+        return json_null();
+    json_t *j = json_string(s);
+    if (j)
+        return j;
+    char *t = pgcb_xmalloc(3 * strlen(s) + 1), *o = t;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n) {
+            memcpy(o, p, n);
+            o += n;
+            p += n;
+        } else {
+            memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    j = json_string(t);
+    free(t);
+    return j;
 }
 
 /* JSON has no NaN: unknown figures are null. */
@@ -98,16 +146,20 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
 
 static json_t *result_json(const struct pgcb_result *r)
 {
+    int ok = 1; /* a driver or group that cannot be packed fails the whole file */
     json_t *drivers = json_array();
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_driver *rd = &r->drivers[d];
         char abi[32];
         snprintf(abi, sizeof abi, "%u.%u", rd->abi_major, rd->abi_minor);
-        json_array_append_new(
-            drivers, json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s}", "name", rd->label,
-                               "driver", rd->name, "version", rd->version, "links", rd->links,
-                               "path", rd->path, "description", str_or_null(rd->description),
-                               "caps", caps_json(rd->caps), "abi", abi));
+        json_t *one = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "name", rd->label,
+                                "driver", str_or_null(rd->name), "version",
+                                str_or_null(rd->version), "links", str_or_null(rd->links),
+                                "path", str_or_null(rd->path), "description",
+                                str_or_null(rd->description), "caps", caps_json(rd->caps),
+                                "abi", abi);
+        ok &= one != NULL;
+        json_array_append_new(drivers, one);
     }
     json_t *orders = json_array();
     for (size_t o = 0; o < r->norders; o++) {
@@ -125,12 +177,14 @@ static json_t *result_json(const struct pgcb_result *r)
         json_t *cpus = json_array();
         for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
             json_array_append_new(cpus, json_integer(gr->thread_cpus[t]));
-        json_array_append_new(
-            groups, json_pack("{s:s, s:s, s:s, s:I, s:I, s:o, s:o, s:o}", "suite", gr->suite,
-                              "query", gr->query, "sql", gr->sql, "depth", (json_int_t)gr->depth,
-                              "threads", (json_int_t)gr->threads, "thread_cpus", cpus, "rows",
-                              gr->rows >= 0 ? json_integer(gr->rows) : json_null(), "results",
-                              results));
+        json_t *one = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o}", "suite", gr->suite,
+                                "query", gr->query, "sql", str_or_null(gr->sql), "depth",
+                                (json_int_t)gr->depth, "threads", (json_int_t)gr->threads,
+                                "thread_cpus", cpus, "rows",
+                                gr->rows >= 0 ? json_integer(gr->rows) : json_null(), "results",
+                                results);
+        ok &= one != NULL;
+        json_array_append_new(groups, one);
     }
     json_t *env = json_pack(
         "{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "cpu_model",
@@ -139,8 +193,8 @@ static json_t *result_json(const struct pgcb_result *r)
         str_or_null(r->hostname), "client_cpus", str_or_null(r->client_cpus), "server_cpus",
         str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
         "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
-    return json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, s:{s:I, s:I, s:I, s:o}, "
-                     "s:o, s:o, s:o, s:b, s:o}",
+    json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
+                     "s:{s:I, s:I, s:I, s:o}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
                      "runner", "version", str_or_null(r->runner_version),
                      "started_at", str_or_null(r->started_at),
@@ -156,6 +210,11 @@ static json_t *result_json(const struct pgcb_result *r)
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", str_or_null(r->stop_reason));
+    if (!ok) {
+        json_decref(j);
+        return NULL;
+    }
+    return j;
 }
 
 /* The derived figures, computed from r at write time (pgcb_result_read()

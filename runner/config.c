@@ -54,10 +54,15 @@ static void fail(struct ctx *c, const char *fmt, ...)
     if (c->err[0])
         return; /* keep the first error */
     int n = snprintf(c->err, sizeof c->err, "%s:%d: ", c->cfg->file, c->lineno);
+    if (n < 0 || (size_t)n >= sizeof c->err)
+        return; /* a path that fills the buffer: the message is (part of) the path */
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
     va_end(ap);
+    for (char *p = c->err; *p; p++) /* a value continued over lines: still one line */
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
 }
 
 static int key_index(const char *const *keys, const char *key)
@@ -243,16 +248,21 @@ static void begin_section(struct ctx *c, const char *name)
 static char *reader(char *str, int num, void *stream)
 {
     struct ctx *c = stream;
-    if (!fgets(str, num, c->fp))
+    if (!fgets(str, num, c->fp)) {
+        if (ferror(c->fp)) /* e.g. a directory: not an empty file */
+            fail(c, "cannot read: %s", strerror(errno));
         return NULL;
+    }
     c->lineno++;
     size_t len = strlen(str);
     if (len == (size_t)num - 1 && str[len - 1] != '\n' && !feof(c->fp)) {
-        fail(c, "line longer than %d characters: continue a long value on indented lines",
-             num - 2);
-        int ch;
-        while ((ch = fgetc(c->fp)) != EOF && ch != '\n')
-            ;
+        int ch = fgetc(c->fp);
+        if (!(str[len - 1] == '\r' && ch == '\n')) { /* CRLF after num - 2 characters fits */
+            fail(c, "line longer than %d characters: continue a long value on indented lines",
+                 num - 2);
+            while (ch != EOF && ch != '\n')
+                ch = fgetc(c->fp);
+        }
     }
     const char *p = str;
     if (c->lineno == 1 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB &&
@@ -263,7 +273,7 @@ static char *reader(char *str, int num, void *stream)
         p++;
     int blank = (*p == '\0' || *p == '\n' || *p == '\r' || *p == ';' || *p == '#');
     c->cont = indented && !blank && c->last_key[0];
-    if (*p == '[') {
+    if (*p == '[' && !c->cont) { /* an indented '[' continues a value, as inih reads it */
         const char *end = strchr(p, ']');
         if (!end) {
             fail(c, "section header without ']'");
@@ -628,10 +638,10 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
     free(c.suite_seen);
     free(c.last_value);
     if (c.err[0]) {
-        /* ":0: " means the whole file rather than a line. */
-        char *z = strstr(c.err, ":0: ");
-        if (z)
-            memmove(z + 1, z + 3, strlen(z + 3) + 1);
+        /* ":0: " right after the path means the whole file rather than a line. */
+        size_t flen = strlen(cfg->file);
+        if (strlen(c.err) >= flen + 4 && memcmp(c.err + flen, ":0: ", 4) == 0)
+            memmove(c.err + flen + 1, c.err + flen + 3, strlen(c.err + flen + 3) + 1);
         snprintf(err, errlen, "%s", c.err);
         pgcb_config_free(cfg);
         return -1;
