@@ -349,10 +349,13 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     if (!j) {
+        /* jansson quotes the text near the error, newlines included. */
+        char text[sizeof je.text];
+        pgcb_oneline(text, sizeof text, je.text);
         if (je.line <= 0)
-            snprintf(err, errlen, "%s: %s", path, je.text);
+            snprintf(err, errlen, "%s: %s", path, text);
         else
-            snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, je.text);
+            snprintf(err, errlen, "%s:%d: not valid JSON: %s", path, je.line, text);
         return -1;
     }
     json_t *sv = json_object_get(j, "schema_version");
