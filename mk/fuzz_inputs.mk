@@ -29,7 +29,7 @@ FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c comm
                 $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))
 FI_CONFIG_BIN = $(B)/fuzz/fuzz_config
 FI_RESULT_BIN = $(B)/fuzz/fuzz_result
-FI_OPTS   = -max_total_time=$(FUZZ_INPUTS_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+FI_OPTS   = -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_INPUTS_SECONDS) -timeout=10 -rss_limit_mb=2048 \
             -max_len=16384 -print_final_stats=1
 
 TEST_EXTRA += fuzz-inputs
