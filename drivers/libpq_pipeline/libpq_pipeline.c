@@ -66,13 +66,6 @@ enum { PQ_FORMAT_TEXT = 0, PQ_FORMAT_BINARY = 1 }; /* libpq resultFormat */
 #define PP_MAX_IN_FLIGHT_DEFAULT 1000u
 #define PP_MAX_IN_FLIGHT_LIMIT 1000000u
 
-struct pgcb_stmt {
-    struct pgcb_stmt *next; /* the connection's list */
-    int ncols;
-    unsigned char *kinds;   /* enum pgcb_pq_kind per column; in this allocation */
-    char name[];            /* server-side statement name */
-};
-
 struct pgcb_conn {
     PGconn *pg;
     int sock;               /* PQsocket, fixed once connected */
@@ -162,11 +155,7 @@ static void pp_close(struct pgcb_conn *c)
     if (!c)
         return;
     PQfinish(c->pg); /* accepts NULL */
-    while (c->stmts) {
-        struct pgcb_stmt *next = c->stmts->next;
-        free(c->stmts);
-        c->stmts = next;
-    }
+    pgcb_pq_stmts_free(c->stmts);
     if (c->c_locale)
         freelocale(c->c_locale);
     free(c);
@@ -355,45 +344,6 @@ static void pp_deallocate(struct pgcb_conn *c, const char *name)
     PQfreemem(ident);
 }
 
-/* Check the described columns and build the statement (or refuse). */
-static int pp_stmt_from_description(struct pgcb_conn *c, const char *name, const PGresult *desc,
-                                    struct pgcb_stmt **out, char *err, size_t errlen)
-{
-    int ncols = PQnfields(desc), nparams = PQnparams(desc);
-    size_t namelen = strlen(name);
-    struct pgcb_stmt *st;
-
-    if (nparams > 0) {
-        pgcb_pq_errf(err, errlen, "statement %s has %d parameter(s); libpq_pipeline sends none",
-                     name, nparams);
-        return PGCB_ERR_UNSUPPORTED;
-    }
-    for (int i = 0; i < ncols; i++) {
-        Oid oid = PQftype(desc, i);
-        if (c->result_format == PQ_FORMAT_BINARY && !pgcb_pq_binary_foldable(oid)) {
-            const char *tn = pgcb_pq_type_name(oid);
-            pgcb_pq_errf(err, errlen,
-                         "column %d \"%s\" has type %s%s%u%s, which result_format = binary "
-                         "cannot fold as its text form; use result_format = text",
-                         i + 1, PQfname(desc, i), tn ? tn : "oid ", tn ? " (oid " : "", oid,
-                         tn ? ")" : "");
-            return PGCB_ERR_UNSUPPORTED;
-        }
-    }
-
-    st = malloc(sizeof *st + namelen + 1 + (size_t)ncols);
-    if (!st) {
-        pgcb_pq_errf(err, errlen, "out of memory");
-        return PGCB_ERR_NOMEM;
-    }
-    memcpy(st->name, name, namelen + 1);
-    st->ncols = ncols;
-    st->kinds = (unsigned char *)st->name + namelen + 1;
-    for (int i = 0; i < ncols; i++)
-        st->kinds[i] = (unsigned char)pgcb_pq_kind_of(PQftype(desc, i));
-    *out = st;
-    return PGCB_OK;
-}
 
 /* Parse + Describe + Sync in one round trip; the column types are learnt
  * once, here (the server guarantees a prepared statement's result types do
@@ -421,7 +371,8 @@ static int pp_prepare(struct pgcb_conn *c, const char *name, const char *sql,
     if (PQresultStatus(r[1]) != PGRES_COMMAND_OK)
         rc = pp_result_failure(c, r[1], err, errlen);
     else
-        rc = pp_stmt_from_description(c, name, r[1], &st, err, errlen);
+        rc = pgcb_pq_stmt_new("libpq_pipeline", name, r[1],
+                              c->result_format == PQ_FORMAT_BINARY, &st, err, errlen);
     if (rc != PGCB_OK) {
         if (PQstatus(c->pg) == CONNECTION_OK)
             pp_deallocate(c, name);
@@ -542,9 +493,8 @@ static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
             case PGRES_TUPLES_OK: {
                 /* Also after another query failed (sync = per_query): its
                  * rows are read and folded like any. */
-                int frc = pgcb_pq_fold_result(res, st->name, st->ncols, st->kinds,
-                                          c->result_format == PQ_FORMAT_BINARY, c->c_locale, sum,
-                                          err, errlen);
+                int frc = pgcb_pq_fold_result(res, st, c->result_format == PQ_FORMAT_BINARY,
+                                          c->c_locale, sum, err, errlen);
                 if (frc != PGCB_OK) {
                     /* PROTOCOL, which overrides an earlier QUERY error: the
                      * runner closes the connection, no need to drain. */

@@ -31,13 +31,6 @@ PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
 enum { PQ_FORMAT_TEXT = 0, PQ_FORMAT_BINARY = 1 }; /* libpq resultFormat */
 
-struct pgcb_stmt {
-    struct pgcb_stmt *next; /* the connection's list */
-    int ncols;
-    unsigned char *kinds;   /* enum pgcb_pq_kind per column; in this allocation */
-    char name[];            /* server-side statement name */
-};
-
 struct pgcb_conn {
     PGconn *pg;
     int result_format;      /* PQ_FORMAT_* */
@@ -83,11 +76,7 @@ static void pq_close(struct pgcb_conn *c)
     if (!c)
         return;
     PQfinish(c->pg);
-    while (c->stmts) {
-        struct pgcb_stmt *next = c->stmts->next;
-        free(c->stmts);
-        c->stmts = next;
-    }
+    pgcb_pq_stmts_free(c->stmts);
     if (c->c_locale)
         freelocale(c->c_locale);
     free(c);
@@ -176,45 +165,6 @@ static void pq_deallocate(struct pgcb_conn *c, const char *name)
     PQfreemem(ident);
 }
 
-/* Check the described columns and build the statement (or refuse). */
-static int pq_stmt_from_description(struct pgcb_conn *c, const char *name, const PGresult *desc,
-                                    struct pgcb_stmt **out, char *err, size_t errlen)
-{
-    int ncols = PQnfields(desc), nparams = PQnparams(desc);
-    size_t namelen = strlen(name);
-    struct pgcb_stmt *st;
-
-    if (nparams > 0) {
-        pgcb_pq_errf(err, errlen, "statement %s has %d parameter(s); libpq_sync sends none", name,
-                     nparams);
-        return PGCB_ERR_UNSUPPORTED;
-    }
-    for (int i = 0; i < ncols; i++) {
-        Oid oid = PQftype(desc, i);
-        if (c->result_format == PQ_FORMAT_BINARY && !pgcb_pq_binary_foldable(oid)) {
-            const char *tn = pgcb_pq_type_name(oid);
-            pgcb_pq_errf(err, errlen,
-                         "column %d \"%s\" has type %s%s%u%s, which result_format = binary "
-                         "cannot fold as its text form; use result_format = text",
-                         i + 1, PQfname(desc, i), tn ? tn : "oid ", tn ? " (oid " : "", oid,
-                         tn ? ")" : "");
-            return PGCB_ERR_UNSUPPORTED;
-        }
-    }
-
-    st = malloc(sizeof *st + namelen + 1 + (size_t)ncols);
-    if (!st) {
-        pgcb_pq_errf(err, errlen, "out of memory");
-        return PGCB_ERR_NOMEM;
-    }
-    memcpy(st->name, name, namelen + 1);
-    st->ncols = ncols;
-    st->kinds = (unsigned char *)st->name + namelen + 1;
-    for (int i = 0; i < ncols; i++)
-        st->kinds[i] = (unsigned char)pgcb_pq_kind_of(PQftype(desc, i));
-    *out = st;
-    return PGCB_OK;
-}
 
 static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
                       struct pgcb_stmt **out, char *err, size_t errlen)
@@ -240,7 +190,8 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = pq_result_failure(c, res, err, errlen);
     else
-        rc = pq_stmt_from_description(c, name, res, &st, err, errlen);
+        rc = pgcb_pq_stmt_new("libpq_sync", name, res, c->result_format == PQ_FORMAT_BINARY,
+                              &st, err, errlen);
     PQclear(res);
     if (rc != PGCB_OK) {
         if (PQstatus(c->pg) == CONNECTION_OK)
@@ -265,9 +216,8 @@ static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
 
         switch (PQresultStatus(res)) {
         case PGRES_TUPLES_OK:
-            rc = pgcb_pq_fold_result(res, st->name, st->ncols, st->kinds,
-                                          c->result_format == PQ_FORMAT_BINARY, c->c_locale, sum,
-                                          err, errlen);
+            rc = pgcb_pq_fold_result(res, st, c->result_format == PQ_FORMAT_BINARY,
+                                          c->c_locale, sum, err, errlen);
             break;
         case PGRES_COMMAND_OK: /* INSERT etc. without RETURNING: no rows */
             rc = PGCB_OK;

@@ -1,19 +1,22 @@
 /* pq_fold.c -- see pq_fold.h. */
 #include "pq_fold.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "pq_decode.h"
 #include "pq_errmsg.h"
 
-int pgcb_pq_fold_result(const PGresult *res, const char *stmt_name, int ncols,
-                        const unsigned char *kinds, int binary, locale_t c_locale,
-                        struct pgcb_sum *sum, char *err, size_t errlen)
+int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, int binary,
+                        locale_t c_locale, struct pgcb_sum *sum, char *err, size_t errlen)
 {
-    const int nrows = PQntuples(res);
+    const int nrows = PQntuples(res), ncols = st->ncols;
+    const unsigned char *kinds = st->kinds;
     int r, i;
 
     if (PQnfields(res) != ncols) {
         pgcb_pq_errf(err, errlen, "result has %d columns; statement %s was described with %d",
-                     PQnfields(res), stmt_name, ncols);
+                     PQnfields(res), st->name, ncols);
         return PGCB_ERR_PROTOCOL;
     }
     /* Two copies of the loop so the format test is not made per value. */
@@ -49,5 +52,54 @@ malformed: {
         pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": malformed %s %s value", r + 1, i + 1,
                      PQfname(res, i), binary ? "binary" : "text", tn ? tn : "?");
         return PGCB_ERR_PROTOCOL;
+    }
+}
+
+int pgcb_pq_stmt_new(const char *driver, const char *name, const PGresult *desc, int binary,
+                     struct pgcb_stmt **out, char *err, size_t errlen)
+{
+    int ncols = PQnfields(desc), nparams = PQnparams(desc);
+    size_t namelen = strlen(name);
+    struct pgcb_stmt *st;
+
+    if (nparams > 0) {
+        pgcb_pq_errf(err, errlen, "statement %s has %d parameter(s); %s sends none", name,
+                     nparams, driver);
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    for (int i = 0; i < ncols; i++) {
+        Oid oid = PQftype(desc, i);
+        if (binary && !pgcb_pq_binary_foldable(oid)) {
+            const char *tn = pgcb_pq_type_name(oid);
+            pgcb_pq_errf(err, errlen,
+                         "column %d \"%s\" has type %s%s%u%s, which result_format = binary "
+                         "cannot fold as its text form; use result_format = text",
+                         i + 1, PQfname(desc, i), tn ? tn : "oid ", tn ? " (oid " : "", oid,
+                         tn ? ")" : "");
+            return PGCB_ERR_UNSUPPORTED;
+        }
+    }
+
+    st = malloc(sizeof *st + namelen + 1 + (size_t)ncols);
+    if (!st) {
+        pgcb_pq_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    st->next = NULL;
+    memcpy(st->name, name, namelen + 1);
+    st->ncols = ncols;
+    st->kinds = (unsigned char *)st->name + namelen + 1;
+    for (int i = 0; i < ncols; i++)
+        st->kinds[i] = (unsigned char)pgcb_pq_kind_of(PQftype(desc, i));
+    *out = st;
+    return PGCB_OK;
+}
+
+void pgcb_pq_stmts_free(struct pgcb_stmt *list)
+{
+    while (list) {
+        struct pgcb_stmt *next = list->next;
+        free(list);
+        list = next;
     }
 }

@@ -13,13 +13,31 @@
 
 #include <pgcb/driver.h>
 
-/* Fold the rows of a PGRES_TUPLES_OK result `res` of statement `stmt_name`,
- * described with `ncols` columns of kinds `kinds` (enum pgcb_pq_kind), in
+/* A prepared statement of the libpq drivers: one allocation holding its
+ * name and the conversion kind of each column, learnt once from the
+ * statement's description. Owned by its connection's list. */
+struct pgcb_stmt {
+    struct pgcb_stmt *next; /* the connection's list */
+    int ncols;
+    unsigned char *kinds;   /* enum pgcb_pq_kind per column; in this allocation */
+    char name[];            /* server-side statement name */
+};
+
+/* Check statement `name`'s description `desc` (no parameters; in binary
+ * format, every column foldable as its text form) and build the statement.
+ * `driver` names the driver in messages. PGCB_OK with *out set, or
+ * PGCB_ERR_UNSUPPORTED / PGCB_ERR_NOMEM with err set. */
+int pgcb_pq_stmt_new(const char *driver, const char *name, const PGresult *desc, int binary,
+                     struct pgcb_stmt **out, char *err, size_t errlen);
+
+/* Free a connection's list of statements. */
+void pgcb_pq_stmts_free(struct pgcb_stmt *list);
+
+/* Fold the rows of a PGRES_TUPLES_OK result `res` of statement `st`, in
  * binary or text format (`c_locale` for text floats). Returns PGCB_OK, or
  * PGCB_ERR_PROTOCOL with a message naming the row, column and type of a
  * value that does not parse, or the column counts that differ. */
-int pgcb_pq_fold_result(const PGresult *res, const char *stmt_name, int ncols,
-                        const unsigned char *kinds, int binary, locale_t c_locale,
-                        struct pgcb_sum *sum, char *err, size_t errlen);
+int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, int binary,
+                        locale_t c_locale, struct pgcb_sum *sum, char *err, size_t errlen);
 
 #endif
