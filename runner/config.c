@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util.h"
 
-enum sec_kind { SEC_NONE, SEC_BENCH, SEC_SERVER, SEC_DRIVER, SEC_QUERY, SEC_SUITE };
+enum sec_kind { SEC_NONE, SEC_BENCH, SEC_SERVER, SEC_DRIVER, SEC_QUERY, SEC_SUITE,
+                SEC_BACKGROUND };
 
 /* A suite's `queries =` names, resolved after the whole file is read. */
 struct pending_names {
@@ -38,15 +40,24 @@ struct ctx {
     char last_key[128];       /* key of the previous key line in this section */
     char *last_value;         /* its accumulated value (for continuation) */
     unsigned bench_seen, server_seen; /* bitmasks of keys seen */
-    unsigned *query_seen, *suite_seen;
-    struct pending_names *suite_names;
+    unsigned *query_seen, *suite_seen, *bg_seen;
+    struct pending_names *suite_names;  /* queries = */
+    struct pending_names *suite_bgs;    /* background = */
+    struct pending_names *bg_driver, *bg_query;
+    int *query_check_line;              /* line of `check =`, 0 if not given */
+    int *query_prime_line;              /* line of `prime =`, 0 if not given */
 };
 
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
-                                         "output", "orders", "batch_timeout_ms", NULL};
+                                         "output", "orders", "batch_timeout_ms", "seed",
+                                         NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
-static const char *const query_keys[] = {"sql", "rows", "check", NULL};
-static const char *const suite_keys[] = {"depth", "queries", "threads", NULL};
+/* Besides these, a query takes param1 .. param64. */
+static const char *const query_keys[] = {"sql", "rows", "check", "prime", NULL};
+static const char *const suite_keys[] = {"depth", "queries", "threads", "rows_per_txn",
+                                         "ops", "warmup_ms", "background", NULL};
+static const char *const bg_keys[] = {"driver", "query", "rate", "connections", "cpus", "sla",
+                                      NULL};
 
 static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct ctx *c, const char *fmt, ...)
@@ -81,7 +92,8 @@ static void unknown_key(struct ctx *c, const char *const *keys, const char *key)
             strncat(known, ", ", sizeof known - strlen(known) - 1);
         strncat(known, keys[i], sizeof known - strlen(known) - 1);
     }
-    fail(c, "unknown key '%s' in [%s] (known: %s)", key, c->section, known);
+    fail(c, "unknown key '%s' in [%s] (known: %s%s)", key, c->section, known,
+         keys == query_keys ? ", param1 .. param64" : "");
 }
 
 int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -191,10 +203,12 @@ static void begin_section(struct ctx *c, const char *name)
         c->kind = SEC_QUERY;
     } else if (dot && (plen == 5 && strncmp(name, "suite", 5) == 0)) {
         c->kind = SEC_SUITE;
+    } else if (dot && (plen == 10 && strncmp(name, "background", 10) == 0)) {
+        c->kind = SEC_BACKGROUND;
     } else {
         c->kind = SEC_NONE;
         fail(c, "unknown section [%s] (known: [bench], [server], [driver.NAME], "
-                "[query.NAME], [suite.NAME])", name);
+                "[query.NAME], [suite.NAME], [background.NAME])", name);
         return;
     }
     if (c->kind == SEC_BENCH || c->kind == SEC_SERVER)
@@ -209,6 +223,9 @@ static void begin_section(struct ctx *c, const char *name)
         found = pgcb_config_find_driver(cfg, sub);
     else if (c->kind == SEC_QUERY)
         found = pgcb_config_find_query(cfg, sub);
+    else if (c->kind == SEC_BACKGROUND)
+        for (size_t i = 0; i < cfg->nbackgrounds; i++)
+            found = strcmp(cfg->backgrounds[i].name, sub) == 0 ? (long)i : found;
     else
         for (size_t i = 0; i < cfg->nsuites; i++)
             if (strcmp(cfg->suites[i].name, sub) == 0)
@@ -221,24 +238,45 @@ static void begin_section(struct ctx *c, const char *name)
     if (c->kind == SEC_DRIVER) {
         cfg->drivers = pgcb_xrealloc(cfg->drivers, (cfg->ndrivers + 1) * sizeof *cfg->drivers);
         cfg->drivers[cfg->ndrivers] = (struct pgcb_cfg_driver){
-            .name = pgcb_xstrdup(sub), .line = c->lineno};
+            .name = pgcb_xstrdup(sub), .line = c->lineno, .measure = 1};
         c->idx = cfg->ndrivers++;
     } else if (c->kind == SEC_QUERY) {
         cfg->queries = pgcb_xrealloc(cfg->queries, (cfg->nqueries + 1) * sizeof *cfg->queries);
         cfg->queries[cfg->nqueries] = (struct pgcb_cfg_query){
-            .name = pgcb_xstrdup(sub), .rows = -1, .line = c->lineno};
+            .name = pgcb_xstrdup(sub), .rows = -1, .prime = -1, .line = c->lineno};
         c->query_seen = pgcb_xrealloc(c->query_seen, (cfg->nqueries + 1) * sizeof *c->query_seen);
         c->query_seen[cfg->nqueries] = 0;
+        c->query_check_line = pgcb_xrealloc(c->query_check_line,
+                                            (cfg->nqueries + 1) * sizeof *c->query_check_line);
+        c->query_check_line[cfg->nqueries] = 0;
+        c->query_prime_line = pgcb_xrealloc(c->query_prime_line,
+                                            (cfg->nqueries + 1) * sizeof *c->query_prime_line);
+        c->query_prime_line[cfg->nqueries] = 0;
         c->idx = cfg->nqueries++;
+    } else if (c->kind == SEC_BACKGROUND) {
+        size_t n = cfg->nbackgrounds;
+        cfg->backgrounds = pgcb_xrealloc(cfg->backgrounds, (n + 1) * sizeof *cfg->backgrounds);
+        cfg->backgrounds[n] = (struct pgcb_cfg_background){
+            .name = pgcb_xstrdup(sub), .connections = 1, .sla = PGCB_DEFAULT_SLA,
+            .line = c->lineno};
+        c->bg_seen = pgcb_xrealloc(c->bg_seen, (n + 1) * sizeof *c->bg_seen);
+        c->bg_seen[n] = 0;
+        c->bg_driver = pgcb_xrealloc(c->bg_driver, (n + 1) * sizeof *c->bg_driver);
+        c->bg_driver[n] = (struct pending_names){0};
+        c->bg_query = pgcb_xrealloc(c->bg_query, (n + 1) * sizeof *c->bg_query);
+        c->bg_query[n] = (struct pending_names){0};
+        c->idx = cfg->nbackgrounds++;
     } else {
         cfg->suites = pgcb_xrealloc(cfg->suites, (cfg->nsuites + 1) * sizeof *cfg->suites);
         cfg->suites[cfg->nsuites] = (struct pgcb_cfg_suite){
-            .name = pgcb_xstrdup(sub), .threads = 1, .line = c->lineno};
+            .name = pgcb_xstrdup(sub), .threads = 1, .warmup_ms = -1, .line = c->lineno};
         c->suite_seen = pgcb_xrealloc(c->suite_seen, (cfg->nsuites + 1) * sizeof *c->suite_seen);
         c->suite_seen[cfg->nsuites] = 0;
         c->suite_names = pgcb_xrealloc(c->suite_names,
                                        (cfg->nsuites + 1) * sizeof *c->suite_names);
         c->suite_names[cfg->nsuites] = (struct pending_names){0};
+        c->suite_bgs = pgcb_xrealloc(c->suite_bgs, (cfg->nsuites + 1) * sizeof *c->suite_bgs);
+        c->suite_bgs[cfg->nsuites] = (struct pending_names){0};
         c->idx = cfg->nsuites++;
     }
 }
@@ -290,8 +328,14 @@ static char *reader(char *str, int num, void *stream)
     return str;
 }
 
-static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *v)
+static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *key, const char *v)
 {
+    unsigned both = (1u << key_index(suite_keys, "depth")) |
+                    (1u << key_index(suite_keys, "rows_per_txn"));
+    if ((c->suite_seen[c->idx] & both) == both) {
+        fail(c, "[%s] %s: give either depth or rows_per_txn, not both", c->section, key);
+        return 0;
+    }
     free(s->depths);
     s->depths = NULL;
     s->ndepths = 0;
@@ -299,13 +343,13 @@ static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *v)
     for (char *tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
         uint64_t d;
         if (pgcb_config_parse_u64(tok, 1, 1000000, &d)) {
-            fail(c, "[%s] depth: '%s' is not an integer from 1 to 1000000", c->section, tok);
+            fail(c, "[%s] %s: '%s' is not an integer from 1 to 1000000", c->section, key, tok);
             free(copy);
             return 0;
         }
         for (size_t i = 0; i < s->ndepths; i++)
             if (s->depths[i] == d) {
-                fail(c, "[%s] depth: %s listed twice", c->section, tok);
+                fail(c, "[%s] %s: %s listed twice", c->section, key, tok);
                 free(copy);
                 return 0;
             }
@@ -314,8 +358,105 @@ static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *v)
     }
     free(copy);
     if (s->ndepths == 0) {
-        fail(c, "[%s] depth: empty", c->section);
+        fail(c, "[%s] %s: empty", c->section, key);
         return 0;
+    }
+    return 1;
+}
+
+/* yes/no, true/false, on/off, 1/0; -1 for anything else. */
+static int parse_bool(const char *v)
+{
+    static const char *const yes[] = {"yes", "true", "on", "1", NULL};
+    static const char *const no[] = {"no", "false", "off", "0", NULL};
+    for (int i = 0; yes[i]; i++) {
+        if (strcmp(v, yes[i]) == 0)
+            return 1;
+        if (strcmp(v, no[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* `paramN` of the current query: N is 1 .. PGCB_MAX_PARAMS; 0 if key is
+ * not of that form. */
+static unsigned param_number(const char *key)
+{
+    uint64_t n;
+    if (strncmp(key, "param", 5) != 0 || key[5] == '0' ||
+        pgcb_config_parse_u64(key + 5, 1, PGCB_MAX_PARAMS, &n))
+        return 0;
+    return (unsigned)n;
+}
+
+static int apply_param(struct ctx *c, struct pgcb_cfg_query *q, const char *key, const char *value)
+{
+    unsigned n = param_number(key);
+    if (n == 0)
+        return 1; /* unknown keys were refused by the handler */
+    if (n > q->nparams) {
+        q->params = pgcb_xrealloc(q->params, n * sizeof *q->params);
+        memset(q->params + q->nparams, 0, (n - q->nparams) * sizeof *q->params);
+        for (size_t i = q->nparams; i < n; i++)
+            q->params[i].kind = (enum pgcb_gen_kind)-1; /* not given (yet) */
+        q->nparams = n;
+    }
+    struct pgcb_gen *g = &q->params[n - 1];
+    if ((int)g->kind != -1)
+        pgcb_gen_free(g);
+    char e[160];
+    if (pgcb_gen_parse(value, g, e, sizeof e) != 0) {
+        g->kind = (enum pgcb_gen_kind)-1;
+        fail(c, "[%s] %s: %s", c->section, key, e);
+        return 0;
+    }
+    return 1;
+}
+
+static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const char *key,
+                            const char *value)
+{
+    uint64_t u;
+    if (strcmp(key, "driver") == 0 || strcmp(key, "query") == 0) {
+        struct pending_names *pn = key[0] == 'd' ? &c->bg_driver[c->idx] : &c->bg_query[c->idx];
+        free(pn->names);
+        pn->names = pgcb_xstrdup(value);
+        pn->line = c->lineno;
+    } else if (strcmp(key, "rate") == 0) {
+        char *end;
+        errno = 0;
+        double r = strtod(value, &end);
+        if (errno || end == value || *end || !(r > 0) || r > 1e7) {
+            fail(c, "[%s] rate: '%s' is not a number of executions per second above 0 and up "
+                    "to 10000000", c->section, value);
+            return 0;
+        }
+        b->rate = r;
+    } else if (strcmp(key, "connections") == 0) {
+        if (pgcb_config_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
+            fail(c, "[%s] connections: '%s' is not an integer from 1 to %d", c->section, value,
+                 PGCB_MAX_THREADS);
+            return 0;
+        }
+        b->connections = (uint32_t)u;
+    } else if (strcmp(key, "cpus") == 0) {
+        char e[160];
+        int n = pgcb_config_parse_cpus(value, b->cpus, PGCB_MAX_CPUS, e, sizeof e);
+        if (n < 0) {
+            fail(c, "[%s] cpus: %s", c->section, e);
+            return 0;
+        }
+        b->ncpus = (size_t)n;
+    } else if (strcmp(key, "sla") == 0) {
+        char *end;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || end == value || *end || !(v > 0) || v > 1) {
+            fail(c, "[%s] sla: '%s' is not a fraction of the target rate above 0 and up to 1 "
+                    "(e.g. 0.95)", c->section, value);
+            return 0;
+        }
+        b->sla = v;
     }
     return 1;
 }
@@ -368,6 +509,12 @@ static int apply(struct ctx *c, const char *key, const char *value)
         } else if (strcmp(key, "output") == 0) {
             free(cfg->output);
             cfg->output = value[0] ? resolve_path(cfg, value) : NULL;
+        } else if (strcmp(key, "seed") == 0) {
+            if (pgcb_config_parse_u64(value, 0, UINT64_MAX, &u)) {
+                fail(c, "[bench] seed: '%s' is not a non-negative integer", value);
+                return 0;
+            }
+            cfg->seed = u;
         } else if (strcmp(key, "orders") == 0) {
             char e[160];
             if (pgcb_orders_parse(value, &cfg->orders, &cfg->orders_n, e, sizeof e) != 0) {
@@ -391,6 +538,16 @@ static int apply(struct ctx *c, const char *key, const char *value)
             free(d->path);
             d->path = resolve_path(cfg, value);
             d->path_line = c->lineno;
+            return 1;
+        }
+        if (strcmp(key, "measure") == 0) {
+            int b = parse_bool(value);
+            if (b < 0) {
+                fail(c, "[%s] measure: '%s' is not yes or no", c->section, value);
+                return 0;
+            }
+            d->measure = b;
+            d->measure_line = c->lineno;
             return 1;
         }
         for (size_t i = 0; i < d->nopts; i++)
@@ -420,17 +577,60 @@ static int apply(struct ctx *c, const char *key, const char *value)
                 q->check = PGCB_CHECK_CHECKSUM;
             else if (strcmp(value, "rows") == 0)
                 q->check = PGCB_CHECK_ROWS;
+            else if (strcmp(value, "none") == 0)
+                q->check = PGCB_CHECK_NONE;
             else {
-                fail(c, "[%s] check: '%s' is not 'checksum' or 'rows'", c->section, value);
+                fail(c, "[%s] check: '%s' is not 'checksum', 'rows' or 'none'", c->section,
+                     value);
                 return 0;
             }
+            c->query_check_line[c->idx] = c->lineno;
+        } else if (strcmp(key, "prime") == 0) {
+            q->prime = parse_bool(value);
+            if (q->prime < 0) {
+                fail(c, "[%s] prime: '%s' is not yes or no", c->section, value);
+                return 0;
+            }
+            c->query_prime_line[c->idx] = c->lineno;
+        } else {
+            return apply_param(c, q, key, value);
         }
         return 1;
     }
+    case SEC_BACKGROUND:
+        return apply_background(c, &cfg->backgrounds[c->idx], key, value);
     case SEC_SUITE: {
         struct pgcb_cfg_suite *s = &cfg->suites[c->idx];
         if (strcmp(key, "depth") == 0)
-            return parse_depths(c, s, value);
+            return parse_depths(c, s, key, value);
+        if (strcmp(key, "rows_per_txn") == 0) {
+            s->transaction = 1;
+            return parse_depths(c, s, key, value);
+        }
+        if (strcmp(key, "ops") == 0) {
+            if (pgcb_config_parse_u64(value, 1, UINT32_MAX, &u)) {
+                fail(c, "[%s] ops: '%s' is not an integer from 1 to %u", c->section, value,
+                     UINT32_MAX);
+                return 0;
+            }
+            s->ops = u;
+            return 1;
+        }
+        if (strcmp(key, "warmup_ms") == 0) {
+            if (pgcb_config_parse_u64(value, 0, 3600000ull, &u)) {
+                fail(c, "[%s] warmup_ms: '%s' is not an integer from 0 to 3600000", c->section,
+                     value);
+                return 0;
+            }
+            s->warmup_ms = (int64_t)u;
+            return 1;
+        }
+        if (strcmp(key, "background") == 0) {
+            free(c->suite_bgs[c->idx].names);
+            c->suite_bgs[c->idx].names = pgcb_xstrdup(value);
+            c->suite_bgs[c->idx].line = c->lineno;
+            return 1;
+        }
         if (strcmp(key, "threads") == 0) {
             if (pgcb_config_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
                 fail(c, "[%s] threads: '%s' is not an integer from 1 to %d", c->section, value,
@@ -474,13 +674,27 @@ static int handler(void *user, const char *section, const char *name, const char
     switch (c->kind) {
     case SEC_BENCH: keys = bench_keys; seen = &c->bench_seen; break;
     case SEC_SERVER: keys = server_keys; seen = &c->server_seen; break;
-    case SEC_QUERY: keys = query_keys; seen = &c->query_seen[c->idx]; break;
+    case SEC_QUERY:
+        if (param_number(name)) {
+            const struct pgcb_cfg_query *q = &c->cfg->queries[c->idx];
+            unsigned n = param_number(name);
+            if (n <= q->nparams && (int)q->params[n - 1].kind != -1) {
+                fail(c, "key '%s' repeated in [%s]", name, c->section);
+                return 1;
+            }
+            break;
+        }
+        keys = query_keys;
+        seen = &c->query_seen[c->idx];
+        break;
     case SEC_SUITE: keys = suite_keys; seen = &c->suite_seen[c->idx]; break;
+    case SEC_BACKGROUND: keys = bg_keys; seen = &c->bg_seen[c->idx]; break;
     case SEC_DRIVER: {
         /* Driver keys are checked against the driver's own list once it is
          * loaded; here only repetition. */
         struct pgcb_cfg_driver *d = &c->cfg->drivers[c->idx];
-        int dup = (strcmp(name, "path") == 0 && d->path_line);
+        int dup = (strcmp(name, "path") == 0 && d->path_line) ||
+                  (strcmp(name, "measure") == 0 && d->measure_line);
         for (size_t i = 0; i < d->nopts; i++)
             dup |= strcmp(d->opts[i].key, name) == 0;
         if (dup) {
@@ -528,6 +742,25 @@ static void finish(struct ctx *c)
     for (size_t i = 0; i < cfg->nqueries; i++)
         if (!cfg->queries[i].sql || !cfg->queries[i].sql[0])
             FAIL_AT(cfg->queries[i].line, "[query.%s] has no 'sql ='", cfg->queries[i].name);
+    for (size_t i = 0; i < cfg->nqueries; i++) {
+        struct pgcb_cfg_query *q = &cfg->queries[i];
+        for (size_t j = 0; j < q->nparams; j++) {
+            if ((int)q->params[j].kind == -1)
+                FAIL_AT(q->line, "[query.%s] has param%zu but no param%zu: number the "
+                        "parameters from 1 without gaps", q->name, q->nparams, j + 1);
+            if (q->params[j].kind == PGCB_GEN_SEQ)
+                q->params[j].seq_slot = cfg->nseqs++;
+        }
+        /* Random keys give different rows each batch: the checksum cannot be
+         * compared, the row count only when the file gives it. */
+        if (q->nparams && !c->query_check_line[i])
+            q->check = q->rows >= 0 ? PGCB_CHECK_ROWS : PGCB_CHECK_NONE;
+        /* Primed at connect time, before any suite has run: a query whose
+         * keys come from generators may look for rows a write step has not
+         * made yet, so only a read-only query without parameters is. */
+        if (q->prime < 0)
+            q->prime = !q->nparams && pgcb_config_read_only(q->sql);
+    }
     if (cfg->nsuites == 0)
         FAIL_AT(0, "no [suite.NAME] section: say which queries to run at which depth");
     for (size_t i = 0; i < cfg->nsuites; i++) {
@@ -536,6 +769,30 @@ static void finish(struct ctx *c)
             s->depths = pgcb_xmalloc(sizeof *s->depths);
             s->depths[0] = 1;
             s->ndepths = 1;
+        }
+        if (s->ops && s->ops % ((uint64_t)s->threads * s->depths[0]) != 0)
+            FAIL_AT(s->line, "[suite.%s] ops = %llu is not a multiple of threads x %s (%u x %u)",
+                    s->name, (unsigned long long)s->ops, s->transaction ? "rows_per_txn" : "depth",
+                    s->threads, s->depths[0]);
+        if (s->ops && s->ndepths > 1)
+            FAIL_AT(s->line, "[suite.%s] ops: give one %s with ops", s->name,
+                    s->transaction ? "rows_per_txn" : "depth");
+        struct pending_names *bn = &c->suite_bgs[i];
+        char *bsave = NULL;
+        for (char *tok = bn->names ? strtok_r(bn->names, ", \t\n", &bsave) : NULL; tok;
+             tok = strtok_r(NULL, ", \t\n", &bsave)) {
+            long b = -1;
+            for (size_t k = 0; k < cfg->nbackgrounds; k++)
+                b = strcmp(cfg->backgrounds[k].name, tok) == 0 ? (long)k : b;
+            if (b < 0)
+                FAIL_AT(bn->line, "[suite.%s] background: no [background.%s] section", s->name,
+                        tok);
+            for (size_t k = 0; k < s->nbackgrounds; k++)
+                if (s->backgrounds[k] == (size_t)b)
+                    FAIL_AT(bn->line, "[suite.%s] background: %s listed twice", s->name, tok);
+            s->backgrounds = pgcb_xrealloc(s->backgrounds,
+                                           (s->nbackgrounds + 1) * sizeof *s->backgrounds);
+            s->backgrounds[s->nbackgrounds++] = (size_t)b;
         }
         struct pending_names *pn = &c->suite_names[i];
         if (!pn->names) { /* all queries, in file order */
@@ -560,6 +817,36 @@ static void finish(struct ctx *c)
         if (s->nqueries == 0)
             FAIL_AT(pn->line, "[suite.%s] queries: empty", s->name);
     }
+    for (size_t i = 0; i < cfg->nbackgrounds; i++) {
+        struct pgcb_cfg_background *b = &cfg->backgrounds[i];
+        if (!c->bg_driver[i].names)
+            FAIL_AT(b->line, "[background.%s] has no 'driver =' (a [driver.NAME] of this file)",
+                    b->name);
+        if (!c->bg_query[i].names)
+            FAIL_AT(b->line, "[background.%s] has no 'query ='", b->name);
+        if (!(b->rate > 0))
+            FAIL_AT(b->line, "[background.%s] has no 'rate =' (executions per second per "
+                    "connection)", b->name);
+        long d = pgcb_config_find_driver(cfg, c->bg_driver[i].names);
+        if (d < 0)
+            FAIL_AT(c->bg_driver[i].line, "[background.%s] driver: no [driver.%s] section",
+                    b->name, c->bg_driver[i].names);
+        long q = pgcb_config_find_query(cfg, c->bg_query[i].names);
+        if (q < 0)
+            FAIL_AT(c->bg_query[i].line, "[background.%s] query: no [query.%s] section",
+                    b->name, c->bg_query[i].names);
+        b->driver = (size_t)d;
+        b->query = (size_t)q;
+        if (b->ncpus == 0) {
+            memcpy(b->cpus, cfg->cpus, cfg->ncpus * sizeof *cfg->cpus);
+            b->ncpus = cfg->ncpus;
+        }
+    }
+    size_t measured = 0;
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        measured += cfg->drivers[i].measure != 0;
+    if (measured == 0)
+        FAIL_AT(0, "every driver has 'measure = no': nothing to measure");
 #undef FAIL_AT
 }
 
@@ -612,6 +899,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .orders = PGCB_ORDERS_AUTO,
         .time_source = "default",
         .queries_source = "default",
+        .seed = PGCB_DEFAULT_SEED,
     };
     cfg->file = pgcb_xstrdup(path);
     const char *slash = strrchr(path, '/');
@@ -631,9 +919,21 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         fail(&c, "syntax error (expected [section], key = value, or a ; comment)");
     }
     finish(&c);
-    for (size_t i = 0; i < cfg->nsuites; i++)
+    for (size_t i = 0; i < cfg->nsuites; i++) {
         free(c.suite_names[i].names);
+        free(c.suite_bgs[i].names);
+    }
+    for (size_t i = 0; i < cfg->nbackgrounds; i++) {
+        free(c.bg_driver[i].names);
+        free(c.bg_query[i].names);
+    }
     free(c.suite_names);
+    free(c.suite_bgs);
+    free(c.bg_driver);
+    free(c.bg_query);
+    free(c.bg_seen);
+    free(c.query_check_line);
+    free(c.query_prime_line);
     free(c.query_seen);
     free(c.suite_seen);
     free(c.last_value);
@@ -661,6 +961,35 @@ long pgcb_config_find_query(const struct pgcb_config *cfg, const char *name)
     return -1;
 }
 
+int pgcb_config_read_only(const char *sql)
+{
+    static const char *const words[] = {"select", "with", "values", "table", "show", NULL};
+    while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '\r' || *sql == '(')
+        sql++;
+    int ro = 0;
+    for (int i = 0; words[i] && !ro; i++) {
+        size_t n = strlen(words[i]);
+        ro = strncasecmp(sql, words[i], n) == 0 && !isalnum((unsigned char)sql[n]) &&
+             sql[n] != '_';
+    }
+    if (!ro || strncasecmp(sql, "with", 4) != 0)
+        return ro;
+    /* A WITH that names a writing verb anywhere (a data-modifying CTE), to
+     * be safe. */
+    static const char *const verbs[] = {"insert", "update", "delete", "merge", NULL};
+    for (const char *p = sql; *p; p++) {
+        if (p != sql && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        for (int i = 0; verbs[i]; i++) {
+            size_t n = strlen(verbs[i]);
+            if (strncasecmp(p, verbs[i], n) == 0 && !isalnum((unsigned char)p[n]) &&
+                p[n] != '_')
+                return 0;
+        }
+    }
+    return 1;
+}
+
 long pgcb_config_find_driver(const struct pgcb_config *cfg, const char *name)
 {
     for (size_t i = 0; i < cfg->ndrivers; i++)
@@ -686,12 +1015,20 @@ void pgcb_config_free(struct pgcb_config *cfg)
     for (size_t i = 0; i < cfg->nqueries; i++) {
         free(cfg->queries[i].name);
         free(cfg->queries[i].sql);
+        for (size_t j = 0; j < cfg->queries[i].nparams; j++)
+            if ((int)cfg->queries[i].params[j].kind != -1)
+                pgcb_gen_free(&cfg->queries[i].params[j]);
+        free(cfg->queries[i].params);
     }
     for (size_t i = 0; i < cfg->nsuites; i++) {
         free(cfg->suites[i].name);
         free(cfg->suites[i].depths);
         free(cfg->suites[i].queries);
+        free(cfg->suites[i].backgrounds);
     }
+    for (size_t i = 0; i < cfg->nbackgrounds; i++)
+        free(cfg->backgrounds[i].name);
+    free(cfg->backgrounds);
     free(cfg->drivers);
     free(cfg->queries);
     free(cfg->suites);

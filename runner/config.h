@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gen.h"
 #include "orders.h"
 
 #define PGCB_MAX_CPUS 1024
@@ -30,19 +31,25 @@ struct pgcb_cfg_driver {
     int path_line;          /* line of `path =`, 0 if missing */
     struct pgcb_cfg_kv *opts;
     size_t nopts;
+    int measure;            /* `measure = no`: loaded only to run background load */
+    int measure_line;
 };
 
 /* What the runner checks of every batch of a query. */
 enum pgcb_check {
     PGCB_CHECK_CHECKSUM = 0, /* rows and checksum, within and across drivers */
     PGCB_CHECK_ROWS = 1,     /* rows only (non-deterministic results) */
+    PGCB_CHECK_NONE = 2,     /* nothing (rows vary, e.g. random keys of a changing table) */
 };
 
 struct pgcb_cfg_query {
     char *name;
     char *sql;
     int64_t rows;           /* expected rows per execution; -1: not given */
-    enum pgcb_check check;
+    enum pgcb_check check;  /* default: checksum; rows (rows given) or none with params */
+    struct pgcb_gen *params;/* generators of $1..$nparams */
+    size_t nparams;
+    int prime;              /* executed once at connect time (default: read-only SQL) */
     int line;
 };
 
@@ -53,6 +60,26 @@ struct pgcb_cfg_suite {
     size_t *queries;        /* indices into pgcb_config.queries */
     size_t nqueries;
     uint32_t threads;       /* measuring threads, each with its own connection */
+    int transaction;        /* rows_per_txn: each batch is BEGIN, depth queries, COMMIT */
+    uint64_t ops;           /* > 0: exactly this many queries per driver and order, no
+                               time budget, no warm-up */
+    int64_t warmup_ms;      /* -1: [bench] warmup_ms */
+    size_t *backgrounds;    /* indices into pgcb_config.backgrounds */
+    size_t nbackgrounds;
+    int line;
+};
+
+/* [background.NAME]: connections running a query at a fixed rate while the
+ * groups of the suites that name it are measured. */
+struct pgcb_cfg_background {
+    char *name;
+    size_t driver;          /* index into pgcb_config.drivers */
+    size_t query;           /* index into pgcb_config.queries */
+    double rate;            /* target executions per second, per connection */
+    uint32_t connections;
+    int cpus[PGCB_MAX_CPUS];/* pinned round-robin; default [bench] cpus */
+    size_t ncpus;
+    double sla;             /* fraction of the target rate that must be achieved */
     int line;
 };
 
@@ -76,6 +103,8 @@ struct pgcb_config {
     size_t orders_n;              /* for PGCB_ORDERS_COUNT */
     const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
     const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
+    uint64_t seed;          /* parameter generators */
+    size_t nseqs;           /* seq generators in all queries (shared counters) */
 
     /* [server] */
     char *conninfo;         /* "" = PG* environment variables */
@@ -88,6 +117,8 @@ struct pgcb_config {
     size_t nqueries;
     struct pgcb_cfg_suite *suites;
     size_t nsuites;
+    struct pgcb_cfg_background *backgrounds;
+    size_t nbackgrounds;
 };
 
 /* Defaults (DESIGN.md). */
@@ -95,6 +126,10 @@ struct pgcb_config {
 #define PGCB_DEFAULT_QUERIES 5000
 #define PGCB_DEFAULT_WARMUP_MS 1000
 #define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
+#define PGCB_DEFAULT_SEED 1
+#define PGCB_DEFAULT_SLA 0.95
+/* Most parameters of one query. */
+#define PGCB_MAX_PARAMS 64
 
 /* Load `path`, then apply BENCH_TIME_MS, BENCH_QUERIES and PGCB_CONNINFO
  * from the environment. On failure returns -1 and writes a one-line message
@@ -111,6 +146,12 @@ int pgcb_config_parse_cpus(const char *s, int *out, size_t max, char *err, size_
 /* Parse a positive decimal integer (no sign, no junk, no overflow) within
  * [min, max]. Returns 0 or -1. */
 int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* 1 if sql starts with SELECT, WITH, VALUES, TABLE or SHOW (case
+ * insensitive, after blanks and '('), and, for WITH, names no INSERT,
+ * UPDATE, DELETE or MERGE: a query primed at connect time by default. (A
+ * function that writes is not seen: say prime = no.) */
+int pgcb_config_read_only(const char *sql);
 
 /* Find a query / driver by name; -1 if none. */
 long pgcb_config_find_query(const struct pgcb_config *cfg, const char *name);

@@ -189,12 +189,12 @@ static void test_errors(void **state)
     (void)state;
     expect_error("[bench]\nbogus = 1\n" MINIMAL,
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
-                 "output, orders, batch_timeout_ms)");
+                 "output, orders, batch_timeout_ms, seed)");
     expect_error("[bench]\nbatch_timeout_ms = 0\n" MINIMAL,
                  ":2: [bench] batch_timeout_ms: '0' is not an integer from 1 to 86400000");
     expect_error(MINIMAL "[foo]\n",
                  ":8: unknown section [foo] (known: [bench], [server], [driver.NAME], "
-                 "[query.NAME], [suite.NAME])");
+                 "[query.NAME], [suite.NAME], [background.NAME])");
     expect_error("[bench]\ntime_ms = 1\ntime_ms = 2\n" MINIMAL,
                  ":3: key 'time_ms' repeated in [bench]");
     expect_error("[bench]\ntime_ms = -5\n" MINIMAL,
@@ -220,7 +220,7 @@ static void test_errors(void **state)
                  ":9: [suite.t] depth: 'ten' is not an integer from 1 to 1000000");
     expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
-                 ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads)");
+                 ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, rows_per_txn, ops, warmup_ms, background)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
@@ -233,7 +233,7 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[query.r]\nsql = x\nrows = many\n",
                  ":10: [query.r] rows: 'many' is not a non-negative integer");
     expect_error(MINIMAL "[query.r]\nsql = x\ncheck = maybe\n",
-                 ":10: [query.r] check: 'maybe' is not 'checksum' or 'rows'");
+                 ":10: [query.r] check: 'maybe' is not 'checksum', 'rows' or 'none'");
     expect_error(MINIMAL "[driver.e]\nx = 1\n", ":8: [driver.e] has no 'path ='");
     expect_error(MINIMAL "[driver.e]\npath = a\npath = b\n", ":10: key 'path' repeated in [driver.e]");
     expect_error(MINIMAL "[driver.Big]\npath = a\n",
@@ -291,6 +291,132 @@ static void test_parse_helpers(void **state)
     assert_string_equal(err, "empty CPU list");
 }
 
+/* Issue 8: parameters, transactions, fixed operations, background load. */
+static void test_write_workloads(void **state)
+{
+    (void)state;
+    const char *text = "[bench]\nseed = 7\ncpus = 0,1\n"
+                       "[driver.a]\npath = a.so\n"
+                       "[driver.w]\npath = w.so\nmeasure = no\n"
+                       "[query.ins]\nsql = INSERT INTO t VALUES ($1, $2, $3)\n"
+                       "param1 = seq 100\nparam3 = list x y\nparam2 = uniform 1 10\n"
+                       "[query.pt]\nsql = SELECT * FROM t WHERE id = $1\nparam1 = uniform 1 9\n"
+                       "rows = 1\n"
+                       "[query.rg]\nsql = SELECT * FROM t WHERE id > $1\nparam1 = seq 5 2\n"
+                       "check = checksum\n"
+                       "[query.cte]\nsql = WITH d AS (DELETE FROM t) SELECT 1\n"
+                       "[query.plain]\nsql = select 1\n"
+                       "[background.bgw]\ndriver = w\nquery = ins\nrate = 250.5\nconnections = 2\n"
+                       "sla = 0.9\n"
+                       "[suite.load]\nqueries = ins\nrows_per_txn = 50\nops = 1000\n"
+                       "[suite.q]\nqueries = pt rg plain cte\nbackground = bgw\nwarmup_ms = 0\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_string_equal(err, "");
+    assert_int_equal(cfg.seed, 7);
+    assert_int_equal(cfg.drivers[0].measure, 1);
+    assert_int_equal(cfg.drivers[1].measure, 0);
+    const struct pgcb_cfg_query *ins = &cfg.queries[0];
+    assert_int_equal(ins->nparams, 3);
+    assert_int_equal(ins->params[0].kind, PGCB_GEN_SEQ);
+    assert_int_equal(ins->params[1].kind, PGCB_GEN_UNIFORM);
+    assert_int_equal(ins->params[2].kind, PGCB_GEN_LIST);
+    assert_int_equal(ins->params[0].seq_slot, 0);
+    assert_int_equal(cfg.queries[2].params[0].seq_slot, 1);
+    assert_int_equal(cfg.nseqs, 2);
+    /* Defaults: params without rows check nothing, with rows check rows; a
+     * write is not primed, a read is, a data-modifying WITH is not. */
+    assert_int_equal(ins->check, PGCB_CHECK_NONE);
+    assert_int_equal(ins->prime, 0);
+    assert_int_equal(cfg.queries[1].check, PGCB_CHECK_ROWS);
+    assert_int_equal(cfg.queries[1].prime, 0); /* parameters: not before the steps */
+    assert_int_equal(cfg.queries[2].check, PGCB_CHECK_CHECKSUM);
+    assert_int_equal(cfg.queries[3].prime, 0);
+    assert_int_equal(cfg.queries[4].prime, 1);
+    assert_int_equal(cfg.queries[4].check, PGCB_CHECK_CHECKSUM);
+    const struct pgcb_cfg_suite *load = &cfg.suites[0], *q = &cfg.suites[1];
+    assert_int_equal(load->transaction, 1);
+    assert_int_equal(load->ndepths, 1);
+    assert_int_equal(load->depths[0], 50);
+    assert_int_equal(load->ops, 1000);
+    assert_int_equal(load->warmup_ms, -1);
+    assert_int_equal(q->transaction, 0);
+    assert_int_equal(q->warmup_ms, 0);
+    assert_int_equal(q->nbackgrounds, 1);
+    assert_int_equal(q->backgrounds[0], 0);
+    const struct pgcb_cfg_background *b = &cfg.backgrounds[0];
+    assert_string_equal(b->name, "bgw");
+    assert_int_equal(b->driver, 1);
+    assert_int_equal(b->query, 0);
+    assert_true(b->rate == 250.5);
+    assert_int_equal(b->connections, 2);
+    assert_true(b->sla == 0.9);
+    assert_int_equal(b->ncpus, 2); /* [bench] cpus by default */
+    assert_int_equal(b->cpus[1], 1);
+    pgcb_config_free(&cfg);
+
+#define Q "[query.q]\nsql = SELECT $1\nparam1 = uniform 1 2\n"
+#define D "[driver.d]\npath = d.so\n"
+    expect_error(D Q "param1 = seq 1\n[suite.s]\n", ":6: key 'param1' repeated in [query.q]");
+    expect_error(D Q "param3 = seq 1\n[suite.s]\n",
+                 ":3: [query.q] has param3 but no param2: number the parameters from 1 "
+                 "without gaps");
+    expect_error(D Q "param2 = zipf\n[suite.s]\n",
+                 ":6: [query.q] param2: unknown generator 'zipf' (known: seq, uniform, list, "
+                 "text)");
+    expect_error(D Q "param65 = seq 1\n",
+                 ":6: unknown key 'param65' in [query.q] (known: sql, rows, check, prime, "
+                 "param1 .. param64)");
+    expect_error(D Q "param0 = seq 1\n",
+                 ":6: unknown key 'param0' in [query.q] (known: sql, rows, check, prime, "
+                 "param1 .. param64)");
+    expect_error(D Q "check = maybe\n",
+                 ":6: [query.q] check: 'maybe' is not 'checksum', 'rows' or 'none'");
+    expect_error(D Q "prime = perhaps\n", ":6: [query.q] prime: 'perhaps' is not yes or no");
+    expect_error(D Q "[suite.s]\ndepth = 2\nrows_per_txn = 5\n",
+                 ":8: [suite.s] rows_per_txn: give either depth or rows_per_txn, not both");
+    expect_error(D Q "[suite.s]\nrows_per_txn = 0\n",
+                 ":7: [suite.s] rows_per_txn: '0' is not an integer from 1 to 1000000");
+    expect_error(D Q "[suite.s]\nrows_per_txn = 10\nthreads = 2\nops = 30\n",
+                 ":6: [suite.s] ops = 30 is not a multiple of threads x rows_per_txn (2 x 10)");
+    expect_error(D Q "[suite.s]\ndepth = 1 2\nops = 30\n",
+                 ":6: [suite.s] ops: give one depth with ops");
+    expect_error(D Q "[suite.s]\nops = 0\n",
+                 ":7: [suite.s] ops: '0' is not an integer from 1 to 4294967295");
+    expect_error(D Q "[suite.s]\nbackground = nope\n",
+                 ":7: [suite.s] background: no [background.nope] section");
+    expect_error(D Q "[suite.s]\n[background.b]\nquery = q\nrate = 5\n",
+                 ":7: [background.b] has no 'driver =' (a [driver.NAME] of this file)");
+    expect_error(D Q "[suite.s]\n[background.b]\ndriver = d\nrate = 5\n",
+                 ":7: [background.b] has no 'query ='");
+    expect_error(D Q "[suite.s]\n[background.b]\ndriver = d\nquery = q\n",
+                 ":7: [background.b] has no 'rate =' (executions per second per connection)");
+    expect_error(D Q "[suite.s]\n[background.b]\ndriver = x\nquery = q\nrate = 1\n",
+                 ":8: [background.b] driver: no [driver.x] section");
+    expect_error(D Q "[suite.s]\n[background.b]\ndriver = d\nquery = y\nrate = 1\n",
+                 ":9: [background.b] query: no [query.y] section");
+    expect_error(D Q "[suite.s]\n[background.b]\nrate = 0\n",
+                 ":8: [background.b] rate: '0' is not a number of executions per second above "
+                 "0 and up to 10000000");
+    expect_error(D Q "[suite.s]\n[background.b]\nsla = 1.5\n",
+                 ":8: [background.b] sla: '1.5' is not a fraction of the target rate above 0 "
+                 "and up to 1 (e.g. 0.95)");
+    expect_error(D Q "[suite.s]\n[background.b]\nconnections = 0\n",
+                 ":8: [background.b] connections: '0' is not an integer from 1 to 256");
+    expect_error(D Q "[suite.s]\n[background.b]\ncolour = red\n",
+                 ":8: unknown key 'colour' in [background.b] (known: driver, query, rate, "
+                 "connections, cpus, sla)");
+    expect_error(D "measure = no\n" Q "[suite.s]\n",
+                 ": every driver has 'measure = no': nothing to measure");
+    expect_error(D "measure = maybe\n" Q "[suite.s]\n",
+                 ":3: [driver.d] measure: 'maybe' is not yes or no");
+    expect_error("[bench]\nseed = -1\n" D Q "[suite.s]\n",
+                 ":2: [bench] seed: '-1' is not a non-negative integer");
+#undef Q
+#undef D
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -303,6 +429,7 @@ int main(void)
         cmocka_unit_test_setup(test_errors, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
+        cmocka_unit_test_setup(test_write_workloads, setup),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     unlink(path);
