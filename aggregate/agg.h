@@ -58,7 +58,8 @@ void pgcb_agg_free(struct pgcb_agg *a);
  * (NAN when not ranked there), and whether it ranked first. */
 double pgcb_agg_run_rel(const struct pgcb_agg *a, size_t i, const char *driver, int *first);
 
-/* "S / Q, depth D": the name of a group in notes and headings. */
+/* "S / Q, depth D" ("rows_per_txn D" for a transaction group): the name of a
+ * group in notes and headings. */
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr);
 
 /* ---- grouprel.c ------------------------------------------------------------ */
@@ -79,33 +80,64 @@ void pgcb_agg_grouprel_free(struct pgcb_agg_grouprel *g, size_t n);
 /* ---- baseline.c -------------------------------------------------------------- */
 
 /*
- * Relative throughput against a baseline run label: for each ranked driver
- * one table, one row per distinct run label (first-appearance order), one
- * column per shared group, cell = the driver's queries/s there divided by
- * its queries/s in the baseline label's runs. Runs sharing a label are
- * pooled by the geometric mean of their queries/s. Only valid cells count
- * (status OK); a missing value is NAN. The last column, "overall", is the
- * geometric mean of the row's cells over the groups where both exist.
- * Per driver (not the group's best driver): a new library version or a
- * server change shows in the driver it affects, not only in the winner.
+ * Relative throughput against a baseline run label, per step: for each
+ * ranked driver one table, one row per shared group ("step": suite, query,
+ * depth or rows_per_txn), one column per distinct run label (first-
+ * appearance order), cell = the driver's queries/s in that step in the
+ * label's runs divided by its queries/s in the baseline label's runs. Runs
+ * sharing a label are pooled by the geometric mean of their queries/s. Only
+ * valid cells count (status OK, queries/s finite and > 0). A last row,
+ * "overall", is the geometric mean of each column over the steps where it
+ * has a ratio. Per driver (not the group's best driver): a new library or
+ * server version shows in the driver it affects, not only in the winner.
+ *
+ * Each cell also says whether the driver skipped the step in that label's
+ * runs (PGCB_CELL_SKIPPED and no valid result: shown as "skipped", never
+ * counted) and whether a background load of that step missed its target
+ * rate in one of those runs (sla_failed: the ratio stands, marked). The
+ * overall cell is marked when any ratio it combines is.
  */
+enum pgcb_agg_cell_kind {
+    PGCB_AGG_CELL_NONE = 0,     /* no valid result (or none in the baseline) */
+    PGCB_AGG_CELL_VALUE,        /* a ratio */
+    PGCB_AGG_CELL_SKIPPED,      /* the driver skipped the step in this label's runs */
+};
+
+struct pgcb_agg_bcell {
+    enum pgcb_agg_cell_kind kind;
+    double ratio;               /* NAN unless VALUE */
+    int sla_failed;             /* a background load missed its target in these runs */
+};
+
 struct pgcb_agg_baseline {
     const char *label;          /* the baseline label (borrowed) */
     double threshold_pct;       /* beyond +-this, a cell is marked */
-    const char **labels;        /* rows, borrowed */
+    const char **labels;        /* columns, borrowed */
     size_t nlabels;
-    const struct pgcb_res_group **groups; /* columns, borrowed from run 1 */
+    const struct pgcb_res_group **groups; /* rows (steps), borrowed from run 1 */
     size_t ngroups;
-    double *ratio;              /* [(d * nlabels + l) * (ngroups + 1) + g] */
+    /* [(d * (ngroups + 1) + g) * nlabels + l]; g == ngroups: the overall row */
+    struct pgcb_agg_bcell *cells;
+    double *base_qps;           /* [d * ngroups + g]: the baseline's queries/s, NAN if none */
+    int any_sla_failed;         /* some cell is marked: print the legend */
 };
 
 /* Returns 0, or -1 with one line in err (no run has that label). */
 int pgcb_agg_baseline_compute(const struct pgcb_agg *a, const char *label, double threshold_pct,
                               struct pgcb_agg_baseline *b, char *err, size_t errlen);
 void pgcb_agg_baseline_free(struct pgcb_agg_baseline *b);
-double pgcb_agg_baseline_ratio(const struct pgcb_agg_baseline *b, size_t d, size_t l, size_t g);
+/* Driver d (a->overall.rows[d]), step g (ngroups: overall), label l. */
+const struct pgcb_agg_bcell *pgcb_agg_baseline_cell(const struct pgcb_agg_baseline *b, size_t d,
+                                                    size_t g, size_t l);
 /* "▲" above 1 + threshold, "▼" below 1 - threshold, "" otherwise (and for NAN). */
 const char *pgcb_agg_baseline_mark(const struct pgcb_agg_baseline *b, double ratio);
+
+/* The name of a step in tables: "S / Q / depth D" (or "rows_per_txn D" for a
+ * transaction group), then ", N threads" when more than one. Malloc'd. */
+char *pgcb_agg_step_name(const struct pgcb_res_group *gr);
+
+/* The legend line of the SLA mark. */
+#define PGCB_AGG_SLA_LEGEND "* background load missed its target rate (SLA)"
 
 /* ---- output -------------------------------------------------------------------- */
 

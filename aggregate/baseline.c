@@ -1,5 +1,5 @@
-/* baseline.c -- queries/s per run label relative to a baseline label; see
- * agg.h. */
+/* baseline.c -- queries/s per step and run label relative to a baseline
+ * label; see agg.h. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,18 +9,25 @@
 #include "stats.h"
 #include "util.h"
 
-static int same_group(const struct pgcb_res_group *x, const struct pgcb_res_group *y)
+char *pgcb_agg_step_name(const struct pgcb_res_group *gr)
 {
-    return strcmp(x->suite, y->suite) == 0 && strcmp(x->query, y->query) == 0 &&
-           x->depth == y->depth && x->threads == y->threads;
+    char threads[32] = "";
+    if (gr->threads > 1)
+        snprintf(threads, sizeof threads, ", %u threads", gr->threads);
+    return pgcb_xasprintf("%s / %s / %s %u%s", gr->suite, gr->query,
+                          gr->transaction ? "rows_per_txn" : "depth", gr->depth, threads);
 }
 
-/* Geometric mean of `driver`'s queries/s in group gr over the runs labelled
- * `label` where its result is valid; NAN if none is. v: scratch, nruns. */
-static double label_qps(const struct pgcb_agg *a, const char *label, const char *driver,
-                        const struct pgcb_res_group *gr, double *v)
+/* `driver` in group gr over the runs labelled `label`: the geometric mean of
+ * its valid queries/s (NAN if none is valid), whether it was skipped there
+ * (and valid nowhere), and whether the group's background missed its SLA in
+ * one of those runs. v: scratch, nruns. */
+static struct pgcb_agg_bcell label_cell(const struct pgcb_agg *a, const char *label,
+                                        const char *driver, const struct pgcb_res_group *gr,
+                                        double *v)
 {
-    size_t m = 0;
+    struct pgcb_agg_bcell c = {.ratio = NAN};
+    size_t m = 0, skipped = 0;
     for (size_t i = 0; i < a->nruns; i++) {
         if (strcmp(a->runs[i].label, label) != 0)
             continue;
@@ -29,15 +36,25 @@ static double label_qps(const struct pgcb_agg *a, const char *label, const char 
         while (d < r->ndrivers && strcmp(r->drivers[d].label, driver) != 0)
             d++;
         for (size_t g = 0; d < r->ndrivers && g < r->ngroups; g++) {
-            const struct pgcb_res_cell *c = &r->groups[g].cells[d];
-            if (same_group(&r->groups[g], gr) && c->status == PGCB_CELL_OK &&
-                isfinite(c->queries_per_s) && c->queries_per_s > 0) {
-                v[m++] = c->queries_per_s;
-                break;
+            if (!pgcb_rank_same_group(&r->groups[g], gr))
+                continue;
+            const struct pgcb_res_cell *rc = &r->groups[g].cells[d];
+            c.sla_failed |= r->groups[g].sla_failed != 0;
+            if (rc->status == PGCB_CELL_OK && isfinite(rc->queries_per_s) &&
+                rc->queries_per_s > 0) {
+                v[m++] = rc->queries_per_s;
+                break; /* a group listed twice in one run counts once */
             }
+            skipped += rc->status == PGCB_CELL_SKIPPED;
         }
     }
-    return m ? pgcb_stats_geomean(v, m) : NAN;
+    if (m) {
+        c.kind = PGCB_AGG_CELL_VALUE;
+        c.ratio = pgcb_stats_geomean(v, m);
+    } else if (skipped) {
+        c.kind = PGCB_AGG_CELL_SKIPPED;
+    }
+    return c;
 }
 
 int pgcb_agg_baseline_compute(const struct pgcb_agg *a, const char *label, double threshold_pct,
@@ -65,42 +82,62 @@ int pgcb_agg_baseline_compute(const struct pgcb_agg *a, const char *label, doubl
         return -1;
     }
     const struct pgcb_result *first = a->res[0];
-    b->groups = pgcb_xcalloc(first->ngroups, sizeof *b->groups);
+    b->groups = pgcb_xcalloc(first->ngroups ? first->ngroups : 1, sizeof *b->groups);
     for (size_t g = 0; g < first->ngroups; g++) {
         const struct pgcb_res_group *gr = &first->groups[g];
         int dup = 0;
         for (size_t k = 0; k < b->ngroups && !dup; k++)
-            dup = same_group(b->groups[k], gr);
+            dup = pgcb_rank_same_group(b->groups[k], gr);
         if (!dup && pgcb_rank_group_shared(a->res, a->nruns, gr))
             b->groups[b->ngroups++] = gr;
     }
-    size_t ndrivers = a->overall.nrows, w = b->ngroups + 1;
-    b->ratio = pgcb_xcalloc(ndrivers * b->nlabels * w, sizeof *b->ratio);
+    size_t ndrivers = a->overall.nrows, rows = b->ngroups + 1;
+    b->cells = pgcb_xcalloc(ndrivers * rows * b->nlabels, sizeof *b->cells);
+    b->base_qps = pgcb_xcalloc(ndrivers * (b->ngroups ? b->ngroups : 1), sizeof *b->base_qps);
     double *v = pgcb_xcalloc(a->nruns, sizeof *v);
-    double *row = pgcb_xcalloc(w, sizeof *row);
+    double *col = pgcb_xcalloc(rows, sizeof *col);
     for (size_t d = 0; d < ndrivers; d++) {
         const char *driver = a->overall.rows[d].driver;
+        for (size_t g = 0; g < b->ngroups; g++) {
+            struct pgcb_agg_bcell base = label_cell(a, b->label, driver, b->groups[g], v);
+            b->base_qps[d * b->ngroups + g] = base.ratio; /* the pooled queries/s */
+            for (size_t l = 0; l < b->nlabels; l++) {
+                struct pgcb_agg_bcell c = label_cell(a, b->labels[l], driver, b->groups[g], v);
+                if (c.kind == PGCB_AGG_CELL_VALUE) {
+                    c.ratio /= base.ratio; /* NAN when the baseline has none */
+                    if (!isfinite(c.ratio))
+                        c.kind = PGCB_AGG_CELL_NONE;
+                }
+                b->any_sla_failed |= c.sla_failed;
+                b->cells[(d * rows + g) * b->nlabels + l] = c;
+            }
+        }
         for (size_t l = 0; l < b->nlabels; l++) {
-            double *out = &b->ratio[(d * b->nlabels + l) * w];
+            struct pgcb_agg_bcell o = {.ratio = NAN};
             size_t m = 0;
             for (size_t g = 0; g < b->ngroups; g++) {
-                double base = label_qps(a, b->label, driver, b->groups[g], v);
-                double mine = label_qps(a, b->labels[l], driver, b->groups[g], v);
-                out[g] = mine / base; /* NAN when either is */
-                if (isfinite(out[g]))
-                    row[m++] = out[g];
+                const struct pgcb_agg_bcell *c = &b->cells[(d * rows + g) * b->nlabels + l];
+                if (c->kind != PGCB_AGG_CELL_VALUE)
+                    continue;
+                col[m++] = c->ratio;
+                o.sla_failed |= c->sla_failed;
             }
-            out[b->ngroups] = m ? pgcb_stats_geomean(row, m) : NAN;
+            if (m) {
+                o.kind = PGCB_AGG_CELL_VALUE;
+                o.ratio = pgcb_stats_geomean(col, m);
+            }
+            b->cells[(d * rows + b->ngroups) * b->nlabels + l] = o;
         }
     }
-    free(row);
+    free(col);
     free(v);
     return 0;
 }
 
-double pgcb_agg_baseline_ratio(const struct pgcb_agg_baseline *b, size_t d, size_t l, size_t g)
+const struct pgcb_agg_bcell *pgcb_agg_baseline_cell(const struct pgcb_agg_baseline *b, size_t d,
+                                                    size_t g, size_t l)
 {
-    return b->ratio[(d * b->nlabels + l) * (b->ngroups + 1) + g];
+    return &b->cells[(d * (b->ngroups + 1) + g) * b->nlabels + l];
 }
 
 const char *pgcb_agg_baseline_mark(const struct pgcb_agg_baseline *b, double ratio)
@@ -118,6 +155,7 @@ void pgcb_agg_baseline_free(struct pgcb_agg_baseline *b)
 {
     free(b->labels);
     free(b->groups);
-    free(b->ratio);
+    free(b->cells);
+    free(b->base_qps);
     *b = (struct pgcb_agg_baseline){0};
 }

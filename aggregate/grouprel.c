@@ -8,12 +8,6 @@
 #include "stats.h"
 #include "util.h"
 
-static int same_group(const struct pgcb_res_group *x, const struct pgcb_res_group *y)
-{
-    return strcmp(x->suite, y->suite) == 0 && strcmp(x->query, y->query) == 0 &&
-           x->depth == y->depth && x->threads == y->threads;
-}
-
 size_t pgcb_agg_grouprel(const struct pgcb_agg *a, struct pgcb_agg_grouprel **out)
 {
     const struct pgcb_ranking *rk = &a->overall;
@@ -27,7 +21,7 @@ size_t pgcb_agg_grouprel(const struct pgcb_agg *a, struct pgcb_agg_grouprel **ou
             continue;
         int dup = 0; /* the same group twice in run 1: once */
         for (size_t j = 0; j < n && !dup; j++)
-            dup = same_group(g[j].group, gr);
+            dup = pgcb_rank_same_group(g[j].group, gr);
         if (dup)
             continue;
         g[n].group = gr;
@@ -36,7 +30,7 @@ size_t pgcb_agg_grouprel(const struct pgcb_agg *a, struct pgcb_agg_grouprel **ou
             size_t m = 0;
             for (size_t i = 0; i < rk->ngroups; i++) {
                 const struct pgcb_rank_group *rg = &rk->groups[i];
-                if (same_group(&a->res[rg->run]->groups[rg->group], gr))
+                if (pgcb_rank_same_group(&a->res[rg->run]->groups[rg->group], gr))
                     v[m++] = rg->ratio[row];
             }
             g[n].nruns = m;

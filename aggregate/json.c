@@ -10,11 +10,15 @@
  *  "ranked_first": {driver: runs},
  *  "rankings": over all runs (rank.h pgcb_rank_rankings_json, left_out with "run"),
  *  "groups": [{"suite", "query", "depth", "runs": ranked in, "relative_latency": {driver: x|null}}],
- *  "baseline": null | {"label", "threshold_pct",
- *                      "drivers": {driver: [{"label", "overall": x|null,
- *                                            "groups": [{"suite", "query", "depth",
- *                                                        "ratio": x|null,
- *                                                        "mark": "up"|"down"|null}]}]}}}
+ *  "baseline": null | {"label", "threshold_pct", "labels": [run label, ...],
+ *     "drivers": {driver: {
+ *        "steps": [{"suite", "query", "depth", "threads", "transaction", "ops": n|null,
+ *                   "baseline_queries_per_s": x|null,
+ *                   "runs": [CELL per label]}],
+ *        "overall": [CELL per label]}}}}
+ *  CELL: {"label", "ratio": x|null, "mark": "up"|"down"|null,
+ *         "skipped": the driver skipped the step in that label's runs,
+ *         "sla_failed": a background load missed its target rate there}
  */
 #include <math.h>
 #include <string.h>
@@ -88,33 +92,49 @@ static json_t *groups_json(const struct pgcb_agg *a)
     return arr;
 }
 
+static json_t *bcell_json(const struct pgcb_agg_baseline *b, const char *label,
+                         const struct pgcb_agg_bcell *c)
+{
+    const char *mark = pgcb_agg_baseline_mark(b, c->ratio);
+    return json_pack("{s:s, s:o, s:o, s:b, s:b}", "label", label, "ratio",
+                     real_or_null(c->ratio), "mark",
+                     !*mark                    ? json_null()
+                     : strcmp(mark, "▲") == 0 ? json_string("up")
+                                               : json_string("down"),
+                     "skipped", c->kind == PGCB_AGG_CELL_SKIPPED, "sla_failed", c->sla_failed);
+}
+
 static json_t *baseline_json(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b)
 {
     json_t *drivers = json_object();
     for (size_t d = 0; d < a->overall.nrows; d++) {
-        json_t *rows = json_array();
-        for (size_t l = 0; l < b->nlabels; l++) {
-            json_t *cells = json_array();
-            for (size_t g = 0; g < b->ngroups; g++) {
-                double r = pgcb_agg_baseline_ratio(b, d, l, g);
-                const char *mark = pgcb_agg_baseline_mark(b, r);
-                json_array_append_new(
-                    cells, json_pack("{s:s, s:s, s:I, s:o, s:o}", "suite", b->groups[g]->suite,
-                                     "query", b->groups[g]->query, "depth",
-                                     (json_int_t)b->groups[g]->depth, "ratio", real_or_null(r),
-                                     "mark", !*mark                    ? json_null()
-                                             : strcmp(mark, "▲") == 0 ? json_string("up")
-                                                                       : json_string("down")));
-            }
+        json_t *steps = json_array();
+        for (size_t g = 0; g < b->ngroups; g++) {
+            const struct pgcb_res_group *gr = b->groups[g];
+            json_t *runs = json_array();
+            for (size_t l = 0; l < b->nlabels; l++)
+                json_array_append_new(runs, bcell_json(b, b->labels[l],
+                                                       pgcb_agg_baseline_cell(b, d, g, l)));
             json_array_append_new(
-                rows, json_pack("{s:s, s:o, s:o}", "label", b->labels[l], "overall",
-                                real_or_null(pgcb_agg_baseline_ratio(b, d, l, b->ngroups)),
-                                "groups", cells));
+                steps, json_pack("{s:s, s:s, s:I, s:I, s:b, s:o, s:o, s:o}", "suite", gr->suite,
+                                 "query", gr->query, "depth", (json_int_t)gr->depth, "threads",
+                                 (json_int_t)gr->threads, "transaction", gr->transaction, "ops",
+                                 gr->ops ? json_integer((json_int_t)gr->ops) : json_null(),
+                                 "baseline_queries_per_s",
+                                 real_or_null(b->base_qps[d * b->ngroups + g]), "runs", runs));
         }
-        json_object_set_new(drivers, a->overall.rows[d].driver, rows);
+        json_t *overall = json_array();
+        for (size_t l = 0; l < b->nlabels; l++)
+            json_array_append_new(overall, bcell_json(b, b->labels[l],
+                                                      pgcb_agg_baseline_cell(b, d, b->ngroups, l)));
+        json_object_set_new(drivers, a->overall.rows[d].driver,
+                            json_pack("{s:o, s:o}", "steps", steps, "overall", overall));
     }
-    return json_pack("{s:s, s:f, s:o}", "label", b->label, "threshold_pct", b->threshold_pct,
-                     "drivers", drivers);
+    json_t *labels = json_array();
+    for (size_t l = 0; l < b->nlabels; l++)
+        json_array_append_new(labels, json_string(b->labels[l]));
+    return json_pack("{s:s, s:f, s:o, s:o}", "label", b->label, "threshold_pct",
+                     b->threshold_pct, "labels", labels, "drivers", drivers);
 }
 
 json_t *pgcb_agg_json(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b)

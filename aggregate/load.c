@@ -14,7 +14,8 @@
 
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
 {
-    return pgcb_xasprintf("%s / %s, depth %u", gr->suite, gr->query, gr->depth);
+    return pgcb_xasprintf("%s / %s, %s %u", gr->suite, gr->query,
+                          gr->transaction ? "rows_per_txn" : "depth", gr->depth);
 }
 
 /* Record a note, and warn about it (naming the file when there is one). */
@@ -107,16 +108,10 @@ static void check_drivers(struct pgcb_agg *a, FILE *warn)
     free(has);
 }
 
-static int same_group(const struct pgcb_res_group *x, const struct pgcb_res_group *y)
-{
-    return strcmp(x->suite, y->suite) == 0 && strcmp(x->query, y->query) == 0 &&
-           x->depth == y->depth && x->threads == y->threads;
-}
-
 static int has_group(const struct pgcb_result *r, const struct pgcb_res_group *gr)
 {
     for (size_t g = 0; g < r->ngroups; g++)
-        if (same_group(&r->groups[g], gr))
+        if (pgcb_rank_same_group(&r->groups[g], gr))
             return 1;
     return 0;
 }
@@ -135,7 +130,7 @@ static size_t check_groups(struct pgcb_agg *a, FILE *warn)
                 seen_before = has_group(a->res[j], gr);
             /* a group listed twice in one run counts once */
             for (size_t h = 0; h < g && !seen_before; h++)
-                seen_before = same_group(&r->groups[h], gr);
+                seen_before = pgcb_rank_same_group(&r->groups[h], gr);
             if (seen_before)
                 continue;
             for (size_t j = 0; j < a->nruns; j++)

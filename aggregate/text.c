@@ -120,48 +120,75 @@ static void print_runs(FILE *out, const struct pgcb_agg *a, enum pgcb_table_styl
     print_table(out, t, style);
 }
 
-/* One table per ranked driver: rows = run labels, columns = shared groups. */
+/* A baseline cell as text: "1.10 ▲", "0.93 ▼ *", "1.00", "skipped", "-".
+ * The SLA mark is escaped in Markdown (a bare '*' may start emphasis). */
+static char *bcell_text(const struct pgcb_agg_baseline *b, const struct pgcb_agg_bcell *c,
+                        enum pgcb_table_style style)
+{
+    if (c->kind == PGCB_AGG_CELL_SKIPPED)
+        return pgcb_xstrdup("skipped");
+    if (c->kind != PGCB_AGG_CELL_VALUE)
+        return pgcb_xstrdup("-");
+    const char *mark = pgcb_agg_baseline_mark(b, c->ratio);
+    const char *sla = !c->sla_failed ? "" : style == PGCB_TABLE_MARKDOWN ? " \\*" : " *";
+    return pgcb_xasprintf("%.2f%s%s%s", c->ratio, *mark ? " " : "", mark, sla);
+}
+
+/* One table per ranked driver: rows = steps (shared groups), columns = run
+ * labels, then the overall row. */
 static void print_baseline(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_baseline *b,
                            enum pgcb_table_style style)
 {
+    int md = style == PGCB_TABLE_MARKDOWN;
     char *text = pgcb_xasprintf(
-        "Each driver's queries/s per group (suite/query/depth) divided by its queries/s in the "
-        "runs labelled \"%s\"; runs with the same label pooled geometrically; Overall: "
-        "geometric mean over the groups. ▲ more than %g%% higher, ▼ more than %g%% lower, "
-        "- no valid result.",
+        "Each driver's queries/s per step (suite / query / depth or rows_per_txn) divided by its "
+        "queries/s in the runs labelled \"%s\"; runs with the same label pooled geometrically; "
+        "Overall: geometric mean over the steps. ▲ more than %g%% higher, ▼ more than %g%% "
+        "lower, - no valid result, skipped: the driver cannot run the step (not counted).",
         b->label, b->threshold_pct, b->threshold_pct);
     heading(out, style, "Relative throughput");
     caption(out, style, text);
     free(text);
-    size_t ncols = b->ngroups + 2;
+    size_t ncols = b->nlabels + 2;
     char **head = pgcb_xcalloc(ncols, sizeof *head);
-    head[0] = pgcb_xstrdup("Run label");
-    for (size_t g = 0; g < b->ngroups; g++)
-        head[1 + g] = pgcb_xasprintf("%s/%s/%u", b->groups[g]->suite, b->groups[g]->query,
-                                     b->groups[g]->depth);
-    head[ncols - 1] = pgcb_xstrdup("Overall");
+    head[0] = pgcb_xstrdup("Step");
+    head[1] = pgcb_xasprintf("Queries/s (%s)", b->label);
+    for (size_t l = 0; l < b->nlabels; l++)
+        head[2 + l] = pgcb_xstrdup(b->labels[l]);
     char **cells = pgcb_xcalloc(ncols, sizeof *cells);
     for (size_t d = 0; d < a->overall.nrows; d++) {
-        fprintf(out, style == PGCB_TABLE_MARKDOWN ? "**%s** (queries/s relative to \"%s\")\n\n"
-                                                  : "%s (queries/s relative to \"%s\")\n",
+        fprintf(out, md ? "**%s** (queries/s relative to \"%s\")\n\n"
+                        : "%s (queries/s relative to \"%s\")\n",
                 a->overall.rows[d].driver, b->label);
         struct pgcb_table *t = pgcb_table_new(ncols, (const char *const *)head);
         for (size_t c = 1; c < ncols; c++)
             pgcb_table_set_align(t, c, PGCB_TABLE_RIGHT);
-        for (size_t l = 0; l < b->nlabels; l++) {
-            cells[0] = pgcb_xstrdup(b->labels[l]);
-            for (size_t g = 0; g <= b->ngroups; g++) {
-                double r = pgcb_agg_baseline_ratio(b, d, l, g);
-                const char *mark = pgcb_agg_baseline_mark(b, r);
-                cells[1 + g] = isfinite(r) ? pgcb_xasprintf("%.2f%s%s", r, *mark ? " " : "", mark)
-                                           : pgcb_xstrdup("-");
+        for (size_t g = 0; g <= b->ngroups; g++) {
+            if (g == b->ngroups) {
+                pgcb_table_add_separator(t);
+                cells[0] = pgcb_xstrdup(md ? "**Overall**" : "Overall");
+                cells[1] = pgcb_xstrdup("");
+            } else {
+                cells[0] = pgcb_agg_step_name(b->groups[g]);
+                double q = b->base_qps[d * b->ngroups + g];
+                const struct pgcb_agg_bcell *base = NULL;
+                for (size_t l = 0; l < b->nlabels && !base; l++)
+                    if (strcmp(b->labels[l], b->label) == 0)
+                        base = pgcb_agg_baseline_cell(b, d, g, l);
+                cells[1] = isfinite(q) ? pgcb_xasprintf("%.0f", q)
+                           : base && base->kind == PGCB_AGG_CELL_SKIPPED ? pgcb_xstrdup("skipped")
+                                                                         : pgcb_xstrdup("-");
             }
+            for (size_t l = 0; l < b->nlabels; l++)
+                cells[2 + l] = bcell_text(b, pgcb_agg_baseline_cell(b, d, g, l), style);
             pgcb_table_add_row(t, (const char *const *)cells);
             for (size_t c = 0; c < ncols; c++)
                 free(cells[c]);
         }
         print_table(out, t, style);
     }
+    if (b->any_sla_failed)
+        fprintf(out, "%s%s\n\n", md ? "\\" : "", PGCB_AGG_SLA_LEGEND);
     free(cells);
     for (size_t c = 0; c < ncols; c++)
         free(head[c]);

@@ -31,10 +31,11 @@ static size_t find_driver(const struct pgcb_result *r, const char *label)
     return PGCB_RANK_NONE;
 }
 
-static int same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
+int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
 {
     return strcmp(a->suite, b->suite) == 0 && strcmp(a->query, b->query) == 0 &&
-           a->depth == b->depth && a->threads == b->threads;
+           a->depth == b->depth && a->threads == b->threads &&
+           !a->transaction == !b->transaction && a->ops == b->ops;
 }
 
 int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscope,
@@ -53,7 +54,7 @@ int pgcb_rank_group_shared(const struct pgcb_result *const *scope, size_t nscope
 {
     for (size_t i = 0; i < nscope; i++) {
         size_t g = 0;
-        while (g < scope[i]->ngroups && !same_group(&scope[i]->groups[g], gr))
+        while (g < scope[i]->ngroups && !pgcb_rank_same_group(&scope[i]->groups[g], gr))
             g++;
         if (g == scope[i]->ngroups)
             return 0;
@@ -167,6 +168,7 @@ static const char *invalid_word(const struct pgcb_res_cell *c)
     case PGCB_CELL_FAILED: return "failed";
     case PGCB_CELL_INVALID: return "invalid";
     case PGCB_CELL_NOT_RUN: return "not run";
+    case PGCB_CELL_SKIPPED: return "skipped";
     case PGCB_CELL_OK: break;
     }
     return "has no median";
@@ -193,20 +195,27 @@ struct rank_work {
     size_t *idx;         /* idx[i * m + k]: driver index of labels[k] in runs[i] */
 };
 
-/* Is `label` valid in any shared group of any run (every suite)? */
+/* Is `label` valid in any shared group of any run (every suite)? If not,
+ * *all_skipped tells whether it skipped every one of them (and there was one). */
 static int valid_anywhere(const struct pgcb_result *const *runs, size_t nruns,
                           const struct pgcb_result *const *scope, size_t nscope,
-                          const char *label)
+                          const char *label, int *all_skipped)
 {
+    size_t shared = 0, skipped = 0;
     for (size_t i = 0; i < nruns; i++) {
         size_t d = find_driver(runs[i], label);
         if (d == PGCB_RANK_NONE)
             continue;
-        for (size_t g = 0; g < runs[i]->ngroups; g++)
-            if (pgcb_rank_group_shared(scope, nscope, &runs[i]->groups[g]) &&
-                pgcb_rank_cell_valid(runs[i], g, d))
+        for (size_t g = 0; g < runs[i]->ngroups; g++) {
+            if (!pgcb_rank_group_shared(scope, nscope, &runs[i]->groups[g]))
+                continue;
+            if (pgcb_rank_cell_valid(runs[i], g, d))
                 return 1;
+            shared++;
+            skipped += runs[i]->groups[g].cells[d].status == PGCB_CELL_SKIPPED;
+        }
     }
+    *all_skipped = shared > 0 && skipped == shared;
     return 0;
 }
 
@@ -248,11 +257,13 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
         if (!pgcb_rank_driver_shared(scope, nscope, label) ||
             !pgcb_rank_driver_shared(runs, nruns, label))
             continue;
-        if (!valid_anywhere(runs, nruns, scope, nscope, label)) {
+        int all_skipped;
+        if (!valid_anywhere(runs, nruns, scope, nscope, label, &all_skipped)) {
             out->unranked = pgcb_xrealloc(out->unranked,
                                           (out->nunranked + 1) * sizeof *out->unranked);
             out->unranked[out->nunranked].driver = pgcb_xstrdup(label);
-            out->unranked[out->nunranked++].why = pgcb_xstrdup("no valid result");
+            out->unranked[out->nunranked++].why =
+                pgcb_xstrdup(all_skipped ? "skipped every group" : "no valid result");
             continue;
         }
         w.labels[w.m++] = label;

@@ -37,16 +37,25 @@
  *   - scope: the results whose shared drivers and groups count. A driver is
  *     shared when every result in scope has a client driver of that label;
  *     a group when every result in scope has a group of the same suite,
- *     query, depth and threads. The rest is not ranked (the aggregate names
- *     it; pgcb_rank_driver_shared() and pgcb_rank_group_shared() tell).
+ *     query, depth, threads, transaction and ops (pgcb_rank_same_group()).
+ *     The rest is not ranked (the aggregate names it;
+ *     pgcb_rank_driver_shared() and pgcb_rank_group_shared() tell).
  *   - a shared driver that is valid in no shared group of the ranked runs
- *     (any suite) is not ranked: "no valid result" (unranked[]).
+ *     (any suite) is not ranked: "no valid result", or "skipped every
+ *     group" when it was PGCB_CELL_SKIPPED in all of them (unranked[]).
  *   - a group is ranked only if EVERY ranked driver is valid in it: a
  *     relative latency over different sets of groups would compare
  *     different things. The others are left out for all drivers, with the
  *     reason (left_out[]: "rawwire failed, libpq_sync invalid"). So a driver
  *     that fails a group is not punished nor rewarded in the ranking; the
- *     output says which groups it missed.
+ *     output says which groups it missed. A skipped cell (the driver cannot
+ *     run the group, e.g. an ABI 1.0 driver and a query with parameters) is
+ *     not valid either, and is named as "skipped", not as a failure: the
+ *     group's verdict is among the drivers that ran it, and the ranking
+ *     leaves the group out rather than rank the drivers on different groups
+ *     (leave the old driver out of the run to rank such groups).
+ * A group whose background load missed its target rate (sla_failed) is
+ * ranked like any other: every driver ran under the same background.
  * The per-suite rankings and the overall one therefore rank the same
  * drivers on the same groups (a suite's ranking is the overall one
  * restricted to its groups).
@@ -155,7 +164,11 @@ void pgcb_rank_free(struct pgcb_ranking *rk);
 int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscope,
                             const char *label);
 
-/* Does every result in scope have a group like gr (suite, query, depth, threads)? */
+/* 1 if a and b are the same group of two runs: suite, query, depth,
+ * threads, transaction and ops agree. */
+int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b);
+
+/* Does every result in scope have a group like gr (pgcb_rank_same_group)? */
 int pgcb_rank_group_shared(const struct pgcb_result *const *scope, size_t nscope,
                            const struct pgcb_res_group *gr);
 

@@ -22,6 +22,8 @@ enum pgcb_cell_status {
     PGCB_CELL_OK,          /* measured, rows and checksum agree */
     PGCB_CELL_INVALID,     /* measured, but rows or checksum disagree: not comparable */
     PGCB_CELL_FAILED,      /* the driver reported an error; figures cover what ran before */
+    PGCB_CELL_SKIPPED,     /* the driver cannot run this group (e.g. an ABI 1.0 driver and a
+                              query with parameters): not a failure, nothing measured */
 };
 
 const char *pgcb_cell_status_str(enum pgcb_cell_status s);
@@ -56,6 +58,22 @@ struct pgcb_res_cell {
     uint64_t rows_per_batch;    /* as received */
 };
 
+/* Background load that ran during a group ([background.NAME]). */
+struct pgcb_res_background {
+    char *name;
+    char *driver;               /* driver label */
+    char *query;
+    uint32_t connections;
+    double target_rate;         /* executions per second, all connections together */
+    double achieved_rate;       /* executions / elapsed */
+    uint64_t executions;
+    double elapsed_s;           /* from the first scheduled execution to the stop */
+    double median_ns, p99_ns, max_ns; /* latency from each execution's scheduled start */
+    double sla;                 /* the fraction of the target that had to be achieved */
+    int sla_met;
+    char *error;                /* why the load failed, or NULL */
+};
+
 struct pgcb_res_group {
     char *suite;
     char *query;
@@ -65,6 +83,12 @@ struct pgcb_res_group {
     int *thread_cpus;           /* the CPU each measuring thread was pinned to */
     int64_t rows;               /* expected rows per query; -1 if not configured */
     struct pgcb_res_cell *cells; /* one per driver, in pgcb_result.drivers order */
+    int transaction;            /* each batch was BEGIN, depth queries, COMMIT */
+    uint64_t ops;               /* fixed queries per driver and order; 0: time budget */
+    uint32_t nparams;           /* parameters of the query */
+    struct pgcb_res_background *backgrounds;
+    size_t nbackgrounds;
+    int sla_failed;             /* some background load missed its target rate */
 };
 
 struct pgcb_result {

@@ -23,6 +23,7 @@ const char *pgcb_cell_status_str(enum pgcb_cell_status s)
     case PGCB_CELL_OK: return "ok";
     case PGCB_CELL_INVALID: return "invalid";
     case PGCB_CELL_FAILED: return "failed";
+    case PGCB_CELL_SKIPPED: return "skipped";
     case PGCB_CELL_NOT_RUN: break;
     }
     return "not_run";
@@ -38,6 +39,8 @@ static enum pgcb_cell_status status_from_str(const char *s)
         return PGCB_CELL_INVALID;
     if (strcmp(s, "failed") == 0)
         return PGCB_CELL_FAILED;
+    if (strcmp(s, "skipped") == 0)
+        return PGCB_CELL_SKIPPED;
     return PGCB_CELL_NOT_RUN;
 }
 
@@ -144,6 +147,59 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     return j;
 }
 
+/* A background load ([background.NAME]) that ran during a group; NULL if
+ * its name, driver or query is missing (the file would not read back). */
+static json_t *background_json(const struct pgcb_res_background *b)
+{
+    json_t *lat = json_pack("{s:o, s:o, s:o}", "median", real_or_null(b->median_ns), "p99",
+                            real_or_null(b->p99_ns), "max", real_or_null(b->max_ns));
+    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:o}", "name",
+                     b->name, "driver", b->driver, "query", b->query, "connections",
+                     (json_int_t)b->connections, "target_rate", real_or_null(b->target_rate),
+                     "achieved_rate", real_or_null(b->achieved_rate), "executions",
+                     (json_int_t)b->executions, "elapsed_s", real_or_null(b->elapsed_s),
+                     "latency_ns", lat, "sla", real_or_null(b->sla), "sla_met", b->sla_met,
+                     "error", str_or_null(b->error));
+}
+
+/* One group; NULL if a field cannot be packed. Key order: what the group
+ * is, how it ran (transaction, ops, params), the results, the background
+ * load ("verdict" is added by add_derived()). */
+static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_group *gr)
+{
+    json_t *cpus = json_array();
+    for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
+        json_array_append_new(cpus, json_integer(gr->thread_cpus[t]));
+    json_t *one = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:b, s:o, s:I}", "suite",
+                            gr->suite, "query", gr->query, "sql", str_or_null(gr->sql), "depth",
+                            (json_int_t)gr->depth, "threads", (json_int_t)gr->threads,
+                            "thread_cpus", cpus, "rows",
+                            gr->rows >= 0 ? json_integer(gr->rows) : json_null(),
+                            "transaction", gr->transaction, "ops",
+                            gr->ops ? json_integer((json_int_t)gr->ops) : json_null(), "params",
+                            (json_int_t)gr->nparams);
+    if (!one)
+        return NULL;
+    int ok = 1;
+    json_t *results = json_array();
+    for (size_t d = 0; d < r->ndrivers; d++)
+        json_array_append_new(results, cell_json(r, &gr->cells[d], d));
+    json_object_set_new(one, "results", results);
+    json_object_set_new(one, "sla_failed", json_boolean(gr->sla_failed));
+    json_t *bg = json_array();
+    for (size_t b = 0; b < gr->nbackgrounds; b++) {
+        json_t *j = background_json(&gr->backgrounds[b]);
+        ok &= j != NULL;
+        json_array_append_new(bg, j);
+    }
+    json_object_set_new(one, "background", bg);
+    if (!ok) {
+        json_decref(one);
+        return NULL;
+    }
+    return one;
+}
+
 static json_t *result_json(const struct pgcb_result *r)
 {
     int ok = 1; /* a driver or group that cannot be packed fails the whole file */
@@ -170,19 +226,7 @@ static json_t *result_json(const struct pgcb_result *r)
     }
     json_t *groups = json_array();
     for (size_t g = 0; g < r->ngroups; g++) {
-        const struct pgcb_res_group *gr = &r->groups[g];
-        json_t *results = json_array();
-        for (size_t d = 0; d < r->ndrivers; d++)
-            json_array_append_new(results, cell_json(r, &gr->cells[d], d));
-        json_t *cpus = json_array();
-        for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
-            json_array_append_new(cpus, json_integer(gr->thread_cpus[t]));
-        json_t *one = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:o}", "suite", gr->suite,
-                                "query", gr->query, "sql", str_or_null(gr->sql), "depth",
-                                (json_int_t)gr->depth, "threads", (json_int_t)gr->threads,
-                                "thread_cpus", cpus, "rows",
-                                gr->rows >= 0 ? json_integer(gr->rows) : json_null(), "results",
-                                results);
+        json_t *one = group_json(r, &r->groups[g]);
         ok &= one != NULL;
         json_array_append_new(groups, one);
     }
@@ -334,6 +378,130 @@ static unsigned caps_from_json(json_t *a)
     return caps;
 }
 
+/* ---- the optional keys (absent in files from before issue 8) ----------------
+ * Each reads o[key] into *out and returns 0, or returns -1 with one line in
+ * why ("WHO's "KEY" is not ..."). Absent reads as 0 (NAN for reals, NULL for
+ * strings), and so does null where the type allows it. */
+
+static int opt_fail(char *why, size_t n, const char *who, const char *key, const char *what)
+{
+    snprintf(why, n, "%s's \"%s\" is not %s", who, key, what);
+    return -1;
+}
+
+static int opt_bool(json_t *o, const char *key, int *out, const char *who, char *why, size_t n)
+{
+    json_t *v = json_object_get(o, key);
+    *out = json_is_true(v);
+    return !v || json_is_boolean(v) ? 0 : opt_fail(why, n, who, key, "true or false");
+}
+
+/* An integer from 0 to max; null only when null_ok. */
+static int opt_uint(json_t *o, const char *key, uint64_t max, int null_ok, uint64_t *out,
+                    const char *who, char *why, size_t n)
+{
+    json_t *v = json_object_get(o, key);
+    *out = 0;
+    if (!v || (null_ok && json_is_null(v)))
+        return 0;
+    if (json_is_integer(v) && json_integer_value(v) >= 0 &&
+        (uint64_t)json_integer_value(v) <= max) {
+        *out = (uint64_t)json_integer_value(v);
+        return 0;
+    }
+    char what[80];
+    if (max == UINT32_MAX)
+        snprintf(what, sizeof what, "an integer from 0 to %u%s", UINT32_MAX,
+                 null_ok ? " or null" : "");
+    else
+        snprintf(what, sizeof what, "a non-negative integer%s", null_ok ? " or null" : "");
+    return opt_fail(why, n, who, key, what);
+}
+
+/* A number >= 0, or null (NAN). */
+static int opt_real(json_t *o, const char *key, double *out, const char *who, char *why,
+                    size_t n)
+{
+    json_t *v = json_object_get(o, key);
+    *out = json_is_number(v) ? json_number_value(v) : NAN;
+    if (!v || json_is_null(v) || (json_is_number(v) && *out >= 0))
+        return 0;
+    return opt_fail(why, n, who, key, "a non-negative number or null");
+}
+
+/* A string or null (malloc'd, or NULL). */
+static int opt_str(json_t *o, const char *key, char **out, const char *who, char *why, size_t n)
+{
+    json_t *v = json_object_get(o, key);
+    *out = json_is_string(v) ? pgcb_xstrdup(json_string_value(v)) : NULL;
+    return !v || json_is_null(v) || json_is_string(v)
+               ? 0 : opt_fail(why, n, who, key, "a string or null");
+}
+
+/* One entry of a group's "background" array into *b (zeroed by the caller). */
+static int read_background(json_t *o, struct pgcb_res_background *b, char *why, size_t n)
+{
+    static const char who[] = "a background load";
+    uint64_t conns;
+    b->name = dup_str(o, "name");
+    b->driver = dup_str(o, "driver");
+    b->query = dup_str(o, "query");
+    if (!b->name || !b->driver || !b->query) {
+        snprintf(why, n, "a background load lacks name, driver or query");
+        return -1;
+    }
+    if (opt_uint(o, "connections", UINT32_MAX, 0, &conns, who, why, n) != 0 ||
+        opt_real(o, "target_rate", &b->target_rate, who, why, n) != 0 ||
+        opt_real(o, "achieved_rate", &b->achieved_rate, who, why, n) != 0 ||
+        opt_uint(o, "executions", UINT64_MAX, 0, &b->executions, who, why, n) != 0 ||
+        opt_real(o, "elapsed_s", &b->elapsed_s, who, why, n) != 0 ||
+        opt_real(o, "sla", &b->sla, who, why, n) != 0 ||
+        opt_bool(o, "sla_met", &b->sla_met, who, why, n) != 0 ||
+        opt_str(o, "error", &b->error, who, why, n) != 0)
+        return -1;
+    b->connections = (uint32_t)conns;
+    json_t *lat = json_object_get(o, "latency_ns");
+    b->median_ns = b->p99_ns = b->max_ns = NAN;
+    if (!lat || json_is_null(lat))
+        return 0;
+    if (!json_is_object(lat))
+        return opt_fail(why, n, who, "latency_ns", "an object or null");
+    static const char *const keys[] = {"median", "p99", "max"};
+    double *outs[] = {&b->median_ns, &b->p99_ns, &b->max_ns};
+    for (size_t k = 0; k < 3; k++)
+        if (opt_real(lat, keys[k], outs[k], who, why, n) != 0) {
+            snprintf(why, n, "a background load's \"latency_ns\" \"%s\" is not a non-negative "
+                     "number or null", keys[k]);
+            return -1;
+        }
+    return 0;
+}
+
+/* A group's keys from issue 8: transaction, ops, params, sla_failed, background. */
+static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, size_t n)
+{
+    static const char who[] = "a group";
+    uint64_t nparams;
+    if (opt_bool(o, "transaction", &gr->transaction, who, why, n) != 0 ||
+        opt_uint(o, "ops", UINT64_MAX, 1, &gr->ops, who, why, n) != 0 ||
+        opt_uint(o, "params", UINT32_MAX, 0, &nparams, who, why, n) != 0 ||
+        opt_bool(o, "sla_failed", &gr->sla_failed, who, why, n) != 0)
+        return -1;
+    gr->nparams = (uint32_t)nparams;
+    json_t *bg = json_object_get(o, "background");
+    if (!bg || json_is_null(bg))
+        return 0;
+    if (!json_is_array(bg))
+        return opt_fail(why, n, who, "background", "an array or null");
+    gr->nbackgrounds = json_array_size(bg);
+    gr->backgrounds = pgcb_xcalloc(gr->nbackgrounds ? gr->nbackgrounds : 1,
+                                   sizeof *gr->backgrounds);
+    for (size_t b = 0; b < gr->nbackgrounds; b++)
+        if (read_background(json_array_get(bg, b), &gr->backgrounds[b], why, n) != 0)
+            return -1;
+    return 0;
+}
+
 static int read_fail(char *err, size_t errlen, const char *path, const char *why, json_t *j,
                      struct pgcb_result *r)
 {
@@ -461,6 +629,9 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
         if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers)
             return read_fail(err, errlen, path, "a group lacks suite, query or a result per driver",
                              j, r);
+        char why[160];
+        if (read_group_extra(o, gr, why, sizeof why) != 0)
+            return read_fail(err, errlen, path, why, j, r);
         for (size_t d = 0; d < r->ndrivers; d++) {
             json_t *c = json_array_get(results, d);
             struct pgcb_res_cell *cell = &gr->cells[d];
@@ -509,6 +680,14 @@ void pgcb_result_free(struct pgcb_result *r)
             free(gr->cells[d].order_medians_ns);
         }
         free(gr->cells);
+        for (size_t b = 0; gr->backgrounds && b < gr->nbackgrounds; b++) {
+            struct pgcb_res_background *bg = &gr->backgrounds[b];
+            free(bg->name);
+            free(bg->driver);
+            free(bg->query);
+            free(bg->error);
+        }
+        free(gr->backgrounds);
         free(gr->thread_cpus);
         free(gr->suite);
         free(gr->query);

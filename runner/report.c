@@ -81,7 +81,8 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
     fputc('\n', out);
 }
 
-void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g)
+/* The verdict proper (pgcb_report_verdict_line() adds the SLA mark). */
+static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_t g)
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     struct pgcb_verdict v;
@@ -89,9 +90,16 @@ void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, 
     const struct pgcb_res_cell *bc = v.lowest_median != PGCB_RANK_NONE
                                          ? &gr->cells[v.lowest_median] : NULL;
     switch (v.kind) {
-    case PGCB_VERDICT_NO_VALID:
-        snprintf(buf, n, "No valid client driver result in this group.");
+    case PGCB_VERDICT_NO_VALID: {
+        size_t clients = 0, skipped = 0;
+        for (size_t d = 0; d < r->ndrivers; d++) {
+            clients += is_client(r, d);
+            skipped += is_client(r, d) && gr->cells[d].status == PGCB_CELL_SKIPPED;
+        }
+        snprintf(buf, n, "No valid client driver result in this group%s.",
+                 clients > 0 && skipped == clients ? " (every client driver skipped it)" : "");
         return;
+    }
     case PGCB_VERDICT_ONLY_ONE:
         snprintf(buf, n, "Lowest median: %s (%.0f ns; the only valid client driver)",
                  r->drivers[v.lowest_median].label, bc->median_ns);
@@ -123,6 +131,75 @@ void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, 
              r->drivers[v.lowest_median].label, bc->median_ns, mean, why);
 }
 
+void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g)
+{
+    verdict_text(buf, n, r, g);
+    size_t len = strlen(buf);
+    if (r->groups[g].sla_failed && len < n)
+        snprintf(buf + len, n - len, " — background SLA FAILED");
+}
+
+/* A duration in ns with a unit that keeps it short: "850 ns", "412 µs",
+ * "1.9 ms", "2.3 s"; "-" if not finite. */
+static void fmt_duration(char *buf, size_t n, double ns)
+{
+    static const struct { double scale; const char *unit; } units[] = {
+        {1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
+    if (!isfinite(ns) || ns < 0) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    size_t u = 0; /* the largest unit the value rounds to at least 1 of */
+    while (u < 3 && ns < units[u].scale * 0.9995)
+        u++;
+    double x = ns / units[u].scale;
+    snprintf(buf, n, x < 9.95 && u < 3 ? "%.1f %s" : "%.0f %s", x, units[u].unit);
+}
+
+void pgcb_report_background_line(char *buf, size_t n, const struct pgcb_res_background *b)
+{
+    char target[32], achieved[64], med[32], p99[32], max[32];
+    if (!isfinite(b->target_rate))
+        snprintf(target, sizeof target, "-");
+    else
+        snprintf(target, sizeof target, b->target_rate == floor(b->target_rate) ? "%.0f/s"
+                                                                                 : "%.1f/s",
+                 b->target_rate);
+    if (!isfinite(b->achieved_rate))
+        snprintf(achieved, sizeof achieved, "-");
+    else if (isfinite(b->target_rate) && b->target_rate > 0)
+        snprintf(achieved, sizeof achieved, "%.1f/s (%.1f%%)", b->achieved_rate,
+                 100 * b->achieved_rate / b->target_rate);
+    else
+        snprintf(achieved, sizeof achieved, "%.1f/s", b->achieved_rate);
+    fmt_duration(med, sizeof med, b->median_ns);
+    fmt_duration(p99, sizeof p99, b->p99_ns);
+    fmt_duration(max, sizeof max, b->max_ns);
+    char sla[48];
+    if (isfinite(b->sla))
+        snprintf(sla, sizeof sla, b->sla_met ? "SLA met (>= %g%%)" : "SLA FAILED (< %g%%)",
+                 b->sla * 100);
+    else
+        snprintf(sla, sizeof sla, "%s", b->sla_met ? "SLA met" : "SLA FAILED");
+    char error[512] = "";
+    if (b->error) {
+        char one[480];
+        pgcb_oneline(one, sizeof one, b->error);
+        snprintf(error, sizeof error, "; error: %s", one);
+    }
+    char elapsed[32];
+    if (isfinite(b->elapsed_s))
+        snprintf(elapsed, sizeof elapsed, " in %.2f s", b->elapsed_s);
+    else
+        elapsed[0] = '\0';
+    snprintf(buf, n, "Background %s: %s x %u connection%s on query %s, target %s, achieved %s, "
+                     "%llu execution%s%s, latency from schedule median %s p99 %s max %s — %s%s",
+             b->name ? b->name : "?", b->driver ? b->driver : "?", b->connections,
+             b->connections == 1 ? "" : "s", b->query ? b->query : "?",
+             target, achieved, (unsigned long long)b->executions,
+             b->executions == 1 ? "" : "s", elapsed, med, p99, max, sla, error);
+}
+
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 {
     pgcb_report_group_styled(out, r, g, PGCB_TABLE_BOX);
@@ -133,12 +210,17 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
+    const char *depth = gr->transaction ? "rows_per_txn" : "depth";
     if (md)
-        fprintf(out, "**%s / %s**  (depth %u, ", gr->suite, gr->query, gr->depth);
+        fprintf(out, "**%s / %s**  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
     else
-        fprintf(out, "%s / %s  (depth %u, ", gr->suite, gr->query, gr->depth);
+        fprintf(out, "%s / %s  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
+    if (gr->nparams > 0)
+        fprintf(out, "%u param%s, ", gr->nparams, gr->nparams == 1 ? "" : "s");
+    if (gr->ops > 0)
+        fprintf(out, "ops %llu, ", (unsigned long long)gr->ops);
     if (gr->threads > 1) {
         fprintf(out, "%u threads on CPUs", gr->threads);
         for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
@@ -175,6 +257,8 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             mark = " (INVALID)";
         else if (c->status == PGCB_CELL_NOT_RUN)
             mark = " (not run)";
+        else if (c->status == PGCB_CELL_SKIPPED)
+            mark = " (skipped)";
         else if (!is_client(r, d))
             mark = " (reference)";
         snprintf(name, sizeof name, "%s%s", r->drivers[d].label, mark);
@@ -205,20 +289,29 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         if (c->error) {
             char one[1024];
             pgcb_oneline(one, sizeof one, c->error);
-            fprintf(out, "%s%s: %s: %s\n", bullet, r->drivers[d].label,
-                    pgcb_cell_status_str(c->status), one);
+            /* a skip note says "skipped: why" itself */
+            const char *status = pgcb_cell_status_str(c->status);
+            size_t sl = strlen(status);
+            int said = strncmp(one, status, sl) == 0 && one[sl] == ':';
+            fprintf(out, "%s%s: %s%s%s\n", bullet, r->drivers[d].label, said ? "" : status,
+                    said ? "" : ": ", one);
             notes++;
         }
-        if (gr->depth > 1 && !(r->drivers[d].caps & PGCB_CAP_PIPELINE) &&
+        if (c->status != PGCB_CELL_SKIPPED && gr->depth > 1 &&
+            !(r->drivers[d].caps & PGCB_CAP_PIPELINE) &&
             !(r->drivers[d].caps & PGCB_CAP_NO_IO)) {
             fprintf(out, "%s%s: no pipelining: runs the %u queries of a batch one after "
                          "another\n", bullet, r->drivers[d].label, gr->depth);
             notes++;
         }
     }
+    char line[1024];
+    for (size_t b = 0; b < gr->nbackgrounds; b++, notes++) {
+        pgcb_report_background_line(line, sizeof line, &gr->backgrounds[b]);
+        fprintf(out, "%s%s\n", md ? "- " : "", line);
+    }
     if (md && notes)
         fputc('\n', out);
-    char line[1024];
     pgcb_report_verdict_line(line, sizeof line, r, g);
     fprintf(out, "%s\n\n", line);
 }
@@ -286,8 +379,8 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
         char run[32] = "";
         if (with_run)
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
-        fprintf(out, "%sLeft out: %s%s / %s, depth %u (%s)\n", bullet, run, gr->suite,
-                gr->query, gr->depth, lo->why);
+        fprintf(out, "%sLeft out: %s%s / %s, %s %u (%s)\n", bullet, run, gr->suite,
+                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth, lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,

@@ -18,8 +18,11 @@
  * server connection (e.g. "socket /tmp/x/.s.PGSQL.5433"). */
 void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *where);
 
-/* Group g's table, its notes (errors, drivers without pipelining) and the
- * verdict line. */
+/* Group g's table, its notes (errors and skip notes, drivers without
+ * pipelining), one line per background load and the verdict line. The
+ * title says "rows_per_txn N" instead of "depth N" for a transaction group,
+ * "P params" for a query with parameters and "ops N" for a fixed number of
+ * operations. */
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g);
 
 /* The same in a table style: BOX and ASCII as on a terminal; MARKDOWN (for
@@ -36,9 +39,24 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
  *     faster in every execution order   (or "; 2 drivers share the lowest median")
  *   Lowest median: X (N ns; the only valid client driver)
  *   No valid client driver result in this group.
- * 1/2^K is written out (1/64) up to K = 52, as "1/2^K" beyond.
+ *     (" (every client driver skipped it)" before the full stop when so)
+ * 1/2^K is written out (1/64) up to K = 52, as "1/2^K" beyond. When a
+ * background load of the group missed its target rate (sla_failed), the
+ * line ends with " — background SLA FAILED": the figures stand, but were not
+ * measured under the configured load.
  */
 void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g);
+
+/*
+ * One background load of a group, without a newline, into buf (n bytes,
+ * always terminated):
+ *   Background bgw: libpq_sync x 2 connections on query ins, target 200/s,
+ *   achieved 199.6/s (99.8%), 399 executions in 2.00 s, latency from schedule
+ *   median 412 µs p99 1.9 ms max 3.0 ms — SLA met (>= 95%)
+ * (one line), "SLA FAILED (< 95%)" when it missed, then "; error: ..." when
+ * the load failed. Durations in ns, µs, ms or s; "-" for an unknown figure.
+ */
+void pgcb_report_background_line(char *buf, size_t n, const struct pgcb_res_background *b);
 
 /*
  * The ranking tables of one run (rank.h): one per suite when there are two

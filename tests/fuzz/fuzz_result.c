@@ -120,6 +120,10 @@ static void fz_check_result(const struct pgcb_result *r)
         FZ_CHECK(!gr->thread_cpus || gr->threads > 0);
         for (size_t d = 0; d < r->ndrivers; d++)
             FZ_CHECK(gr->cells[d].norders == 0 || gr->cells[d].order_medians_ns);
+        FZ_CHECK(gr->nbackgrounds == 0 || gr->backgrounds);
+        for (size_t b = 0; b < gr->nbackgrounds; b++)
+            FZ_CHECK(gr->backgrounds[b].name && gr->backgrounds[b].driver &&
+                     gr->backgrounds[b].query);
     }
 }
 

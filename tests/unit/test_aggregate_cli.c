@@ -215,6 +215,29 @@ static void test_svg(void **state)
     free(err);
 }
 
+/* Insert-benchmark-style results of two servers (ins15.json, ins16.json):
+ * transaction steps with fixed operations, parameters, background loads
+ * (one missed its SLA on pg16, with an error), an ABI 1.0 driver skipped on
+ * the parameterized steps. The per-step table relative to pg15 in text,
+ * Markdown (with the group tables: rows_per_txn, ops, params, background
+ * lines, the SLA-failed winner line) and JSON; no warning. */
+static void test_insert_baseline(void **state)
+{
+    (void)state;
+    static const struct { const char *format, *golden; } outs[] = {
+        {"text", "ins.txt"}, {"markdown", "ins.md"}, {"json", "ins.json"}};
+    for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++) {
+        char *out, *err;
+        const char *const args[] = {"-f", outs[i].format, "-l", "pg15", "-l", "pg16", "-b",
+                                    "pg15", DIR "ins15.json", DIR "ins16.json", NULL};
+        assert_int_equal(run(&out, &err, args), 0);
+        golden(outs[i].golden, out);
+        assert_string_equal(err, "");
+        free(out);
+        free(err);
+    }
+}
+
 /* ---- bad input ------------------------------------------------------------------ */
 
 struct bad_case {
@@ -369,6 +392,7 @@ int main(void)
         cmocka_unit_test(test_partial_and_mismatched),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_insert_baseline),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_old_and_new_files),

@@ -38,6 +38,7 @@ static void near_at(double a, double b, double eps, const char *file, int line)
 #define FAILED PGCB_CELL_FAILED
 #define INVALID PGCB_CELL_INVALID
 #define NOT_RUN PGCB_CELL_NOT_RUN
+#define SKIPPED PGCB_CELL_SKIPPED
 
 /* A result with drivers "A", "B", ... (labels given), `norders` orders and
  * no group yet. Driver d is a reference when ref_mask has bit d. */
@@ -483,6 +484,101 @@ static void test_ranking_nothing(void **state)
     pgcb_result_free(&r);
 }
 
+/* Skipped cells (issue 8): not valid, so not in the verdict, and named
+ * "skipped" (not "failed") where a group is left out; a driver that
+ * skipped every group is "skipped every group"; a verdict where every
+ * client skipped says so; an SLA-failed group's verdict line says so. */
+static void test_skipped(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "ABC", 0, 2);
+    size_t g1 = group(&r, "s", "params", 1), g2 = group(&r, "s", "plain", 1);
+    cell(&r, g1, 0, OK, 100.0, 100.0, 90.0, 110.0);
+    cell(&r, g1, 1, OK, 200.0, 200.0, 190.0, 210.0);
+    cell(&r, g1, 2, SKIPPED, NAN, NAN, NAN, NAN);
+    cell(&r, g2, 0, OK, 100.0, 100.0, 90.0, 110.0);
+    cell(&r, g2, 1, OK, 400.0, 400.0, 390.0, 410.0);
+    cell(&r, g2, 2, OK, 50.0, 50.0, 40.0, 60.0);
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g1, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_int_equal(v.winner, 0);
+    assert_int_equal(v.nvalid, 2);
+
+    const struct pgcb_result *runs[] = {&r};
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 3);
+    assert_int_equal(rk.ngroups, 1);
+    assert_int_equal(rk.nleft_out, 1);
+    assert_int_equal(rk.left_out[0].group, g1);
+    assert_string_equal(rk.left_out[0].why, "C skipped");
+    pgcb_rank_free(&rk);
+
+    /* C skips both: not ranked, and both groups are ranked for A and B. */
+    r.groups[g2].cells[2].status = SKIPPED;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), 0);
+    assert_int_equal(rk.nrows, 2);
+    assert_int_equal(rk.ngroups, 2);
+    assert_int_equal(rk.nunranked, 1);
+    assert_string_equal(rk.unranked[0].driver, "C");
+    assert_string_equal(rk.unranked[0].why, "skipped every group");
+    pgcb_rank_free(&rk);
+
+    /* One failure among the skips: "no valid result" as before. */
+    r.groups[g2].cells[2].status = FAILED;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), 0);
+    assert_string_equal(rk.unranked[0].why, "no valid result");
+    pgcb_rank_free(&rk);
+
+    char line[512];
+    for (size_t d = 0; d < 3; d++)
+        r.groups[g1].cells[d].status = SKIPPED;
+    pgcb_report_verdict_line(line, sizeof line, &r, g1);
+    assert_string_equal(line, "No valid client driver result in this group (every client "
+                              "driver skipped it).");
+    r.groups[g1].cells[1].status = FAILED;
+    pgcb_report_verdict_line(line, sizeof line, &r, g1);
+    assert_string_equal(line, "No valid client driver result in this group.");
+
+    r.groups[g2].sla_failed = 1;
+    pgcb_report_verdict_line(line, sizeof line, &r, g2);
+    assert_string_equal(line, "Winner: A (100 ns median, faster in all 2 execution orders; "
+                              "p <= 1/4 per rival) — background SLA FAILED");
+    /* the mark is never written past the buffer */
+    char small[40];
+    pgcb_report_verdict_line(small, sizeof small, &r, g2);
+    assert_int_equal(strlen(small), sizeof small - 1);
+    pgcb_result_free(&r);
+}
+
+/* Groups of two runs are the same only if suite, query, depth, threads,
+ * transaction and ops agree. */
+static void test_same_group(void **state)
+{
+    (void)state;
+    struct pgcb_result r1, r2;
+    make(&r1, "A", 0, 1);
+    make(&r2, "A", 0, 1);
+    size_t g = group(&r1, "s", "q", 50), h = group(&r2, "s", "q", 50);
+    cell(&r1, g, 0, OK, 10.0, 10.0, 10.0);
+    cell(&r2, h, 0, OK, 10.0, 10.0, 10.0);
+    const struct pgcb_result *both[] = {&r1, &r2};
+    assert_true(pgcb_rank_group_shared(both, 2, &r1.groups[g]));
+    r2.groups[h].transaction = 1;
+    assert_false(pgcb_rank_same_group(&r1.groups[g], &r2.groups[h]));
+    assert_false(pgcb_rank_group_shared(both, 2, &r1.groups[g]));
+    r1.groups[g].transaction = 1;
+    r1.groups[g].ops = 1000;
+    assert_false(pgcb_rank_group_shared(both, 2, &r1.groups[g]));
+    r2.groups[h].ops = 1000;
+    r2.groups[h].nparams = 2; /* not part of the identity */
+    assert_true(pgcb_rank_group_shared(both, 2, &r1.groups[g]));
+    pgcb_result_free(&r1);
+    pgcb_result_free(&r2);
+}
+
 /* ---- the report and the JSON result ------------------------------------------- */
 
 static char *capture_rankings(const struct pgcb_result *r)
@@ -585,6 +681,8 @@ int main(void)
         cmocka_unit_test(test_ranking_suites),
         cmocka_unit_test(test_ranking_runs),
         cmocka_unit_test(test_ranking_nothing),
+        cmocka_unit_test(test_skipped),
+        cmocka_unit_test(test_same_group),
         cmocka_unit_test(test_report_rankings),
         cmocka_unit_test(test_json_derived),
     };

@@ -1,7 +1,9 @@
 /*
  * test_result_json.c -- a result written as JSON reads back field for field;
  * the write is atomic (no temporary file is left, a failed write leaves no
- * file); NaN figures become null; bad files are refused with a reason.
+ * file); NaN figures become null; bad files are refused with a reason;
+ * issue 8's group keys (transaction, ops, params, sla_failed, background,
+ * status "skipped") round-trip, and files without them read as 0 / empty.
  */
 #include <dirent.h>
 #include <math.h>
@@ -231,6 +233,150 @@ static void test_bad_files(void **state)
     assert_non_null(strstr(err, "/nonexistent.json: unable to open"));
 }
 
+/* Issue 8's additions: a transaction group with a fixed number of
+ * operations, parameters, a skipped cell and two background loads (one met
+ * its SLA; one failed, with unknown latency) read back field for field. */
+static void add_issue8(struct pgcb_result *r)
+{
+    struct pgcb_res_group *g = &r->groups[0];
+    g->transaction = 1;
+    g->ops = 5000000000ull; /* beyond 32 bits */
+    g->nparams = 3;
+    g->sla_failed = 1;
+    free(g->cells[1].error);
+    free(g->cells[1].order_medians_ns);
+    g->cells[1] = (struct pgcb_res_cell){
+        .status = PGCB_CELL_SKIPPED,
+        .error = pgcb_xstrdup("skipped: b implements driver ABI 1.0 (no query parameters)"),
+        .mean_ns = NAN, .sd_ns = NAN, .rme_pct = NAN, .median_ns = NAN, .p99_ns = NAN,
+        .ops_per_s = NAN, .queries_per_s = NAN, .cpu_ns_per_query = NAN};
+    g->nbackgrounds = 2;
+    g->backgrounds = pgcb_xcalloc(2, sizeof *g->backgrounds);
+    g->backgrounds[0] = (struct pgcb_res_background){
+        .name = pgcb_xstrdup("bgw"), .driver = pgcb_xstrdup("a"), .query = pgcb_xstrdup("ins"),
+        .connections = 2, .target_rate = 200, .achieved_rate = 199.625, .executions = 399,
+        .elapsed_s = 1.99875, .median_ns = 412000.5, .p99_ns = 1900000, .max_ns = 3050000,
+        .sla = 0.95, .sla_met = 1};
+    g->backgrounds[1] = (struct pgcb_res_background){
+        .name = pgcb_xstrdup("bgd"), .driver = pgcb_xstrdup("b"), .query = pgcb_xstrdup("del"),
+        .connections = 1, .target_rate = 1000.5, .achieved_rate = 12.25, .executions = 0,
+        .elapsed_s = NAN, .median_ns = NAN, .p99_ns = NAN, .max_ns = NAN, .sla = 0.9,
+        .sla_met = 0, .error = pgcb_xstrdup("connection 1: 57P01: terminating")};
+}
+
+static void test_round_trip_issue8(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    add_issue8(&r);
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/r8.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+
+    const struct pgcb_res_group *g = &back.groups[0], *w = &r.groups[0];
+    assert_int_equal(g->transaction, 1);
+    assert_true(g->ops == 5000000000ull);
+    assert_int_equal(g->nparams, 3);
+    assert_int_equal(g->sla_failed, 1);
+    assert_int_equal(g->cells[1].status, PGCB_CELL_SKIPPED);
+    assert_string_equal(g->cells[1].error, w->cells[1].error);
+    assert_true(isnan(g->cells[1].median_ns));
+    assert_int_equal(g->nbackgrounds, 2);
+    for (size_t b = 0; b < 2; b++) {
+        const struct pgcb_res_background *x = &g->backgrounds[b], *y = &w->backgrounds[b];
+        assert_string_equal(x->name, y->name);
+        assert_string_equal(x->driver, y->driver);
+        assert_string_equal(x->query, y->query);
+        assert_int_equal(x->connections, y->connections);
+        assert_true(x->target_rate == y->target_rate);
+        assert_true(x->achieved_rate == y->achieved_rate);
+        assert_int_equal(x->executions, y->executions);
+        /* NaN (unknown) is written as null and read back as NaN */
+        const double xs[] = {x->elapsed_s, x->median_ns, x->p99_ns, x->max_ns, x->sla};
+        const double ys[] = {y->elapsed_s, y->median_ns, y->p99_ns, y->max_ns, y->sla};
+        for (size_t k = 0; k < 5; k++)
+            assert_true(isnan(ys[k]) ? isnan(xs[k]) : xs[k] == ys[k]);
+        assert_int_equal(x->sla_met, y->sla_met);
+        if (y->error)
+            assert_string_equal(x->error, y->error);
+        else
+            assert_null(x->error);
+    }
+
+    /* The raw JSON: the documented keys and types. */
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *jg = json_array_get(json_object_get(j, "groups"), 0);
+    assert_true(json_is_true(json_object_get(jg, "transaction")));
+    assert_true(json_integer_value(json_object_get(jg, "ops")) == 5000000000ll);
+    assert_int_equal(json_integer_value(json_object_get(jg, "params")), 3);
+    assert_true(json_is_true(json_object_get(jg, "sla_failed")));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(jg, "results"), 1), "status")),
+                        "skipped");
+    json_t *jb = json_array_get(json_object_get(jg, "background"), 1);
+    assert_true(json_is_null(json_object_get(jb, "elapsed_s")));
+    assert_true(json_is_null(json_object_get(json_object_get(jb, "latency_ns"), "p99")));
+    assert_true(json_is_false(json_object_get(jb, "sla_met")));
+    json_decref(j);
+    pgcb_result_free(&back);
+
+    /* A time-budget group: "ops" is null and reads back as 0. */
+    r.groups[0].ops = 0;
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "groups"), 0),
+                                             "ops")));
+    json_decref(j);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    assert_true(back.groups[0].ops == 0);
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
+/* A file from before issue 8 (no transaction, ops, params, sla_failed,
+ * background keys; null for the nullable ones) reads with them 0 / empty. */
+static void test_old_file_defaults(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char err[512];
+    assert_int_equal(pgcb_result_read("tests/aggregate/a.json", &r, err, sizeof err), 0);
+    for (size_t g = 0; g < r.ngroups; g++) {
+        const struct pgcb_res_group *gr = &r.groups[g];
+        assert_int_equal(gr->transaction, 0);
+        assert_true(gr->ops == 0);
+        assert_int_equal(gr->nparams, 0);
+        assert_int_equal(gr->sla_failed, 0);
+        assert_int_equal(gr->nbackgrounds, 0);
+        assert_null(gr->backgrounds);
+    }
+    pgcb_result_free(&r);
+
+    char path[256], text[512];
+    snprintf(path, sizeof path, "%s/nulls.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    snprintf(text, sizeof text,
+             "{\"schema_version\": 1, \"environment\": {}, \"drivers\": [{\"name\": \"a\"}], "
+             "\"orders\": [], \"groups\": [{\"suite\": \"s\", \"query\": \"q\", \"ops\": null, "
+             "\"background\": null, \"results\": [{\"driver\": \"a\", "
+             "\"status\": \"skipped\"}]}]}");
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), 0);
+    assert_true(r.groups[0].ops == 0);
+    assert_int_equal(r.groups[0].nbackgrounds, 0);
+    assert_int_equal(r.groups[0].cells[0].status, PGCB_CELL_SKIPPED);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -239,6 +385,8 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_failed_write_leaves_nothing),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_round_trip_issue8),
+        cmocka_unit_test(test_old_file_defaults),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);
