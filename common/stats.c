@@ -31,7 +31,7 @@ double pgcb_stats_t95(uint64_t df)
 double pgcb_stats_rme_pct(double mean, double sd, uint64_t n)
 {
     if (n < 2 || mean == 0)
-        return 0;
+        return NAN; /* one sample has no spread to speak of */
     return pgcb_stats_t95(n - 1) * sd / sqrt((double)n) / fabs(mean) * 100;
 }
 

@@ -20,7 +20,7 @@ double pgcb_stats_t95(uint64_t df);
 
 /*
  * Relative margin of error of a mean, in percent:
- * t95(n - 1) * sd / sqrt(n) / |mean| * 100. 0 if n < 2 or mean == 0.
+ * t95(n - 1) * sd / sqrt(n) / |mean| * 100. NAN if n < 2 or mean == 0.
  */
 double pgcb_stats_rme_pct(double mean, double sd, uint64_t n);
 

@@ -262,8 +262,10 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         else if (!is_client(r, d))
             mark = " (reference)";
         snprintf(name, sizeof name, "%s%s", r->drivers[d].label, mark);
-        if (isfinite(c->mean_ns))
+        if (isfinite(c->mean_ns) && isfinite(c->rme_pct))
             snprintf(avg, sizeof avg, "%.0f ± %.2f%%", c->mean_ns, c->rme_pct);
+        else if (isfinite(c->mean_ns))
+            snprintf(avg, sizeof avg, "%.0f ± n/a", c->mean_ns);
         else
             snprintf(avg, sizeof avg, "-");
         fmt_int(med, sizeof med, c->median_ns);
