@@ -1,7 +1,8 @@
 /*
  * floor.c -- the "floor" reference driver: what the wire allows. It
  * connects and prepares exactly as rawwire (base_rawwire.c), sends the same
- * pre-encoded Bind/Execute/Sync batch in one write, and skips the replies
+ * pre-encoded Bind/Execute/Sync batch in one write (with parameters, the
+ * same Binds rawwire encodes for run_batch_params), and skips the replies
  * by their headers (type + length) without decoding a value: it counts
  * DataRows as rows (so the runner's row checks pass) and folds nothing
  * (PGCB_CAP_REFERENCE: excluded from checksum agreement and rankings).
@@ -90,8 +91,11 @@ out:
     return ret;
 }
 
-static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
-                           struct pgcb_sum *sum, char *err, size_t errlen)
+/* run_batch and run_batch_params (p NULL for run_batch): the batch bytes
+ * are rawwire's (rw_conn_batch_bytes), parameters included. */
+static int floor_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                                  const struct pgcb_params *p, struct pgcb_sum *sum, char *err,
+                                  size_t errlen)
 {
     struct floor_reply r;
     int rc;
@@ -100,7 +104,7 @@ static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t d
         rw_errf(err, errlen, "the connection is broken (an earlier error); it must be closed");
         return PGCB_ERR_IO;
     }
-    if ((rc = rw_conn_batch_bytes(c, st, depth, err, errlen)) != PGCB_OK)
+    if ((rc = rw_conn_batch_bytes(c, st, depth, p, err, errlen)) != PGCB_OK)
         return rc;
     r.sum = sum;
     r.depth = depth;
@@ -119,6 +123,12 @@ static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t d
         rw_errf(err, errlen, "%s; %s", r.qerr, io);
     }
     return rw_conn_fail(c, rc);
+}
+
+static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                           struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    return floor_run_batch_params(c, st, depth, NULL, sum, err, errlen);
 }
 
 static int floor_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
@@ -147,6 +157,7 @@ static const struct pgcb_driver floor_driver = {
     .close = rw_conn_close,
     .prepare = rw_conn_prepare,
     .run_batch = floor_run_batch,
+    .run_batch_params = floor_run_batch_params,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

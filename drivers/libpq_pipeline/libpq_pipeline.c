@@ -39,9 +39,11 @@
  * sync segment, PGRES_PIPELINE_ABORTED), then a NULL; per sync: one
  * PGRES_PIPELINE_SYNC (no NULL). run_batch counts both and checks the order.
  *
- * Ownership: a struct pgcb_conn owns its PGconn, its "C" locale and its
- * statements; close() frees them. run_batch allocates nothing itself; libpq
- * allocates each PGresult, PQclear()ed as soon as it is folded.
+ * Ownership: a struct pgcb_conn owns its PGconn, its "C" locale, its
+ * statements and its parameter scratch; close() frees them. run_batch
+ * allocates nothing itself (run_batch_params: only when a batch has a
+ * query larger than any before); libpq allocates each PGresult,
+ * PQclear()ed as soon as it is folded.
  */
 #include <errno.h>
 #include <locale.h>
@@ -58,6 +60,7 @@
 #include "../libpq_sync/pq_decode.h"
 #include "../libpq_sync/pq_errmsg.h"
 #include "../libpq_sync/pq_fold.h"
+#include "../libpq_sync/pq_params.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
@@ -74,6 +77,7 @@ struct pgcb_conn {
     uint32_t max_in_flight;
     locale_t c_locale;      /* for strtof_l/strtod_l; never the global locale */
     struct pgcb_stmt *stmts;
+    struct pgcb_pq_params params; /* run_batch_params' scratch (pq_params.h) */
 };
 
 /* ---- options ------------------------------------------------------------ */
@@ -156,6 +160,7 @@ static void pp_close(struct pgcb_conn *c)
         return;
     PQfinish(c->pg); /* accepts NULL */
     pgcb_pq_stmts_free(c->stmts);
+    pgcb_pq_params_free(&c->params);
     if (c->c_locale)
         freelocale(c->c_locale);
     free(c);
@@ -371,8 +376,7 @@ static int pp_prepare(struct pgcb_conn *c, const char *name, const char *sql,
     if (PQresultStatus(r[1]) != PGRES_COMMAND_OK)
         rc = pp_result_failure(c, r[1], err, errlen);
     else
-        rc = pgcb_pq_stmt_new("libpq_pipeline", name, r[1],
-                              c->result_format == PQ_FORMAT_BINARY, &st, err, errlen);
+        rc = pgcb_pq_stmt_new(name, r[1], c->result_format == PQ_FORMAT_BINARY, &st, err, errlen);
     if (rc != PGCB_OK) {
         if (PQstatus(c->pg) == CONNECTION_OK)
             pp_deallocate(c, name);
@@ -387,7 +391,7 @@ out:
     return rc;
 }
 
-/* ---- run_batch ---------------------------------------------------------- */
+/* ---- run_batch, run_batch_params ---------------------------------------- */
 
 
 /* err = `msg` + " (query i of n)", the suffix kept whole however long msg
@@ -416,11 +420,18 @@ static void pp_add_query_index(char *err, size_t errlen, uint32_t i, uint32_t n)
  * syncs_got likewise for PQpipelineSync. The batch is over when every query
  * that will be sent is done and every sync sent has come back: the
  * connection is then idle in pipeline mode, ready for the next batch, even
- * after a query error. */
-static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
-                        struct pgcb_sum *sum, char *err, size_t errlen)
+ * after a query error.
+ *
+ * Both operations: `p` NULL (run_batch) or the batch's parameters, query i
+ * binding its own values in text format. libpq copies them into its output
+ * buffer as each query is queued, so one query's NUL-terminated copies
+ * (pq_params.c) at a time are enough. */
+static int pp_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                               const struct pgcb_params *p, struct pgcb_sum *sum, char *err,
+                               size_t errlen)
 {
     PGconn *const pg = c->pg;
+    const int np = pgcb_pq_nparams(p);
     const uint32_t window = depth < c->max_in_flight ? depth : c->max_in_flight;
     const int per_query = c->sync_per_query;
     uint32_t sent = 0, got = 0, done = 0, syncs_sent = 0, syncs_got = 0;
@@ -433,6 +444,8 @@ static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
         return PGCB_OK; /* the ABI says depth >= 1; nothing to do anyway */
     if (PQstatus(pg) != CONNECTION_OK)
         return pp_io_failure(c, "connection not usable: ", err, errlen);
+    if ((rc = pgcb_pq_params_reserve(&c->params, p, depth, err, errlen)) != PGCB_OK)
+        return rc; /* nothing sent */
 
     for (;;) {
         /* Queue what the window allows: one write at the PQflush below
@@ -440,7 +453,10 @@ static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
          * PQpipelineSync also flushes). */
         if (!stop && sent < depth && sent - done < window) {
             do {
-                if (!PQsendQueryPrepared(pg, st->name, 0, NULL, NULL, NULL, c->result_format))
+                const int *lengths;
+                const char *const *values = pgcb_pq_params_query(&c->params, p, sent, &lengths);
+                if (!PQsendQueryPrepared(pg, st->name, np, values, lengths, NULL,
+                                         c->result_format))
                     goto send_failed;
                 sent++;
                 if (per_query) {
@@ -578,6 +594,12 @@ out_of_order:
     return PGCB_ERR_PROTOCOL;
 }
 
+static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                        struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    return pp_run_batch_params(c, st, depth, NULL, sum, err, errlen);
+}
+
 /* ---- descriptor --------------------------------------------------------- */
 
 static char pp_links[32]; /* "libpq X.Y", written once by pp_links_init */
@@ -608,6 +630,7 @@ static const struct pgcb_driver pp_driver = {
     .close = pp_close,
     .prepare = pp_prepare,
     .run_batch = pp_run_batch,
+    .run_batch_params = pp_run_batch_params,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

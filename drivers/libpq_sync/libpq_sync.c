@@ -8,10 +8,13 @@
  * allocation holding its name and the per-column conversion kinds learnt
  * from PQdescribePrepared at prepare time.
  *
- * Hot path (run_batch): PQexecPrepared, then for every value PQgetisnull /
+ * Hot path (run_batch, and run_batch_params, which is the same code with
+ * text parameters): PQexecPrepared, then for every value PQgetisnull /
  * PQgetvalue / PQgetlength and a conversion by the cached column kind
- * (pq_decode.c). The driver allocates nothing itself there; libpq allocates
- * each PGresult, which is PQclear()ed before the next execution.
+ * (pq_decode.c). The driver allocates nothing itself there once warmed up
+ * (the parameters' NUL-terminated copies reuse the connection's buffer,
+ * pq_params.c); libpq allocates each PGresult, which is PQclear()ed before
+ * the next execution.
  */
 #include <locale.h>
 #include <pthread.h>
@@ -26,6 +29,7 @@
 #include "pq_decode.h"
 #include "pq_errmsg.h"
 #include "pq_fold.h"
+#include "pq_params.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
@@ -36,6 +40,7 @@ struct pgcb_conn {
     int result_format;      /* PQ_FORMAT_* */
     locale_t c_locale;      /* for strtof_l/strtod_l; never the global locale */
     struct pgcb_stmt *stmts;
+    struct pgcb_pq_params params; /* run_batch_params' scratch (pq_params.h) */
 };
 
 /* ---- options ------------------------------------------------------------ */
@@ -77,6 +82,7 @@ static void pq_close(struct pgcb_conn *c)
         return;
     PQfinish(c->pg);
     pgcb_pq_stmts_free(c->stmts);
+    pgcb_pq_params_free(&c->params);
     if (c->c_locale)
         freelocale(c->c_locale);
     free(c);
@@ -190,8 +196,7 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
     if (PQresultStatus(res) != PGRES_COMMAND_OK)
         rc = pq_result_failure(c, res, err, errlen);
     else
-        rc = pgcb_pq_stmt_new("libpq_sync", name, res, c->result_format == PQ_FORMAT_BINARY,
-                              &st, err, errlen);
+        rc = pgcb_pq_stmt_new(name, res, c->result_format == PQ_FORMAT_BINARY, &st, err, errlen);
     PQclear(res);
     if (rc != PGCB_OK) {
         if (PQstatus(c->pg) == CONNECTION_OK)
@@ -204,15 +209,24 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
     return PGCB_OK;
 }
 
-/* ---- run_batch ---------------------------------------------------------- */
+/* ---- run_batch, run_batch_params ---------------------------------------- */
 
-
-static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
-                        struct pgcb_sum *sum, char *err, size_t errlen)
+/* Both operations: `p` NULL (run_batch) or the batch's parameters, query d
+ * binding its own values (text format: paramFormats NULL). */
+static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                               const struct pgcb_params *p, struct pgcb_sum *sum, char *err,
+                               size_t errlen)
 {
+    const int np = pgcb_pq_nparams(p);
+    int rc = pgcb_pq_params_reserve(&c->params, p, depth, err, errlen);
+
+    if (rc != PGCB_OK)
+        return rc;
     for (uint32_t d = 0; d < depth; d++) {
-        PGresult *res = PQexecPrepared(c->pg, st->name, 0, NULL, NULL, NULL, c->result_format);
-        int rc;
+        const int *lengths;
+        const char *const *values = pgcb_pq_params_query(&c->params, p, d, &lengths);
+        PGresult *res = PQexecPrepared(c->pg, st->name, np, values, lengths, NULL,
+                                       c->result_format);
 
         switch (PQresultStatus(res)) {
         case PGRES_TUPLES_OK:
@@ -231,6 +245,12 @@ static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
             return rc;
     }
     return PGCB_OK;
+}
+
+static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                        struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    return pq_run_batch_params(c, st, depth, NULL, sum, err, errlen);
 }
 
 /* ---- descriptor --------------------------------------------------------- */
@@ -263,6 +283,7 @@ static const struct pgcb_driver pq_driver = {
     .close = pq_close,
     .prepare = pq_prepare,
     .run_batch = pq_run_batch,
+    .run_batch_params = pq_run_batch_params,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -55,18 +55,13 @@ malformed: {
     }
 }
 
-int pgcb_pq_stmt_new(const char *driver, const char *name, const PGresult *desc, int binary,
-                     struct pgcb_stmt **out, char *err, size_t errlen)
+int pgcb_pq_stmt_new(const char *name, const PGresult *desc, int binary, struct pgcb_stmt **out,
+                     char *err, size_t errlen)
 {
-    int ncols = PQnfields(desc), nparams = PQnparams(desc);
+    int ncols = PQnfields(desc);
     size_t namelen = strlen(name);
     struct pgcb_stmt *st;
 
-    if (nparams > 0) {
-        pgcb_pq_errf(err, errlen, "statement %s has %d parameter(s); %s sends none", name,
-                     nparams, driver);
-        return PGCB_ERR_UNSUPPORTED;
-    }
     for (int i = 0; i < ncols; i++) {
         Oid oid = PQftype(desc, i);
         if (binary && !pgcb_pq_binary_foldable(oid)) {

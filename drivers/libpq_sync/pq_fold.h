@@ -23,12 +23,14 @@ struct pgcb_stmt {
     char name[];            /* server-side statement name */
 };
 
-/* Check statement `name`'s description `desc` (no parameters; in binary
- * format, every column foldable as its text form) and build the statement.
- * `driver` names the driver in messages. PGCB_OK with *out set, or
- * PGCB_ERR_UNSUPPORTED / PGCB_ERR_NOMEM with err set. */
-int pgcb_pq_stmt_new(const char *driver, const char *name, const PGresult *desc, int binary,
-                     struct pgcb_stmt **out, char *err, size_t errlen);
+/* Check statement `name`'s description `desc` (in binary format, every
+ * column foldable as its text form) and build the statement. Parameters
+ * ($1 ...) are allowed: their types are the server's inference, their
+ * values come with each batch (run_batch_params); run without values, such
+ * a statement fails on the server (08P01, PGCB_ERR_QUERY). PGCB_OK with
+ * *out set, or PGCB_ERR_UNSUPPORTED / PGCB_ERR_NOMEM with err set. */
+int pgcb_pq_stmt_new(const char *name, const PGresult *desc, int binary, struct pgcb_stmt **out,
+                     char *err, size_t errlen);
 
 /* Free a connection's list of statements. */
 void pgcb_pq_stmts_free(struct pgcb_stmt *list);

@@ -11,6 +11,13 @@
  * n taken from the last `LIMIT <digits>` in its SQL (case-insensitive, a
  * whole word), else from the `rows` option.
  *
+ * Parameters (ABI 1.1, run_batch_params): accepted and ignored. A batch
+ * with parameters yields exactly the rows run_batch yields for the same
+ * statement; the values are never read (not even their lengths), so any
+ * count of parameters, NULL arrays included, is fine. There is no server to
+ * evaluate them: drivers/null measures the runner's cost of a batch, not a
+ * query's.
+ *
  * Options:
  *   rows = N        rows per execution without a LIMIT (default 1)
  *   fail_after = N  every run_batch after the first N successful ones fails
@@ -199,6 +206,15 @@ static int nulldrv_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t
     return PGCB_OK;
 }
 
+/* See the top of the file: the parameters are ignored. */
+static int nulldrv_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                                    const struct pgcb_params *params, struct pgcb_sum *sum,
+                                    char *err, size_t errlen)
+{
+    (void)params;
+    return nulldrv_run_batch(c, st, depth, sum, err, errlen);
+}
+
 static const struct pgcb_driver nulldrv_driver = {
     .magic = PGCB_DRIVER_MAGIC,
     .abi_major = PGCB_ABI_MAJOR,
@@ -214,6 +230,7 @@ static const struct pgcb_driver nulldrv_driver = {
     .close = nulldrv_close,
     .prepare = nulldrv_prepare,
     .run_batch = nulldrv_run_batch,
+    .run_batch_params = nulldrv_run_batch_params,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -2,8 +2,9 @@
  * rawwire.c -- the "rawwire" driver: PostgreSQL's v3 wire protocol spoken
  * directly (no libpq), pipelined. The descriptor and the ABI operations;
  * the work is in rw_conn.c (connect, startup, auth), rw_prepare.c (Parse +
- * Describe once), rw_batch.c + rw_reply.c (the batch: one write, replies
- * parsed in place).
+ * Describe once; the batch's bytes, with or without parameters), rw_batch.c
+ * + rw_reply.c (run_batch and run_batch_params: one write, replies parsed in
+ * place).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -53,6 +54,7 @@ static const struct pgcb_driver rawwire_driver = {
     .close = rw_conn_close,
     .prepare = rw_conn_prepare,
     .run_batch = rw_run_batch,
+    .run_batch_params = rw_run_batch_params,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

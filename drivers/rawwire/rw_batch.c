@@ -1,6 +1,7 @@
 /*
- * rw_batch.c -- rawwire's run_batch: the pre-encoded batch in one send, the
- * replies parsed in place as they are read (rw_reply.c).
+ * rw_batch.c -- rawwire's run_batch and run_batch_params: the batch (the
+ * pre-encoded executions, or Binds with this call's parameters) in one
+ * send, the replies parsed in place as they are read (rw_reply.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,8 +11,10 @@
 #include "rw_io.h"
 #include "rw_reply.h"
 
-int rw_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth, struct pgcb_sum *sum,
-                 char *err, size_t errlen)
+/* Both operations: p NULL for run_batch. */
+int rw_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
+                        const struct pgcb_params *p, struct pgcb_sum *sum, char *err,
+                        size_t errlen)
 {
     struct rw_reply r;
     int rc;
@@ -24,7 +27,7 @@ int rw_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth, stru
         rw_errf(err, errlen, "depth must be at least 1");
         return PGCB_ERR_UNSUPPORTED;
     }
-    if ((rc = rw_conn_batch_bytes(c, st, depth, err, errlen)) != PGCB_OK)
+    if ((rc = rw_conn_batch_bytes(c, st, depth, p, err, errlen)) != PGCB_OK)
         return rc;
     rw_reply_init(&r, st->kinds, st->ncols, sum, c->c_locale, depth);
     rc = rw_io_pipeline(c, c->batch.data, c->batch.len, rw_reply_feed, &r, err, errlen);
@@ -41,4 +44,10 @@ int rw_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth, stru
         rw_errf(err, errlen, "%s; %s", r.qerr, io);
     }
     return rw_conn_fail(c, rc);
+}
+
+int rw_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth, struct pgcb_sum *sum,
+                 char *err, size_t errlen)
+{
+    return rw_run_batch_params(c, st, depth, NULL, sum, err, errlen);
 }

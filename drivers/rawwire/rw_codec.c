@@ -169,13 +169,22 @@ void rw_enc_close_stmt(struct rw_buf *b, const char *name)
     rw_msg_end(b, at);
 }
 
-void rw_enc_bind(struct rw_buf *b, const char *name, const int16_t *fmts, size_t nfmts)
+void rw_enc_bind(struct rw_buf *b, const char *name, uint32_t nparams, const char *const *values,
+                 const int *lengths, const int16_t *fmts, size_t nfmts)
 {
     size_t at = rw_msg_begin(b, 'B');
     rw_buf_u8(b, 0);        /* unnamed portal */
     rw_buf_str(b, name);
-    rw_buf_u16(b, 0);       /* parameter format codes */
-    rw_buf_u16(b, 0);       /* parameter values */
+    rw_buf_u16(b, 0);       /* no parameter format codes: all text */
+    rw_buf_u16(b, nparams);
+    for (uint32_t j = 0; j < nparams; j++) {
+        if (!values[j]) {
+            rw_buf_u32(b, UINT32_MAX); /* -1: NULL */
+            continue;
+        }
+        rw_buf_u32(b, (uint32_t)lengths[j]);
+        rw_buf_put(b, values[j], (size_t)lengths[j]);
+    }
     rw_buf_u16(b, (unsigned)nfmts);
     for (size_t i = 0; i < nfmts; i++)
         rw_buf_u16(b, (unsigned)(uint16_t)fmts[i]);

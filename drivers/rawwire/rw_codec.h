@@ -67,10 +67,18 @@ void rw_enc_parse(struct rw_buf *b, const char *name, const char *sql);
 void rw_enc_describe_stmt(struct rw_buf *b, const char *name);
 /* Close 'C' of a statement ('S'). */
 void rw_enc_close_stmt(struct rw_buf *b, const char *name);
-/* Bind 'B': unnamed portal, statement `name`, no parameters, result format
- * codes `fmts[0..nfmts)` (0 text, 1 binary; nfmts 0 = all text, 1 = one
- * code for every column). */
-void rw_enc_bind(struct rw_buf *b, const char *name, const int16_t *fmts, size_t nfmts);
+/* The most parameter values a Bind can carry (an int16 count). */
+#define RW_MAX_PARAMS 65535u
+
+/* Bind 'B': unnamed portal, statement `name`, `nparams` parameter values in
+ * text format (no format codes: all text), value j `lengths[j]` bytes of
+ * `values[j]` (not NUL-terminated), or SQL NULL (length -1 on the wire)
+ * when values[j] is NULL; then the result format codes `fmts[0..nfmts)` (0
+ * text, 1 binary; nfmts 0 = all text, 1 = one code for every column). The
+ * caller checks nparams <= RW_MAX_PARAMS and that every non-NULL value's
+ * length is >= 0; values and lengths may be NULL when nparams is 0. */
+void rw_enc_bind(struct rw_buf *b, const char *name, uint32_t nparams, const char *const *values,
+                 const int *lengths, const int16_t *fmts, size_t nfmts);
 /* Execute 'E': unnamed portal, no row limit. */
 void rw_enc_execute(struct rw_buf *b);
 /* Sync 'S'. */

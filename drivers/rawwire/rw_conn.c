@@ -29,6 +29,7 @@ static void rw_free_stmts(struct pgcb_conn *c)
     while (c->stmts) {
         struct pgcb_stmt *next = c->stmts->next;
         free(c->stmts->exec);
+        free(c->stmts->fmts);
         free(c->stmts);
         c->stmts = next;
     }

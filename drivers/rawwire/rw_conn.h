@@ -5,8 +5,9 @@
  *
  * Ownership: a connection owns its socket, its read buffer, its encoded
  * batch, its "C" locale and the list of its statements; rw_conn_close frees
- * all of them. A statement is one allocation (name, column kinds, format
- * codes) plus its pre-encoded execution bytes; it lives until close.
+ * all of them. A statement is one allocation (name, column kinds) plus its
+ * result format codes and its pre-encoded execution bytes; it lives until
+ * close.
  */
 #ifndef RW_CONN_H
 #define RW_CONN_H
@@ -23,7 +24,11 @@ struct pgcb_stmt {
     struct pgcb_stmt *next;   /* the connection's list */
     unsigned ncols;
     unsigned char *kinds;     /* enum rw_kind per column, in this allocation */
-    char *exec;               /* Bind + Execute + Sync of one execution (malloc'd) */
+    unsigned nparams;         /* from ParameterDescription; values come per batch */
+    int16_t *fmts;            /* result format codes of its Bind (malloc'd) */
+    size_t nfmts;
+    char *exec;               /* Bind + Execute + Sync of one execution without
+                                 parameters (malloc'd) */
     size_t exec_len;
     char name[];
 };
@@ -36,7 +41,9 @@ struct pgcb_conn {
     /* Read buffer: the unread bytes are rbuf[rpos..rend); rcap bytes. */
     char *rbuf;
     size_t rcap, rpos, rend;
-    /* The last batch encoded (batch_depth executions of batch_stmt). */
+    /* The last batch encoded (batch_depth executions of batch_stmt without
+     * parameters; batch_stmt NULL after a batch with parameters, which is
+     * encoded anew on every call). */
     struct rw_buf batch;
     const struct pgcb_stmt *batch_stmt;
     uint32_t batch_depth;
@@ -65,10 +72,17 @@ void rw_conn_close(struct pgcb_conn *c);
 int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, struct pgcb_stmt **out,
                     char *err, size_t errlen);
 
-/* Make c->batch hold `depth` executions of st (re-encoded only when the
- * statement or depth changed). PGCB_OK or PGCB_ERR_NOMEM. */
-int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth, char *err,
-                        size_t errlen);
+/* Make c->batch hold `depth` executions of st. Without parameters (p NULL
+ * or p->nparams 0) the batch is a copy of st->exec depth times, re-encoded
+ * only when the statement or depth changed. With parameters (ABI 1.1,
+ * struct pgcb_params), execution i's Bind carries values i * nparams ..
+ * in text format, encoded on every call into the same buffer, which grows
+ * only for a batch larger than any before. PGCB_OK, PGCB_ERR_NOMEM, or
+ * PGCB_ERR_UNSUPPORTED (more than RW_MAX_PARAMS values per query, missing
+ * arrays, a negative length, a Bind over the protocol's message size);
+ * nothing is sent. */
+int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
+                        const struct pgcb_params *p, char *err, size_t errlen);
 
 /* Mark c broken and return `rc` (for IO/PROTOCOL errors). */
 int rw_conn_fail(struct pgcb_conn *c, int rc);

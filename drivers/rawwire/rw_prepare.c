@@ -1,6 +1,6 @@
 /*
  * rw_prepare.c -- prepare (Parse + Describe + Sync once per statement) and
- * the pre-encoded bytes of a batch. See rw_conn.h.
+ * the encoded bytes of a batch, with or without parameters. See rw_conn.h.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -116,8 +116,8 @@ static int rw_close_stmt(struct pgcb_conn *c, const char *name)
     return rc;
 }
 
-/* The statement object for the described columns, with its execution
- * pre-encoded. NULL on out of memory. */
+/* The statement object for the described parameters and columns, with its
+ * execution without parameters pre-encoded. NULL on out of memory. */
 static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
                                      const struct rw_described *d)
 {
@@ -133,6 +133,7 @@ static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name
         return NULL;
     }
     memcpy(st->name, name, namelen + 1);
+    st->nparams = d->nparams;
     st->ncols = d->ncols;
     st->kinds = (unsigned char *)st->name + namelen + 1;
     for (unsigned i = 0; i < d->ncols; i++)
@@ -146,15 +147,17 @@ static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name
             nfmts = fmts[0] ? 1 : 0;
     }
     rw_buf_init(&b);
-    rw_enc_bind(&b, name, fmts, nfmts);
+    rw_enc_bind(&b, name, 0, NULL, NULL, fmts, nfmts);
     rw_enc_execute(&b);
     rw_enc_sync(&b);
-    free(fmts);
     if (b.failed) {
         rw_buf_free(&b);
+        free(fmts);
         free(st);
         return NULL;
     }
+    st->fmts = fmts;
+    st->nfmts = nfmts;
     st->exec = b.data;
     st->exec_len = b.len;
     return st;
@@ -188,12 +191,8 @@ int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, stru
         free(d.oids);
         return PGCB_ERR_QUERY; /* Parse failed: the statement does not exist */
     }
-    if (d.nparams > 0) {
-        rw_errf(err, errlen, "statement %s has %u parameter(s); rawwire sends none", name, d.nparams);
-        free(d.oids);
-        rc = rw_close_stmt(c, name);
-        return rc == PGCB_OK ? PGCB_ERR_UNSUPPORTED : rw_conn_fail(c, rc);
-    }
+    /* Parameters ($1 ...) are fine: their types are what the server
+     * inferred (Parse sends none), their values come with each batch. */
     st = rw_stmt_new(c, name, &d);
     free(d.oids);
     if (!st) {
@@ -207,9 +206,71 @@ int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, stru
     return PGCB_OK;
 }
 
-int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth, char *err,
-                        size_t errlen)
+/* rw_conn_batch_bytes with parameters: execution i is Bind (query i's
+ * values) + Execute + Sync, encoded into c->batch after one reservation for
+ * the whole batch (so no allocation once the buffer is large enough). */
+static int rw_batch_params(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
+                           const struct pgcb_params *p, char *err, size_t errlen)
 {
+    const uint32_t np = p->nparams;
+    size_t total = 0;
+
+    c->batch.len = 0;
+    c->batch_stmt = NULL; /* the buffer no longer holds a batch to reuse */
+    if (np > RW_MAX_PARAMS) {
+        rw_errf(err, errlen, "%u parameters per query: a Bind message carries at most %u", np,
+                RW_MAX_PARAMS);
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    if (!p->values || !p->lengths) {
+        rw_errf(err, errlen, "%u parameters per query, but no %s array", np,
+                p->values ? "lengths" : "values");
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    for (uint32_t i = 0; i < depth; i++) {
+        size_t bytes = 0; /* query i's values in its Bind: length words and bytes */
+        for (uint32_t j = 0; j < np; j++) {
+            size_t k = (size_t)i * np + j;
+            bytes += 4;
+            if (!p->values[k])
+                continue;
+            if (p->lengths[k] < 0) {
+                rw_errf(err, errlen, "parameter $%u of query %u: negative length %d", j + 1,
+                        i + 1, p->lengths[k]);
+                return PGCB_ERR_UNSUPPORTED;
+            }
+            bytes += (size_t)p->lengths[k];
+        }
+        if (bytes > RW_MAX_MSG_LEN - st->exec_len) {
+            rw_errf(err, errlen, "the parameters of query %u take %zu bytes, more than one "
+                    "protocol message carries", i + 1, bytes);
+            return PGCB_ERR_UNSUPPORTED;
+        }
+        if (total > SIZE_MAX / 2 - bytes - st->exec_len) {
+            rw_errf(err, errlen, "out of memory (a batch of %u executions)", depth);
+            return PGCB_ERR_NOMEM;
+        }
+        total += st->exec_len + bytes;
+    }
+    if (rw_buf_reserve(&c->batch, total)) {
+        c->batch.failed = 0;
+        rw_errf(err, errlen, "out of memory (a batch of %u executions, %zu bytes)", depth, total);
+        return PGCB_ERR_NOMEM;
+    }
+    for (uint32_t i = 0; i < depth; i++) {
+        rw_enc_bind(&c->batch, st->name, np, p->values + (size_t)i * np,
+                    p->lengths + (size_t)i * np, st->fmts, st->nfmts);
+        rw_enc_execute(&c->batch);
+        rw_enc_sync(&c->batch);
+    }
+    return PGCB_OK;
+}
+
+int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
+                        const struct pgcb_params *p, char *err, size_t errlen)
+{
+    if (p && p->nparams > 0)
+        return rw_batch_params(c, st, depth, p, err, errlen);
     if (c->batch_stmt == st && c->batch_depth == depth)
         return PGCB_OK;
     c->batch.len = 0;

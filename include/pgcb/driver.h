@@ -53,7 +53,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 0
+#define PGCB_ABI_MINOR 1
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -252,6 +252,14 @@ enum pgcb_oid {
 struct pgcb_conn;
 struct pgcb_stmt;
 
+/* The parameters of one batch (ABI 1.1, run_batch_params): `nparams` text
+ * values per query, query after query (depth x nparams values in all). */
+struct pgcb_params {
+    uint32_t nparams;
+    const char *const *values;  /* NULL entry: SQL NULL */
+    const int *lengths;         /* bytes of each value */
+};
+
 struct pgcb_driver {
     /* --- ABI 1.0 ------------------------------------------------------- */
 
@@ -310,7 +318,24 @@ struct pgcb_driver {
     int (*run_batch)(struct pgcb_conn *conn, struct pgcb_stmt *stmt, uint32_t depth,
                      struct pgcb_sum *sum, char *err, size_t errlen);
 
-    /* --- ABI 1.1 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.1 ------------------------------------------------------- */
+
+    /* Like run_batch, for a statement with parameters ($1, $2 ...): query i
+     * of the batch (0 <= i < depth) binds params->values[i * nparams + j] as
+     * parameter $j+1, in text format, of params->lengths[...] bytes (a NULL
+     * value is SQL NULL; its length is ignored). Every value is valid text
+     * for the server, not NUL-terminated in general. The arrays belong to the
+     * runner and stay valid until the call returns; the driver copies what it
+     * keeps. Parameter types are inferred by the server at prepare() time
+     * (prepare sends no types). A wrong count of parameters is a
+     * PGCB_ERR_QUERY from the server, not a crash. Everything else is as for
+     * run_batch. Optional: without it (an ABI 1.0 driver), the runner skips
+     * the driver for parameterized queries and says so. */
+    int (*run_batch_params)(struct pgcb_conn *conn, struct pgcb_stmt *stmt, uint32_t depth,
+                            const struct pgcb_params *params, struct pgcb_sum *sum,
+                            char *err, size_t errlen);
+
+    /* --- ABI 1.2 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -320,7 +345,8 @@ struct pgcb_driver {
      (d)->struct_size >= offsetof(struct pgcb_driver, field) + sizeof((d)->field) && \
      (d)->field != NULL)
 
-/* The size of an ABI 1.0 descriptor: the smallest struct_size accepted. */
+/* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
+ * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 

@@ -171,6 +171,26 @@ struct pgcb_sum drvtest_run_fail(const struct drvtest_drv *t, struct pgcb_conn *
     return s;
 }
 
+struct pgcb_sum drvtest_run_params(const struct drvtest_drv *t, struct pgcb_conn *c,
+                                   struct pgcb_stmt *st, uint32_t depth,
+                                   const struct pgcb_params *p, int want, char *err,
+                                   size_t errlen)
+{
+    struct pgcb_sum s = {0, 0};
+    int rc;
+
+    assert_true(PGCB_DRIVER_HAS(t->d, 1, run_batch_params));
+    err[0] = '\0';
+    alarm(DRVTEST_HANG_LIMIT_S);
+    rc = t->d->run_batch_params(c, st, depth, p, &s, err, errlen);
+    alarm(0);
+    if (rc != want)
+        print_error("run_batch_params %s depth %u: got %d (%s), want %d\n", t->d->name, depth,
+                    rc, err, want);
+    assert_int_equal(rc, want);
+    return s;
+}
+
 void drvtest_assert_one_line(const char *err)
 {
     assert_true(err[0] != '\0');

@@ -102,6 +102,15 @@ struct pgcb_sum drvtest_run_fail(const struct drvtest_drv *t, struct pgcb_conn *
                                  struct pgcb_stmt *st, uint32_t depth, int want, char *err,
                                  size_t errlen);
 
+/* One batch of run_batch_params (ABI 1.1; asserts the driver has it) of
+ * `depth` with parameters p, which must return `want` (PGCB_OK or a
+ * PGCB_ERR_*); asserts it; returns what the batch folded, its message in
+ * err (errlen >= 1). SIGALRM after DRVTEST_HANG_LIMIT_S, as drvtest_run_ok. */
+struct pgcb_sum drvtest_run_params(const struct drvtest_drv *t, struct pgcb_conn *c,
+                                   struct pgcb_stmt *st, uint32_t depth,
+                                   const struct pgcb_params *p, int want, char *err,
+                                   size_t errlen);
+
 /* Asserts an error message as the ABI wants it: non-empty, one line. */
 void drvtest_assert_one_line(const char *err);
 

@@ -3,7 +3,9 @@
  * `runner --check-driver`) against the real PostgreSQL that tests/run.sh
  * started: every shipped driver passes every check; the check_* fixtures
  * (tests/fixtures/check_ok.c and its variants) fail exactly the checks they
- * break, a crash and a hang included; loader refusals, a missing file, a
+ * break, a crash and a hang included; run_batch_params (ABI 1.1) is checked
+ * where a driver has it and skipped in one line where it has not (abi10,
+ * check_ok); loader refusals, a missing file, a
  * missing reference and a missing server give the documented lines and exit
  * statuses. Tested through pgcb_check_driver(), whose output is captured.
  */
@@ -115,6 +117,33 @@ static int count_lines(const char *text, const char *prefix)
 static const char *const queries[] = {"limit_1", "limit_100", "limit_500"};
 static const unsigned depths[] = {1, 10, 1000};
 
+/* The six run_batch_params checks of shipped driver `name` all pass, each
+ * saying how it was compared; no SKIP line. */
+static void expect_params(const struct out *o, const char *name)
+{
+    static const char *const bound[] = {"PASS params_values: ", "PASS params_null: ",
+                                        "PASS params_depth: ", "PASS params_after_error: "};
+    const char *how = strcmp(name, "null") == 0    ? "no-I/O driver: the values are not evaluated"
+                      : strcmp(name, "floor") == 0 ? "reference driver: checksum not compared"
+                                                   : "rows and checksum as computed";
+    for (size_t i = 0; i < sizeof bound / sizeof bound[0]; i++)
+        if (i < 3 || strcmp(name, "null") != 0)
+            expect_line(o, bound[i], how);
+    if (strcmp(name, "null") == 0) {
+        expect_line(o, "PASS params_bad_value: not applicable", NULL);
+        expect_line(o, "PASS params_after_error: not applicable", NULL);
+        expect_line(o, "PASS params_count: not applicable", NULL);
+    } else {
+        expect_line(o, "PASS params_bad_value: $1 = 'abc' in query 2 of 3: ",
+                    "PGCB_ERR_QUERY \"22P02: invalid input syntax for type integer");
+        expect_line(o, "PASS params_count: 1 parameter for 2: PGCB_ERR_QUERY \"08P01: ",
+                    "the next batch works");
+    }
+    expect_line(o, "PASS params_depth: depth 10 twice, other values each time", NULL);
+    assert_int_equal(count_lines(o->text, "PASS params_"), 6);
+    assert_int_equal(count_lines(o->text, "SKIP "), 0);
+}
+
 static void test_shipped_drivers_pass(void **state)
 {
     (void)state;
@@ -129,7 +158,7 @@ static void test_shipped_drivers_pass(void **state)
         struct out o = check(so, NULL);
         if (o.rc != 0)
             fail_msg("%s: exit %d\n%s", name, o.rc, o.text);
-        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.0)", name);
+        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.1)", name);
         expect_line(&o, want, NULL);
         expect_line(&o, "Reference: ", "(next to the checked driver)");
         expect_line(&o, "PASS open: ", NULL);
@@ -159,9 +188,10 @@ static void test_shipped_drivers_pass(void **state)
             expect_line(&o, "PASS after_error: ", "on the same connection");
             expect_line(&o, "PASS errlen16_query: ", "\"42P01: relation\" (15 bytes + NUL");
         }
+        expect_params(&o, name);
         expect_line(&o, "PASS close_clean: ", "no file descriptor left open");
         assert_int_equal(count_lines(o.text, "FAIL "), 0);
-        expect_last(&o, "41 passed, 0 failed");
+        expect_last(&o, "47 passed, 0 failed");
         out_free(&o);
     }
 }
@@ -183,7 +213,63 @@ static void test_conforming_fixture_passes(void **state)
     expect_line(&o, "Reference: ", "(PGCB_CHECK_REFERENCE)");
     expect_line(&o, "PASS checksum limit_500 depth 1000: ", "equal to libpq_sync's");
     expect_line(&o, "PASS close_clean: ", NULL);
+    /* An ABI 1.1 driver without the optional slot: one line, no check. */
+    expect_line(&o, "SKIP params: run_batch_params is not set (optional)", NULL);
+    assert_int_equal(count_lines(o.text, "PASS params_"), 0);
     expect_last(&o, "41 passed, 0 failed");
+    out_free(&o);
+
+    /* The same with run_batch_params (emulating the server): 6 more. */
+    o = check("tests/fixtures/check_params.so", NULL);
+    if (o.rc != 0)
+        fail_msg("exit %d\n%s", o.rc, o.text);
+    expect_line(&o, "PASS params_values: ", "rows and checksum as computed");
+    expect_line(&o, "PASS params_count: ", "the next batch works");
+    assert_int_equal(count_lines(o.text, "PASS params_"), 6);
+    assert_int_equal(count_lines(o.text, "SKIP "), 0);
+    expect_last(&o, "47 passed, 0 failed");
+    out_free(&o);
+}
+
+/* A driver built against ABI 1.0 (no run_batch_params; a trap after its
+ * descriptor that nothing may call): everything passes, the parameter
+ * checks are skipped in one line saying why. */
+static void test_abi10_driver(void **state)
+{
+    (void)state;
+    use_reference();
+    struct out o = check("tests/fixtures/abi10.so", NULL);
+    if (o.rc != 0)
+        fail_msg("exit %d\n%s", o.rc, o.text);
+    expect_line(&o, "PASS load: abi10 1.0.0 (ABI 1.0)", NULL);
+    expect_line(&o, "PASS abi: 1.0 (this runner: 1.1)", NULL);
+    expect_line(&o, "PASS struct_size: ", NULL);
+    expect_line(&o, "SKIP params: the driver has ABI 1.0; run_batch_params came in ABI 1.1", NULL);
+    assert_int_equal(count_lines(o.text, "SKIP "), 1);
+    assert_int_equal(count_lines(o.text, "PASS params_"), 0);
+    expect_line(&o, "PASS close_clean: ", NULL);
+    expect_last(&o, "41 passed, 0 failed");
+    out_free(&o);
+}
+
+/* A driver that reads text parameters up to a NUL: the checks that bind
+ * values fail, saying what came back; the refused value passes. */
+static void test_params_past_length(void **state)
+{
+    (void)state;
+    use_reference();
+    struct out o = check("tests/fixtures/check_params_strlen.so", NULL);
+    assert_int_equal(o.rc, 1);
+    expect_line(&o, "FAIL params_values: $1 = '41', $2 = 'hello, world': run_batch_params at "
+                    "depth 1 returned PGCB_ERR_QUERY: \"22P02: ", NULL);
+    expect_line(&o, "FAIL params_null: ", "returned PGCB_ERR_QUERY");
+    expect_line(&o, "FAIL params_depth: run_batch_params at depth 10 returned", NULL);
+    expect_line(&o, "PASS params_bad_value: ", "22P02");
+    expect_line(&o, "FAIL params_after_error: after the refused value: ", NULL);
+    expect_line(&o, "FAIL params_count: 1 parameter for 2: PGCB_ERR_QUERY \"08P01: ",
+                ", but then run_batch_params at depth 10 returned");
+    assert_int_equal(count_lines(o.text, "FAIL "), 5);
+    expect_last(&o, "42 passed, 5 failed");
     out_free(&o);
 }
 
@@ -289,7 +375,7 @@ static void test_sloppy_driver(void **state)
     use_reference();
     struct out o = check("tests/fixtures/check_sloppy.so", NULL);
     assert_int_equal(o.rc, 1);
-    expect_line(&o, "PASS load: check_sloppy  (ABI 1.0)", NULL);
+    expect_line(&o, "PASS load: check_sloppy  (ABI 1.1)", NULL);
     expect_line(&o, "FAIL version: empty", NULL);
     expect_line(&o, "FAIL caps: unknown capability bits 0x80", NULL);
     expect_line(&o, "FAIL options: option \"rows\" declared twice", NULL);
@@ -409,7 +495,8 @@ static void test_environment_errors(void **state)
     expect_line(&o, "Reference: ", "not run: no server: cannot connect");
     expect_line(&o, "PASS checksum limit_1 depth 1: not required (reference driver): 0x",
                 "no reference to compare with");
-    expect_last(&o, "41 passed, 0 failed");
+    expect_line(&o, "PASS params_depth: ", "no-I/O driver");
+    expect_last(&o, "47 passed, 0 failed");
     out_free(&o);
 }
 
@@ -443,7 +530,9 @@ static void test_config_queries(void **state)
     expect_line(&o, "PASS checksum random depth 1: not compared: [query.random] check = rows",
                 NULL);
     expect_line(&o, "PASS after_error: a batch of limit_3 at depth 3", NULL);
-    expect_last(&o, "41 passed, 0 failed");
+    /* The parameter checks use their own statement, whatever the config. */
+    expect_line(&o, "PASS params_depth: ", "rows and checksum as computed");
+    expect_last(&o, "47 passed, 0 failed");
     out_free(&o);
 
     /* A query the server refuses fails its own checks only. */
@@ -464,7 +553,8 @@ static void test_config_queries(void **state)
     expect_line(&o, "PASS batch one depth 1000: 1000 rows", NULL);
     expect_line(&o, "PASS checksum one depth 1000: ", "equal to libpq_sync's");
     expect_line(&o, "PASS after_error: a batch of one at depth 3", NULL);
-    expect_last(&o, "27 passed, 7 failed");
+    expect_line(&o, "PASS params_count: ", NULL);
+    expect_last(&o, "33 passed, 7 failed");
     out_free(&o);
 }
 
@@ -483,6 +573,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_drivers_pass),
         cmocka_unit_test(test_conforming_fixture_passes),
+        cmocka_unit_test(test_abi10_driver),
+        cmocka_unit_test(test_params_past_length),
         cmocka_unit_test(test_wrong_checksum),
         cmocka_unit_test(test_crash_is_isolated),
         cmocka_unit_test(test_hang_times_out),

@@ -6,6 +6,8 @@
 #               depths 1, 10 and 1000;
 #   sequential: libpq_sync in text and binary, and null, depths 1 and 2;
 # both with the benchmark query at LIMIT 1 and LIMIT 100.
+#   parameters: run_batch_params (ABI 1.1) of every driver that talks to a
+#               server, in process: the test_params binary under memcheck.
 set -euo pipefail
 
 prog=valgrind_runner.sh
@@ -66,3 +68,18 @@ ini "1 10 1000" libpq_pipeline:text libpq_pipeline:binary rawwire:text rawwire:b
 memcheck pipelining
 ini "1 2" libpq_sync:text libpq_sync:binary null >"$tmp/sequential.ini"
 memcheck sequential
+
+# The same memcheck on tests/server/test_params.c: NULLs, empty and 300 kB
+# values, depth 1000 with distinct values, errors, in every sync mode and
+# result format (each value its own allocation of exactly its length, so a
+# read past one is an error here).
+status=0
+PGCB_BUILD=$build valgrind --quiet --error-exitcode=99 --leak-check=full \
+    --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$tmp/params.log" \
+    "$build/tests/test_params" >"$tmp/params.out" 2>&1 || status=$?
+if ((status != 0)); then
+    cat "$tmp/params.out" "$tmp/params.log" >&2
+    echo "$prog: parameters: test_params under valgrind exited with status $status (99: memcheck found errors)" >&2
+    exit 1
+fi
+echo "$prog: parameters: no memory errors, no definite leaks"

@@ -50,6 +50,27 @@ static void test_good(void **state)
     assert_null(l.handle);
 }
 
+/* A driver built against ABI 1.0 loads; it has no run_batch_params, although
+ * the bytes after its descriptor hold a pointer (abi10.c's trap). A 1.1
+ * driver that leaves the optional slot NULL has none either. */
+static void test_abi10_loads(void **state)
+{
+    (void)state;
+    struct pgcb_loaded l;
+    char err[PGCB_ERRLEN] = "";
+    assert_int_equal(pgcb_loader_open("a", fixture_path("abi10"), &l, err, sizeof err), 0);
+    assert_int_equal(l.drv->abi_minor, 0);
+    assert_int_equal(l.drv->struct_size, PGCB_DRIVER_SIZE_1_0);
+    assert_non_null(l.drv->run_batch_params); /* the trap: not a slot */
+    assert_false(PGCB_DRIVER_HAS(l.drv, 1, run_batch_params));
+    pgcb_loader_close(&l);
+
+    assert_int_equal(pgcb_loader_open("g", fixture_path("good"), &l, err, sizeof err), 0);
+    assert_int_equal(l.drv->abi_minor, PGCB_ABI_MINOR);
+    assert_false(PGCB_DRIVER_HAS(l.drv, 1, run_batch_params));
+    pgcb_loader_close(&l);
+}
+
 static void test_rejects(void **state)
 {
     (void)state;
@@ -113,6 +134,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good),
+        cmocka_unit_test(test_abi10_loads),
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_a_library),

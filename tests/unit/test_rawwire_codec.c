@@ -62,11 +62,21 @@ static void test_enc_extended(void **state)
     rw_enc_close_stmt(&b, "s1");
     ASSERT_BYTES(&b, 'C', 0, 0, 0, 8, 'S', 's', '1', 0);
     b.len = 0;
-    rw_enc_bind(&b, "s1", fmts, 2);
+    rw_enc_bind(&b, "s1", 0, NULL, NULL, fmts, 2);
     ASSERT_BYTES(&b, 'B', 0, 0, 0, 18, 0, 's', '1', 0, 0, 0, 0, 0, 0, 2, 0, 1, 0, 0);
     b.len = 0;
-    rw_enc_bind(&b, "s1", NULL, 0);
+    rw_enc_bind(&b, "s1", 0, NULL, NULL, NULL, 0);
     ASSERT_BYTES(&b, 'B', 0, 0, 0, 14, 0, 's', '1', 0, 0, 0, 0, 0, 0, 0);
+    b.len = 0;
+    {
+        /* text parameters: no format codes; lengths, -1 for NULL; the
+         * values' bytes only ("abX": 2 bytes of it), "" as length 0 */
+        const char *const vals[] = {"abX", NULL, ""};
+        const int lens[] = {2, 99, 0};
+        rw_enc_bind(&b, "s1", 3, vals, lens, fmts, 1);
+        ASSERT_BYTES(&b, 'B', 0, 0, 0, 30, 0, 's', '1', 0, 0, 0, 0, 3,
+                     0, 0, 0, 2, 'a', 'b', 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0, 1, 0, 1);
+    }
     b.len = 0;
     rw_enc_execute(&b);
     ASSERT_BYTES(&b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0);

@@ -488,6 +488,80 @@ static void test_garbage_at_startup(void **state)
     open_case(&s2, PGCB_ERR_CONNECT, "malformed authentication request");
 }
 
+/* The bytes of a batch with parameters (no server: rw_conn_batch_bytes
+ * alone): each execution's Bind carries its own values, text format,
+ * lengths (-1 for NULL) and the values' bytes only; the buffer is reused
+ * for a batch of the same size; the batch without parameters is encoded
+ * anew after it; bad parameters are refused before anything is encoded. */
+static void test_batch_bytes_params(void **state)
+{
+    static const unsigned char want[] = {
+        'B', 0, 0, 0, 23, 0, 's', 0, 0, 0, 0, 2, 0, 0, 0, 2, '1', '2', 0xff, 0xff, 0xff, 0xff, 0, 0,
+        'E', 0, 0, 0, 9, 0, 0, 0, 0, 0,
+        'S', 0, 0, 0, 4,
+        'B', 0, 0, 0, 24, 0, 's', 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 3, 'x', 'y', 'z', 0, 0,
+        'E', 0, 0, 0, 9, 0, 0, 0, 0, 0,
+        'S', 0, 0, 0, 4,
+    };
+    struct pgcb_conn *c = calloc(1, sizeof *c);
+    uint32_t oids[1] = {23};
+    struct rw_described d = {2, 1, oids, 0};
+    struct pgcb_stmt *st;
+    const char *vals[4] = {"12#", NULL, "#", "xyz#"};
+    int lens[4] = {2, 5, 0, 3};
+    struct pgcb_params p = {2, vals, lens};
+    char err[PGCB_ERRLEN];
+    char *data;
+    size_t cap;
+
+    (void)state;
+    assert_non_null(c);
+    st = rw_stmt_new(c, "s", &d);
+    assert_non_null(st);
+    assert_int_equal(st->nparams, 2);
+    assert_int_equal(rw_conn_batch_bytes(c, st, 2, &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(c->batch.len, sizeof want);
+    assert_memory_equal(c->batch.data, want, sizeof want);
+    assert_null(c->batch_stmt);
+
+    /* other values, same size: same bytes but the values, no new buffer */
+    data = c->batch.data;
+    cap = c->batch.cap;
+    vals[0] = "34";
+    vals[3] = "uvw";
+    assert_int_equal(rw_conn_batch_bytes(c, st, 2, &p, err, sizeof err), PGCB_OK);
+    assert_ptr_equal(c->batch.data, data);
+    assert_int_equal(c->batch.cap, cap);
+    assert_memory_equal(c->batch.data + 16, "34", 2);
+    assert_memory_equal(c->batch.data + sizeof want - 20, "uvw", 3);
+
+    /* without parameters: the statement's execution twice, not a stale batch */
+    assert_int_equal(rw_conn_batch_bytes(c, st, 2, NULL, err, sizeof err), PGCB_OK);
+    assert_int_equal(c->batch.len, 2 * st->exec_len);
+    assert_memory_equal(c->batch.data, st->exec, st->exec_len);
+    assert_memory_equal(c->batch.data + st->exec_len, st->exec, st->exec_len);
+    assert_ptr_equal(c->batch_stmt, st);
+
+    /* refused: too many per query, no arrays, a negative length */
+    p.nparams = 65536;
+    assert_int_equal(rw_conn_batch_bytes(c, st, 1, &p, err, sizeof err), PGCB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err, "65536 parameters per query"));
+    p.nparams = 2;
+    p.values = NULL;
+    assert_int_equal(rw_conn_batch_bytes(c, st, 1, &p, err, sizeof err), PGCB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err, "no values array"));
+    p.values = vals;
+    lens[3] = -2;
+    assert_int_equal(rw_conn_batch_bytes(c, st, 2, &p, err, sizeof err), PGCB_ERR_UNSUPPORTED);
+    assert_string_equal(err, "parameter $2 of query 2: negative length -2");
+
+    free(st->exec);
+    free(st->fmts);
+    free(st);
+    rw_buf_free(&c->batch);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +581,7 @@ int main(void)
         cmocka_unit_test(test_sasl_without_scram),
         cmocka_unit_test(test_cleartext_and_md5),
         cmocka_unit_test(test_garbage_at_startup),
+        cmocka_unit_test(test_batch_bytes_params),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("rawwire_fake", tests, NULL, NULL);
