@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "measure.h"
@@ -25,8 +26,9 @@
 /* Watchdog poll interval. */
 #define HOST_TICK_MS 50
 
-static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
-                       int cmd_fd, int reply_fd) __attribute__((noreturn));
+static void child_main(struct pgcb_host *h, struct pgcb_session *s,
+                       const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
+                       int reply_fd) __attribute__((noreturn));
 
 /* ---- the parent's side ------------------------------------------------- */
 
@@ -146,8 +148,21 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
     }
 }
 
-int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
-                    char *err, size_t errlen)
+/* In a new host: close the pipes of every other host of the session. */
+static void close_other_hosts(struct pgcb_session *s, const struct pgcb_host *h)
+{
+    for (size_t i = 0; i < s->ndrivers + s->nbgs; i++) {
+        struct pgcb_host *o = i < s->ndrivers ? &s->drivers[i].host
+                                              : &s->bgs[i - s->ndrivers].sd.host;
+        if (o != h && o->cmd_fd >= 0)
+            close(o->cmd_fd);
+        if (o != h && o->reply_fd >= 0)
+            close(o->reply_fd);
+    }
+}
+
+int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
+                    int check_rows, char *err, size_t errlen)
 {
     int cmd[2], reply[2];
     if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
@@ -155,6 +170,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int c
         return -1;
     }
     atomic_store(&h->sh->stop, 0);
+    atomic_store(&h->sh->bg_stop, 0);
     atomic_store(&h->sh->heartbeat_ns, pgcb_now_ns());
     h->sh->err[0] = '\0';
     fflush(NULL); /* nothing buffered is written twice */
@@ -167,15 +183,9 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int c
     if (pid == 0) {
         close(cmd[1]);
         close(reply[0]);
-        /* The other drivers' hosts' pipes must not stay open here. */
-        for (size_t i = 0; i < s->ndrivers; i++) {
-            struct pgcb_host *o = &s->drivers[i].host;
-            if (o != h && o->cmd_fd >= 0)
-                close(o->cmd_fd);
-            if (o != h && o->reply_fd >= 0)
-                close(o->reply_fd);
-        }
-        child_main(h, s, d, check_rows, cmd[0], reply[1]);
+        /* The other hosts' pipes must not stay open here. */
+        close_other_hosts(s, h);
+        child_main(h, s, spec, check_rows, cmd[0], reply[1]);
     }
     close(cmd[0]);
     close(reply[1]);
@@ -194,22 +204,20 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int c
         snprintf(err, errlen, "driver host answered '%c' at start", c);
         kill_host(h);
     } else {
-        snprintf(err, errlen, "driver %s %s while connecting and preparing", s->drivers[d].cfg->name,
-                 why);
+        snprintf(err, errlen, "%s %s %s while connecting and preparing", spec->role,
+                 spec->sd->cfg->name, why);
     }
     return -1;
 }
 
-int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
 {
     uint32_t n = h->sh->job.nthreads;
-    _Atomic uint64_t *beats[PGCB_MAX_THREADS];
     uint64_t now = pgcb_now_ns();
-    for (uint32_t t = 0; t < n; t++) {
+    for (uint32_t t = 0; t < n; t++)
         atomic_store(&h->sh->threads[t].heartbeat_ns, now);
-        beats[t] = &h->sh->threads[t].heartbeat_ns;
-    }
     atomic_store(&h->sh->stop, *s->stop ? 1 : 0);
+    atomic_store(&h->sh->bg_stop, 0);
     char c = 'J';
     if (write(h->cmd_fd, &c, 1) != 1) {
         char why[256];
@@ -217,6 +225,22 @@ int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t
         snprintf(err, errlen, "%s", why);
         return -1;
     }
+    return 0;
+}
+
+int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+{
+    if (pgcb_host_send(h, s, err, errlen) != 0)
+        return -1;
+    return pgcb_host_wait(h, s, err, errlen);
+}
+
+int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+{
+    uint32_t n = h->sh->job.nthreads;
+    _Atomic uint64_t *beats[PGCB_MAX_THREADS];
+    for (uint32_t t = 0; t < n; t++)
+        beats[t] = &h->sh->threads[t].heartbeat_ns;
     int r = wait_reply(h, s, beats, n, err, errlen);
     if (r == 'D')
         return 0;
@@ -250,6 +274,11 @@ void pgcb_host_stop(struct pgcb_host *h)
 
 /* ---- the host process -------------------------------------------------- */
 
+/* Parameter rows drawn per block at most (a block is cut to fit), and the
+ * most arena bytes they may take (one batch always fits). */
+#define HOST_PARAM_ROWS 65536
+#define HOST_PARAM_BYTES (8u << 20)
+
 struct child;
 
 struct cworker {
@@ -261,15 +290,24 @@ struct cworker {
     char pin_err[160];
     uint64_t *samples;          /* PGCB_BLOCK_MAX */
     double est_ns;              /* ns per batch, for block sizing */
+    /* Parameters of the current block (grown per job, outside the loop). */
+    const char **values;
+    int *lengths;
+    char *arena;
+    size_t param_rows;          /* rows the arrays hold */
+    size_t arena_size;
+    struct pgcb_rng rng;
 };
 
 struct child {
     struct pgcb_session *s;
     struct pgcb_sdriver *sd;
     struct pgcb_host_shared *sh;
+    const char *role;
     uint32_t nthreads;
     struct pgcb_conn **conns;   /* per thread; NULL when not connected */
     struct pgcb_stmt **stmts;   /* [thread * nqueries + query] */
+    struct pgcb_stmt **txn;     /* [thread * 2]: BEGIN, COMMIT; NULL if no suite needs them */
     struct cworker *workers;
     pthread_barrier_t start, end;
     int exiting;
@@ -281,6 +319,17 @@ static int query_used(const struct pgcb_config *cfg, size_t q)
         for (size_t k = 0; k < cfg->suites[i].nqueries; k++)
             if (cfg->suites[i].queries[k] == q)
                 return 1;
+    for (size_t i = 0; i < cfg->nbackgrounds; i++)
+        if (cfg->backgrounds[i].query == q)
+            return 1;
+    return 0;
+}
+
+static int txn_used(const struct pgcb_config *cfg)
+{
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        if (cfg->suites[i].transaction)
+            return 1;
     return 0;
 }
 
@@ -291,6 +340,47 @@ static void close_conn(struct child *c, uint32_t t)
         c->sd->ld.drv->close(c->conns[t]);
     c->conns[t] = NULL;
     memset(&c->stmts[(size_t)t * nq], 0, nq * sizeof *c->stmts);
+    c->txn[2 * t] = c->txn[2 * t + 1] = NULL;
+}
+
+/* Size w's parameter arrays for query q at `depth`: enough rows for at
+ * least one batch. Returns the most batches one block can draw (0: the
+ * query has no parameters, no limit). */
+static size_t params_reserve(struct cworker *w, const struct pgcb_cfg_query *q, uint32_t depth)
+{
+    if (q->nparams == 0)
+        return 0;
+    size_t row_bytes = 0;
+    for (size_t j = 0; j < q->nparams; j++)
+        row_bytes += pgcb_gen_max_len(&q->params[j]);
+    size_t rows = HOST_PARAM_ROWS / q->nparams;
+    if (row_bytes && rows > HOST_PARAM_BYTES / row_bytes)
+        rows = HOST_PARAM_BYTES / row_bytes;
+    if (rows < depth)
+        rows = depth;
+    rows -= rows % depth;
+    if (rows > w->param_rows) {
+        free(w->values);
+        free(w->lengths);
+        w->values = pgcb_xcalloc(rows * q->nparams, sizeof *w->values);
+        w->lengths = pgcb_xcalloc(rows * q->nparams, sizeof *w->lengths);
+        w->param_rows = rows;
+    }
+    if (rows * row_bytes + 1 > w->arena_size) {
+        free(w->arena);
+        w->arena_size = rows * row_bytes + 1;
+        w->arena = pgcb_xmalloc(w->arena_size);
+    }
+    return rows / depth;
+}
+
+/* Draw the parameters of `batches` batches into w's arrays. */
+static void params_draw(struct cworker *w, const struct pgcb_cfg_query *q, uint32_t depth,
+                        size_t batches)
+{
+    if (q->nparams)
+        pgcb_gen_fill(q->params, q->nparams, &w->rng, w->c->s->seqs, batches * depth, w->values,
+                      w->lengths, w->arena);
 }
 
 /* Connect thread t, prepare and prime every used query the first
@@ -300,11 +390,12 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
 {
     const struct pgcb_config *cfg = c->s->cfg;
     const struct pgcb_driver *drv = c->sd->ld.drv;
+    const int has_params = PGCB_DRIVER_HAS(drv, 1, run_batch_params);
     char why[PGCB_ERRLEN] = "", who[112];
     if (c->nthreads > 1)
-        snprintf(who, sizeof who, "driver %s (connection %u)", c->sd->cfg->name, t + 1);
+        snprintf(who, sizeof who, "%s %s (connection %u)", c->role, c->sd->cfg->name, t + 1);
     else
-        snprintf(who, sizeof who, "driver %s", c->sd->cfg->name);
+        snprintf(who, sizeof who, "%s %s", c->role, c->sd->cfg->name);
     close_conn(c, t);
     atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
     int rc = drv->open(cfg->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why, sizeof why);
@@ -313,17 +404,37 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
         snprintf(err, errlen, "%s: cannot connect: %s", who, why);
         return -1;
     }
+    if (txn_used(cfg)) {
+        static const char *const sql[2] = {"BEGIN", "COMMIT"};
+        static const char *const name[2] = {"pgcbtx_begin", "pgcbtx_commit"};
+        for (int k = 0; k < 2; k++)
+            if (drv->prepare(c->conns[t], name[k], sql[k], &c->txn[2 * t + k], why,
+                             sizeof why) != PGCB_OK) {
+                snprintf(err, errlen, "%s: cannot prepare %s: %s", who, sql[k], why);
+                close_conn(c, t);
+                return -1;
+            }
+    }
     for (size_t q = 0; q < cfg->nqueries; q++) {
         if (!query_used(cfg, q) || c->sh->queries[q].failed)
             continue;
         atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
         const struct pgcb_cfg_query *cq = &cfg->queries[q];
+        struct pgcb_host_query *hq = &c->sh->queries[q];
+        if (cq->nparams && !has_params) {
+            if (t == 0) {
+                hq->failed = hq->skipped = 1;
+                snprintf(hq->err, sizeof hq->err, "skipped: query %s has parameters and driver "
+                         "%s has ABI %u.%u, without run_batch_params (ABI 1.1)", cq->name,
+                         c->sd->cfg->name, (unsigned)drv->abi_major, (unsigned)drv->abi_minor);
+            }
+            continue;
+        }
         struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
         char name[80];
         snprintf(name, sizeof name, "pgcb_%s", cq->name);
         rc = drv->prepare(c->conns[t], name, cq->sql, stmt, why, sizeof why);
         if (rc == PGCB_ERR_QUERY && t == 0) {
-            struct pgcb_host_query *hq = &c->sh->queries[q];
             hq->failed = 1;
             snprintf(hq->err, sizeof hq->err, "query %s: %s: prepare failed: %s", cq->name, who,
                      why);
@@ -334,10 +445,28 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
             close_conn(c, t);
             return -1;
         }
+        if (!cq->prime)
+            continue;
+        /* One execution, with the first row of a stream every driver shares. */
         struct pgcb_sum sum = {0, 0};
-        rc = drv->run_batch(c->conns[t], *stmt, 1, &sum, why, sizeof why);
+        const char *values[PGCB_MAX_PARAMS];
+        int lengths[PGCB_MAX_PARAMS];
+        char *arena = NULL;
+        struct pgcb_plan plan = {.drv = drv, .conn = c->conns[t], .stmt = *stmt, .depth = 1,
+                                 .nparams = (uint32_t)cq->nparams, .values = values,
+                                 .lengths = lengths};
+        if (cq->nparams) {
+            size_t bytes = 1;
+            for (size_t j = 0; j < cq->nparams; j++)
+                bytes += pgcb_gen_max_len(&cq->params[j]);
+            arena = pgcb_xmalloc(bytes);
+            struct pgcb_rng rng;
+            pgcb_rng_seed(&rng, cfg->seed, q, PGCB_STREAM_PRIME, t, 0);
+            pgcb_gen_fill(cq->params, cq->nparams, &rng, c->s->seqs, 1, values, lengths, arena);
+        }
+        rc = pgcb_measure_batch(&plan, 0, &sum, why, sizeof why);
+        free(arena);
         if (rc == PGCB_ERR_QUERY && t == 0) {
-            struct pgcb_host_query *hq = &c->sh->queries[q];
             hq->failed = 1;
             snprintf(hq->err, sizeof hq->err, "query %s: %s: first execution failed: %s",
                      cq->name, who, why);
@@ -348,15 +477,18 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
             close_conn(c, t);
             return -1;
         }
-        if (check_rows && cq->rows >= 0 && sum.rows != (uint64_t)cq->rows) {
+        if (check_rows && cq->rows >= 0 && cq->check != PGCB_CHECK_NONE &&
+            sum.rows != (uint64_t)cq->rows) {
             snprintf(err, errlen, "query %s: expected %lld rows per execution ([query.%s] rows "
                      "at %s:%d), %s got %llu", cq->name, (long long)cq->rows, cq->name,
                      cfg->file, cq->line, who, (unsigned long long)sum.rows);
             close_conn(c, t);
             return -1;
         }
-        if (t == 0)
-            c->sh->queries[q].prime_rows = sum.rows;
+        if (t == 0) {
+            hq->prime_rows = sum.rows;
+            hq->primed = 1;
+        }
     }
     return 0;
 }
@@ -376,7 +508,9 @@ static void progress_show(struct child *c, const struct pgcb_job *job, const cha
     fflush(stderr);
 }
 
-static size_t block_size(double est_ns, uint64_t remaining_batches)
+/* Batches in the next block: about PGCB_BLOCK_TARGET_NS of them, at most
+ * `remaining` (0: no limit) and `cap` (0: no limit). */
+static size_t block_size(double est_ns, uint64_t remaining_batches, size_t cap)
 {
     double n = est_ns > 0 ? (double)PGCB_BLOCK_TARGET_NS / est_ns : 1.0;
     if (n < 1)
@@ -386,6 +520,8 @@ static size_t block_size(double est_ns, uint64_t remaining_batches)
     size_t k = (size_t)n;
     if (remaining_batches && remaining_batches < k)
         k = (size_t)remaining_batches;
+    if (cap && cap < k)
+        k = cap;
     return k ? k : 1;
 }
 
@@ -406,28 +542,31 @@ static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const 
 }
 
 static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
-                          const struct pgcb_job *job, struct pgcb_conn *conn,
-                          struct pgcb_stmt *stmt)
+                          const struct pgcb_job *job, struct pgcb_plan *plan, size_t cap)
 {
     struct child *c = w->c;
-    const struct pgcb_driver *drv = c->sd->ld.drv;
+    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
     struct pgcb_block b;
     uint64_t last = 0;
-    pgcb_measure_block(drv, conn, stmt, job->depth, 1, 0, 0, w->samples, &b, why, sizeof why);
+    params_draw(w, cq, job->depth, 1);
+    struct pgcb_plan first = *plan;
+    first.check_rows = first.check_sum = 0;
+    pgcb_measure_block(&first, 1, w->samples, &b, why, sizeof why);
     atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     if (b.rc != PGCB_OK) {
         worker_failed(w, ht, job, b.rc, "first batch", why);
         return;
     }
-    ht->expect_sum = b.last_sum;
+    ht->expect_sum = plan->expect_sum = b.last_sum;
     w->est_ns = (double)b.wall_ns;
-    ht->rows_bad += b.last_rows != job->expect_rows;
+    ht->rows_bad += job->check_rows && b.last_rows != job->expect_rows;
     ht->batches++;
     uint64_t spent = b.wall_ns;
     while (spent < job->warmup_ns && !atomic_load(&c->sh->stop)) {
-        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns, 0),
-                           job->expect_rows, ht->expect_sum, w->samples, &b, why, sizeof why);
+        size_t n = block_size(w->est_ns, 0, cap);
+        params_draw(w, cq, job->depth, n);
+        pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
         if (b.rc != PGCB_OK) {
             worker_failed(w, ht, job, b.rc, "warm-up", why);
@@ -441,11 +580,10 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
 }
 
 static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
-                           const struct pgcb_job *job, struct pgcb_conn *conn,
-                           struct pgcb_stmt *stmt)
+                           const struct pgcb_job *job, const struct pgcb_plan *plan, size_t cap)
 {
     struct child *c = w->c;
-    const struct pgcb_driver *drv = c->sd->ld.drv;
+    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     uint64_t spent = 0, batches = 0, last = 0;
     char why[PGCB_ERRLEN] = "", phase[64];
     snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, job->norders);
@@ -457,9 +595,10 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
             left = job->batch_floor - batches;
         else if (batches >= job->batch_floor && w->est_ns > 0)
             left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns) + 1;
+        size_t n = block_size(w->est_ns, left, cap);
+        params_draw(w, cq, job->depth, n);
         struct pgcb_block b;
-        pgcb_measure_block(drv, conn, stmt, job->depth, block_size(w->est_ns, left),
-                           job->expect_rows, ht->expect_sum, w->samples, &b, why, sizeof why);
+        pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
         /* Outside the timed loop: the heartbeat, and the block into the
          * histogram. */
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
@@ -487,12 +626,68 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
     ht->batches += batches;
 }
 
+/* Sleep until CLOCK_MONOTONIC `until_ns`, in slices, keeping the heartbeat
+ * fresh; returns early when the background job is stopped. */
+static void sleep_until(struct child *c, struct pgcb_host_thread *ht, uint64_t until_ns)
+{
+    for (;;) {
+        uint64_t now = pgcb_now_ns();
+        if (now >= until_ns || atomic_load(&c->sh->bg_stop) || atomic_load(&c->sh->stop))
+            return;
+        uint64_t to = until_ns - now > 50000000ull ? now + 50000000ull : until_ns;
+        struct timespec ts = {.tv_sec = (time_t)(to / 1000000000ull),
+                              .tv_nsec = (long)(to % 1000000000ull)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+    }
+}
+
+/* Background load: execution k is due at start + k / rate. Each is timed
+ * from when it was due, not from when it began, so an execution held up
+ * behind a slow one shows the wait (no coordinated omission); a late loop
+ * runs the next at once and never skips one. */
+static void worker_background(struct cworker *w, struct pgcb_host_thread *ht,
+                              const struct pgcb_job *job, const struct pgcb_plan *plan)
+{
+    struct child *c = w->c;
+    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
+    const double period = 1e9 / job->rate;
+    char why[PGCB_ERRLEN] = "";
+    /* Connections spread over the period, not all due at once. */
+    uint64_t start = pgcb_now_ns() + (uint64_t)(period * w->index / job->nthreads);
+    uint64_t k = 0, done = 0;
+    for (;; k++) {
+        uint64_t due = start + (uint64_t)(period * (double)k);
+        params_draw(w, cq, job->depth, 1);
+        sleep_until(c, ht, due);
+        if (atomic_load(&c->sh->bg_stop) || atomic_load(&c->sh->stop))
+            break;
+        struct pgcb_sum sum;
+        int rc = pgcb_measure_batch(plan, 0, &sum, why, sizeof why);
+        uint64_t end = pgcb_now_ns();
+        atomic_store(&ht->heartbeat_ns, end);
+        if (rc != PGCB_OK) {
+            char when[64];
+            snprintf(when, sizeof when, "background execution %llu", (unsigned long long)k + 1);
+            worker_failed(w, ht, job, rc, when, why);
+            break;
+        }
+        pgcb_hist_add(&ht->hist, end - due);
+        ht->rows_bad += job->check_rows && sum.rows != job->expect_rows;
+        done++;
+    }
+    uint64_t stop = pgcb_now_ns();
+    ht->batches = done;
+    ht->elapsed_ns = stop > start ? stop - start : 0;
+}
+
 static void run_job(struct cworker *w)
 {
     struct child *c = w->c;
     const struct pgcb_job *job = &c->sh->job;
+    const struct pgcb_config *cfg = c->s->cfg;
     struct pgcb_host_thread *ht = &c->sh->threads[w->index];
-    ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = 0;
+    ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
     ht->rc = PGCB_OK;
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);
@@ -500,7 +695,7 @@ static void run_job(struct cworker *w)
         /* Reconnect, waiting up to batch_timeout_ms for a server that is
          * coming back (a restart) before failing the group. */
         char why[PGCB_ERRLEN + 160];
-        uint64_t until = pgcb_now_ns() + c->s->cfg->batch_timeout_ms * 1000000ull / 2;
+        uint64_t until = pgcb_now_ns() + cfg->batch_timeout_ms * 1000000ull / 2;
         unsigned pause_ms = 50;
         while (open_conn(c, w->index, 0, why, sizeof why) != 0) {
             atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
@@ -513,18 +708,38 @@ static void run_job(struct cworker *w)
         }
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     }
-    struct pgcb_conn *conn = c->conns[w->index];
-    struct pgcb_stmt *stmt = c->stmts[(size_t)w->index * c->s->cfg->nqueries + job->query];
-    if (!stmt) {
+    const struct pgcb_cfg_query *cq = &cfg->queries[job->query];
+    struct pgcb_plan plan = {
+        .drv = c->sd->ld.drv,
+        .conn = c->conns[w->index],
+        .stmt = c->stmts[(size_t)w->index * cfg->nqueries + job->query],
+        .begin = job->transaction ? c->txn[2 * w->index] : NULL,
+        .commit = job->transaction ? c->txn[2 * w->index + 1] : NULL,
+        .depth = job->depth,
+        .nparams = (uint32_t)cq->nparams,
+        .check_rows = job->check_rows,
+        .check_sum = job->check_sum,
+        .expect_rows = job->expect_rows,
+        .expect_sum = ht->expect_sum,
+    };
+    if (!plan.stmt) {
         worker_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
                       c->sh->queries[job->query].err[0] ? c->sh->queries[job->query].err
                                                          : "the statement is not prepared");
         return;
     }
+    size_t cap = params_reserve(w, cq, job->depth);
+    plan.values = w->values;
+    plan.lengths = w->lengths;
+    /* Every driver draws the same random stream in the same order of the
+     * same group; sequences are shared and go on. */
+    pgcb_rng_seed(&w->rng, cfg->seed, job->query, job->group, job->stream, w->index);
     if (job->kind == PGCB_JOB_WARMUP)
-        worker_warmup(w, ht, job, conn, stmt);
+        worker_warmup(w, ht, job, &plan, cap);
+    else if (job->kind == PGCB_JOB_BACKGROUND)
+        worker_background(w, ht, job, &plan);
     else
-        worker_measure(w, ht, job, conn, stmt);
+        worker_measure(w, ht, job, &plan, cap);
 }
 
 static void *worker_main(void *arg)
@@ -554,8 +769,9 @@ static void child_fail(struct child *c, int reply_fd, const char *why)
     _exit(2);
 }
 
-static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
-                       int cmd_fd, int reply_fd)
+static void child_main(struct pgcb_host *h, struct pgcb_session *s,
+                       const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
+                       int reply_fd)
 {
     /* Die with the runner; leave Ctrl-C to it (it stops us through the
      * region); a parent killed by SIGKILL cannot stop us otherwise. */
@@ -566,10 +782,12 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, in
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_IGN);
 
-    struct child c = {.s = s, .sd = &s->drivers[d], .sh = h->sh, .nthreads = s->nthreads};
+    struct child c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,
+                      .role = spec->role};
     size_t nq = s->cfg->nqueries;
     c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
-    c.stmts = pgcb_xcalloc((size_t)c.nthreads * nq, sizeof *c.stmts);
+    c.stmts = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1), sizeof *c.stmts);
+    c.txn = pgcb_xcalloc((size_t)c.nthreads * 2, sizeof *c.txn);
     memset(h->sh->queries, 0, (nq ? nq : 1) * sizeof *h->sh->queries);
     char why[PGCB_ERRLEN + 256];
     for (uint32_t t = 0; t < c.nthreads; t++)
@@ -583,7 +801,7 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, in
         struct cworker *w = &c.workers[t];
         w->c = &c;
         w->index = t;
-        w->cpu = pgcb_session_thread_cpu(s, t);
+        w->cpu = spec->cpus[t % spec->ncpus];
         w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
         if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
             child_fail(&c, reply_fd, "cannot start a measuring thread");
@@ -591,7 +809,9 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, in
     pthread_barrier_wait(&c.end); /* every thread has pinned itself */
     for (uint32_t t = 0; t < c.nthreads; t++)
         if (c.workers[t].pin_rc != 0) {
-            snprintf(why, sizeof why, "measuring thread %u: %s", t + 1, c.workers[t].pin_err);
+            snprintf(why, sizeof why, "%s thread %u: %s",
+                     strcmp(c.role, "driver") == 0 ? "measuring" : c.role, t + 1,
+                     c.workers[t].pin_err);
             child_fail(&c, reply_fd, why);
         }
     char r = 'R';
@@ -616,13 +836,18 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s, size_t d, in
     c.exiting = 1;
     pthread_barrier_wait(&c.start);
     for (uint32_t t = 0; t < c.nthreads; t++) {
-        pthread_join(c.workers[t].tid, NULL);
-        free(c.workers[t].samples);
+        struct cworker *w = &c.workers[t];
+        pthread_join(w->tid, NULL);
+        free(w->samples);
+        free(w->values);
+        free(w->lengths);
+        free(w->arena);
     }
     for (uint32_t t = 0; t < c.nthreads; t++)
         close_conn(&c, t);
     free(c.workers);
     free(c.conns);
     free(c.stmts);
+    free(c.txn);
     _exit(0);
 }

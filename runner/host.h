@@ -28,7 +28,9 @@
 struct pgcb_session;
 struct pgcb_sdriver;
 
-enum pgcb_job_kind { PGCB_JOB_WARMUP, PGCB_JOB_MEASURE };
+/* Warm up; measure one execution order; or run background load: each
+ * thread runs the query at job.rate per second until bg_stop is set. */
+enum pgcb_job_kind { PGCB_JOB_WARMUP, PGCB_JOB_MEASURE, PGCB_JOB_BACKGROUND };
 
 /* One step for every measuring thread of a host (threads 0..nthreads-1). */
 struct pgcb_job {
@@ -42,13 +44,23 @@ struct pgcb_job {
     uint64_t time_floor_ns;       /* per thread (measure) */
     uint64_t batch_floor;         /* per thread (measure) */
     uint64_t warmup_ns;           /* per thread (warm-up) */
+    int transaction;              /* each batch is BEGIN, the batch, COMMIT */
+    int check_rows, check_sum;    /* count batches that disagree */
+    uint64_t stream;              /* random parameter stream: the order, or
+                                     PGCB_STREAM_WARMUP / _BACKGROUND */
+    double rate;                  /* background: executions per second per thread */
 };
+
+#define PGCB_STREAM_WARMUP 1000000u
+#define PGCB_STREAM_BACKGROUND 2000000u
+#define PGCB_STREAM_PRIME 3000000u
 
 /* One measuring thread's outcome of the last job, and its heartbeat. */
 struct pgcb_host_thread {
     struct pgcb_hist hist;        /* counts inside the shared region */
     uint64_t batches, cpu_ns, rows_bad, sum_bad;
     uint64_t expect_sum;          /* checksum of its first batch in the group */
+    uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
     int rc;                       /* PGCB_OK or the failing status */
     char err[PGCB_ERRLEN + 64];
@@ -57,12 +69,15 @@ struct pgcb_host_thread {
 /* What preparing one query on the host's first connection gave. */
 struct pgcb_host_query {
     int failed;                   /* the server refused it: the groups of this query fail */
+    int skipped;                  /* ... or the driver cannot run it (no parameters) */
+    int primed;                   /* prime_rows is known */
     uint64_t prime_rows;          /* rows of one execution */
     char err[PGCB_ERRLEN + 160];
 };
 
 struct pgcb_host_shared {
     _Atomic int stop;             /* the run is stopping: finish the job early */
+    _Atomic int bg_stop;          /* background job: stop now */
     _Atomic uint64_t heartbeat_ns;/* start-up progress (connecting, preparing) */
     struct pgcb_job job;
     char err[PGCB_ERRLEN + 256];  /* why start-up failed */
@@ -80,19 +95,34 @@ struct pgcb_host {
 /* Map the shared region for nthreads threads and nqueries queries. 0 / -1. */
 int pgcb_host_map(struct pgcb_host *h, uint32_t nthreads, size_t nqueries);
 
-/* Fork the host of driver `d` of session s and wait until it has connected
- * every thread, prepared every used query (a query the server refuses is
- * recorded in sh->queries, not fatal) and started its pinned threads. With
- * check_rows, a query's first execution must return [query] rows. Returns 0,
- * or -1 with one line in err (the host is gone then). */
-int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, size_t d, int check_rows,
-                    char *err, size_t errlen);
+/* Who a host is: its driver, threads (one connection each) and the CPUs
+ * they are pinned to, round-robin. */
+struct pgcb_host_spec {
+    struct pgcb_sdriver *sd;
+    uint32_t nthreads;
+    const int *cpus;
+    size_t ncpus;
+    const char *role;             /* "driver" or "background" (messages) */
+};
+
+/* Fork a host and wait until it has connected every thread, prepared every
+ * used query (a query the server refuses is recorded in sh->queries, not
+ * fatal) and started its pinned threads. With check_rows, a query's first
+ * execution must return [query] rows. Returns 0, or -1 with one line in err
+ * (the host is gone then). */
+int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
+                    int check_rows, char *err, size_t errlen);
 
 /* Run sh->job (set by the caller) and wait for it, watching the heartbeats.
  * Returns 0 when the host answered (the threads' outcomes are in sh), or -1
  * when the host crashed or was killed for a timeout: err says which (e.g.
  * "crashed (SIGSEGV: Segmentation fault)") and the host is gone. */
 int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
+
+/* pgcb_host_run in two steps, for background load: send the job and return
+ * at once; later set bg_stop and wait for the answer (as pgcb_host_run). */
+int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
+int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
 
 /* Ask the host to exit (closing its connections); kill it if it does not
  * within a few seconds. Accepts a host that is not running. */

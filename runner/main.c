@@ -327,7 +327,8 @@ int main(int argc, char **argv)
     rc = r.complete ? 0 : 2;
     for (size_t g = 0; g < r.ngroups; g++)
         for (size_t d = 0; d < r.ndrivers; d++)
-            if (r.groups[g].cells[d].status != PGCB_CELL_OK)
+            if (r.groups[g].cells[d].status != PGCB_CELL_OK &&
+                r.groups[g].cells[d].status != PGCB_CELL_SKIPPED)
                 rc = 2;
     if (pgcb_result_write(&r, output, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);

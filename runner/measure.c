@@ -3,14 +3,40 @@
 
 #include "util.h"
 
-void pgcb_measure_block(const struct pgcb_driver *drv, struct pgcb_conn *conn,
-                        struct pgcb_stmt *stmt, uint32_t depth, size_t n, uint64_t expect_rows,
-                        uint64_t expect_sum, uint64_t *samples, struct pgcb_block *out,
-                        char *err, size_t errlen)
+/* Inline in the loop below: the common plan (no transaction, no
+ * parameters) costs one branch more than a bare run_batch call. */
+static inline int batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
+                        size_t errlen)
 {
-    int (*run_batch)(struct pgcb_conn *, struct pgcb_stmt *, uint32_t, struct pgcb_sum *,
-                     char *, size_t) = drv->run_batch;
+    int rc;
+    sum->hash = 0;
+    sum->rows = 0;
+    if (p->begin && (rc = p->drv->run_batch(p->conn, p->begin, 1, sum, err, errlen)) != PGCB_OK)
+        return rc;
+    if (p->nparams) {
+        size_t at = i * p->depth * p->nparams;
+        struct pgcb_params params = {p->nparams, p->values + at, p->lengths + at};
+        rc = p->drv->run_batch_params(p->conn, p->stmt, p->depth, &params, sum, err, errlen);
+    } else {
+        rc = p->drv->run_batch(p->conn, p->stmt, p->depth, sum, err, errlen);
+    }
+    if (rc == PGCB_OK && p->commit)
+        rc = p->drv->run_batch(p->conn, p->commit, 1, sum, err, errlen);
+    return rc;
+}
+
+int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
+                       size_t errlen)
+{
+    return batch(p, i, sum, err, errlen);
+}
+
+void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
+                        struct pgcb_block *out, char *err, size_t errlen)
+{
     uint64_t rows_bad = 0, sum_bad = 0;
+    const uint64_t expect_rows = p->expect_rows, expect_sum = p->expect_sum;
+    const int check_rows = p->check_rows, check_sum = p->check_sum;
     struct pgcb_sum sum = {0, 0};
     size_t i = 0;
     int rc = PGCB_OK;
@@ -19,16 +45,14 @@ void pgcb_measure_block(const struct pgcb_driver *drv, struct pgcb_conn *conn,
     uint64_t start = pgcb_now_ns();
     uint64_t prev = start;
     for (; i < n; i++) {
-        sum.hash = 0;
-        sum.rows = 0;
-        rc = run_batch(conn, stmt, depth, &sum, err, errlen);
+        rc = batch(p, i, &sum, err, errlen);
         uint64_t now = pgcb_now_ns();
         if (rc != PGCB_OK)
             break;
         samples[i] = now - prev;
         prev = now;
-        rows_bad += sum.rows != expect_rows;
-        sum_bad += sum.hash != expect_sum;
+        rows_bad += check_rows && sum.rows != expect_rows;
+        sum_bad += check_sum && sum.hash != expect_sum;
     }
     uint64_t cpu1 = pgcb_thread_cpu_ns();
 

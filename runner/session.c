@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "measure.h"
@@ -62,6 +64,20 @@ static int check_options(const struct pgcb_config *cfg, struct pgcb_sdriver *sd,
     return 0;
 }
 
+/* Load driver `cd` into sd. 0, or -1 with one line in err. */
+static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driver *cd,
+                       struct pgcb_sdriver *sd, char *err, size_t errlen)
+{
+    sd->cfg = cd;
+    sd->host = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
+    char why[PGCB_ERRLEN];
+    if (pgcb_loader_open(cd->name, cd->path, &sd->ld, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s:%d: %s", cfg->file, cd->path_line, why);
+        return -1;
+    }
+    return check_options(cfg, sd, err, errlen);
+}
+
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
                       size_t errlen)
 {
@@ -70,18 +86,16 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
     for (size_t i = 0; i < cfg->nsuites; i++)
         if (cfg->suites[i].threads > s->nthreads)
             s->nthreads = cfg->suites[i].threads;
-    s->ndrivers = cfg->ndrivers;
-    s->drivers = pgcb_xcalloc(s->ndrivers, sizeof *s->drivers);
-    for (size_t i = 0; i < s->ndrivers; i++) {
-        struct pgcb_sdriver *sd = &s->drivers[i];
-        sd->cfg = &cfg->drivers[i];
-        sd->host = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
-        char why[PGCB_ERRLEN];
-        if (pgcb_loader_open(sd->cfg->name, sd->cfg->path, &sd->ld, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s:%d: %s", cfg->file, sd->cfg->path_line, why);
+    s->drivers = pgcb_xcalloc(cfg->ndrivers, sizeof *s->drivers);
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        if (cfg->drivers[i].measure &&
+            load_driver(cfg, &cfg->drivers[i], &s->drivers[s->ndrivers++], err, errlen) != 0)
             return -1;
-        }
-        if (check_options(cfg, sd, err, errlen) != 0)
+    s->bgs = pgcb_xcalloc(cfg->nbackgrounds ? cfg->nbackgrounds : 1, sizeof *s->bgs);
+    for (size_t i = 0; i < cfg->nbackgrounds; i++) {
+        s->bgs[i].cfg = &cfg->backgrounds[i];
+        if (load_driver(cfg, &cfg->drivers[cfg->backgrounds[i].driver], &s->bgs[s->nbgs++].sd,
+                        err, errlen) != 0)
             return -1;
     }
     char why[256];
@@ -99,9 +113,32 @@ int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t)
     return s->cfg->cpus[t % s->cfg->ncpus];
 }
 
+static struct pgcb_host_spec driver_spec(struct pgcb_session *s, size_t d)
+{
+    return (struct pgcb_host_spec){.sd = &s->drivers[d], .nthreads = s->nthreads,
+                                   .cpus = s->cfg->cpus, .ncpus = s->cfg->ncpus,
+                                   .role = "driver"};
+}
+
+static struct pgcb_host_spec bg_spec(struct pgcb_session *s, size_t b)
+{
+    const struct pgcb_cfg_background *cb = s->bgs[b].cfg;
+    return (struct pgcb_host_spec){.sd = &s->bgs[b].sd, .nthreads = cb->connections,
+                                   .cpus = cb->cpus, .ncpus = cb->ncpus,
+                                   .role = "background"};
+}
+
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
 {
     const struct pgcb_config *cfg = s->cfg;
+    /* The sequences, shared with every host (mapped before any fork). */
+    size_t bytes = (cfg->nseqs ? cfg->nseqs : 1) * sizeof *s->seqs;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map the parameter sequences: %s", strerror(errno));
+        return -1;
+    }
+    s->seqs = p;
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_host *h = &s->drivers[d].host;
         if (pgcb_host_map(h, s->nthreads, cfg->nqueries) != 0) {
@@ -109,8 +146,26 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
                      s->drivers[d].cfg->name);
             return -1;
         }
-        if (pgcb_host_start(h, s, d, 1, err, errlen) != 0)
+        struct pgcb_host_spec spec = driver_spec(s, d);
+        if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
             return -1;
+    }
+    for (size_t b = 0; b < s->nbgs; b++) {
+        struct pgcb_host *h = &s->bgs[b].sd.host;
+        if (pgcb_host_map(h, s->bgs[b].cfg->connections, cfg->nqueries) != 0) {
+            snprintf(err, errlen, "out of memory for background %s's shared region",
+                     s->bgs[b].cfg->name);
+            return -1;
+        }
+        struct pgcb_host_spec spec = bg_spec(s, b);
+        if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
+            return -1;
+        const struct pgcb_host_query *hq = &h->sh->queries[s->bgs[b].cfg->query];
+        if (hq->failed) {
+            snprintf(err, errlen, "%s:%d: [background.%s]: %s", cfg->file, s->bgs[b].cfg->line,
+                     s->bgs[b].cfg->name, hq->err);
+            return -1;
+        }
     }
     /* A query the server refused is not fatal while some driver that talks
      * to a server can run some query. */
@@ -169,16 +224,24 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
     }
 }
 
+static void free_driver(struct pgcb_sdriver *sd)
+{
+    pgcb_host_stop(&sd->host);
+    pgcb_host_unmap(&sd->host);
+    pgcb_loader_close(&sd->ld);
+    free(sd->opts);
+}
+
 void pgcb_session_free(struct pgcb_session *s)
 {
-    for (size_t i = 0; i < s->ndrivers; i++) {
-        struct pgcb_sdriver *sd = &s->drivers[i];
-        pgcb_host_stop(&sd->host);
-        pgcb_host_unmap(&sd->host);
-        pgcb_loader_close(&sd->ld);
-        free(sd->opts);
-    }
+    for (size_t i = 0; i < s->ndrivers; i++)
+        free_driver(&s->drivers[i]);
+    for (size_t i = 0; i < s->nbgs; i++)
+        free_driver(&s->bgs[i].sd);
     free(s->drivers);
+    free(s->bgs);
+    if (s->seqs)
+        munmap((void *)s->seqs, (s->cfg->nseqs ? s->cfg->nseqs : 1) * sizeof *s->seqs);
     pgcb_orders_free(s->orders, s->norders);
     *s = (struct pgcb_session){0};
 }
@@ -190,6 +253,7 @@ struct gstate {
     uint64_t expect_sum;         /* thread 1's first batch */
     uint64_t batches, rows_bad, sum_bad, cpu_ns;
     int threads_disagree;        /* the threads' first checksums differ */
+    int check_rows;              /* the rows per batch are known and checked */
     int failed;
     struct pgcb_hist pooled;
 };
@@ -254,7 +318,7 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
 
 /* Rows and checksums: within each driver, then across the client drivers. */
 static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
-                        struct gstate *gs, int check_sum)
+                        struct gstate *gs, int check_sum, int cross_sum)
 {
     struct pgcb_res_group *gr = &r->groups[g];
     for (size_t d = 0; d < s->ndrivers; d++) {
@@ -279,7 +343,7 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
         c->status = PGCB_CELL_INVALID;
         c->error = pgcb_xstrdup(buf);
     }
-    if (!check_sum)
+    if (!cross_sum)
         return;
     /* Across drivers: the checksum most client drivers agree on is right;
      * without a strict majority, every client driver is suspect. */
@@ -343,15 +407,128 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
     return -1;
 }
 
+/* ---- background load ---------------------------------------------------- */
+
+/* Start every background load of suite su for group g (its host again, if it
+ * died). A load that cannot start is recorded in gr->backgrounds[k].error. */
+static void bg_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t g, size_t ngroups,
+                     const struct pgcb_cfg_suite *su)
+{
+    gr->nbackgrounds = su->nbackgrounds;
+    gr->backgrounds = pgcb_xcalloc(su->nbackgrounds ? su->nbackgrounds : 1,
+                                   sizeof *gr->backgrounds);
+    for (size_t k = 0; k < su->nbackgrounds; k++) {
+        size_t b = su->backgrounds[k];
+        const struct pgcb_cfg_background *cb = s->bgs[b].cfg;
+        struct pgcb_host *h = &s->bgs[b].sd.host;
+        struct pgcb_res_background *rb = &gr->backgrounds[k];
+        *rb = (struct pgcb_res_background){
+            .name = pgcb_xstrdup(cb->name),
+            .driver = pgcb_xstrdup(s->bgs[b].sd.cfg->name),
+            .query = pgcb_xstrdup(s->cfg->queries[cb->query].name),
+            .connections = cb->connections,
+            .target_rate = cb->rate * cb->connections,
+            .achieved_rate = NAN, .elapsed_s = NAN,
+            .median_ns = NAN, .p99_ns = NAN, .max_ns = NAN,
+            .sla = cb->sla,
+        };
+        char why[PGCB_ERRLEN + 256];
+        struct pgcb_host_spec spec = bg_spec(s, b);
+        if (h->pid == 0 && pgcb_host_start(h, s, &spec, 0, why, sizeof why) != 0) {
+            rb->error = pgcb_xasprintf("restart failed: %s", why);
+            continue;
+        }
+        struct pgcb_job *job = &h->sh->job;
+        *job = (struct pgcb_job){.kind = PGCB_JOB_BACKGROUND, .query = cb->query, .group = g,
+                                 .ngroups = ngroups, .depth = 1, .nthreads = cb->connections,
+                                 .stream = PGCB_STREAM_BACKGROUND, .rate = cb->rate};
+        snprintf(job->label, sizeof job->label, "background %s", cb->name);
+        if (pgcb_host_send(h, s, why, sizeof why) != 0)
+            rb->error = pgcb_xasprintf("background %s %s", cb->name, why);
+    }
+}
+
+/* Stop the loads bg_start started and record what they achieved. */
+static void bg_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
+                    const struct pgcb_cfg_suite *su)
+{
+    struct pgcb_hist lat;
+    if (pgcb_hist_init(&lat) != 0) {
+        fprintf(stderr, "runner: out of memory for a histogram\n");
+        exit(70);
+    }
+    for (size_t k = 0; k < su->nbackgrounds; k++) {
+        size_t b = su->backgrounds[k];
+        struct pgcb_host *h = &s->bgs[b].sd.host;
+        struct pgcb_res_background *rb = &gr->backgrounds[k];
+        if (!rb->error) {
+            char why[PGCB_ERRLEN + 256];
+            atomic_store(&h->sh->bg_stop, 1);
+            if (pgcb_host_wait(h, s, why, sizeof why) != 0)
+                rb->error = pgcb_xasprintf("background %s %s", rb->name, why);
+        }
+        if (!rb->error) {
+            pgcb_hist_reset(&lat);
+            double rate = 0, elapsed = 0;
+            for (uint32_t t = 0; t < rb->connections; t++) {
+                const struct pgcb_host_thread *ht = &h->sh->threads[t];
+                if (ht->rc != PGCB_OK && !rb->error)
+                    rb->error = pgcb_xstrdup(ht->err);
+                rb->executions += ht->batches;
+                pgcb_hist_merge(&lat, &ht->hist);
+                if (ht->elapsed_ns)
+                    rate += (double)ht->batches * 1e9 / (double)ht->elapsed_ns;
+                if ((double)ht->elapsed_ns > elapsed)
+                    elapsed = (double)ht->elapsed_ns;
+            }
+            rb->achieved_rate = rate;
+            rb->elapsed_s = elapsed / 1e9;
+            if (lat.n) {
+                rb->median_ns = pgcb_hist_median(&lat);
+                rb->p99_ns = (double)pgcb_hist_quantile(&lat, 0.99);
+                rb->max_ns = (double)lat.max;
+            }
+        }
+        rb->sla_met = !rb->error && rb->achieved_rate >= rb->sla * rb->target_rate;
+        gr->sla_failed |= !rb->sla_met;
+    }
+    pgcb_hist_free(&lat);
+}
+
+static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->nsuites; i++)
+        if (strcmp(cfg->suites[i].name, name) == 0)
+            return &cfg->suites[i];
+    return NULL;
+}
+
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
 {
     const struct pgcb_config *cfg = s->cfg;
     struct pgcb_res_group *gr = &r->groups[g];
     const struct pgcb_cfg_query *cq = &cfg->queries[q];
+    const struct pgcb_cfg_suite *su = suite_of(cfg, gr->suite);
     const uint32_t nthreads = gr->threads;
     struct gstate *gs = pgcb_xcalloc(s->ndrivers, sizeof *gs);
     struct pgcb_hist order_hist;
     int stopped = 0;
+    /* A fixed-operation step has no warm-up, hence no reference checksum. */
+    const int check_sum = cq->check == PGCB_CHECK_CHECKSUM && !su->ops;
+    /* Random keys: every driver's first batch binds the same values (the
+     * same stream), so the first batches' checksums still agree across
+     * drivers -- unless a sequence, a write or background load makes the
+     * rows differ. */
+    int seq = 0;
+    for (size_t j = 0; j < cq->nparams; j++)
+        seq |= cq->params[j].kind == PGCB_GEN_SEQ;
+    const int cross_sum = check_sum || (cq->check == PGCB_CHECK_ROWS && cq->nparams && !seq &&
+                                        !su->ops && !su->nbackgrounds &&
+                                        pgcb_config_read_only(cq->sql));
+    const uint64_t warmup_ms = su->warmup_ms >= 0 ? (uint64_t)su->warmup_ms : cfg->warmup_ms;
+    gr->transaction = su->transaction;
+    gr->ops = su->ops;
+    gr->nparams = (uint32_t)cq->nparams;
 
     if (pgcb_hist_init(&order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -369,17 +546,24 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         }
     }
     struct pgcb_job base = {.query = q, .group = g, .ngroups = r->ngroups,
-                            .norders = s->norders, .depth = gr->depth, .nthreads = nthreads};
-    snprintf(base.label, sizeof base.label, "%s / %s depth %u", gr->suite, gr->query, gr->depth);
+                            .norders = s->norders, .depth = gr->depth, .nthreads = nthreads,
+                            .transaction = su->transaction, .check_sum = check_sum};
+    snprintf(base.label, sizeof base.label, "%s / %s %s %u", gr->suite, gr->query,
+             su->transaction ? "rows_per_txn" : "depth", gr->depth);
+
+    /* 0. The background load runs from before the warm-up to after the last
+     * order. */
+    bg_start(s, gr, g, r->ngroups, su);
 
     /* 1. A host for every driver (again, if one died); the query must have
-     * prepared; first batch and warm-up. */
+     * prepared; first batch and warm-up (none for a fixed-operation step). */
     for (size_t d = 0; d < s->ndrivers && !stopped; d++) {
         struct pgcb_sdriver *sd = &s->drivers[d];
         struct pgcb_res_cell *c = &gr->cells[d];
         c->status = PGCB_CELL_OK;
         char why[PGCB_ERRLEN + 256];
-        if (sd->host.pid == 0 && pgcb_host_start(&sd->host, s, d, 0, why, sizeof why) != 0) {
+        struct pgcb_host_spec spec = driver_spec(s, d);
+        if (sd->host.pid == 0 && pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
             cell_fail(c, "restart failed: %s", why);
             gs[d].failed = 1;
             continue;
@@ -387,17 +571,27 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         const char *qerr = pgcb_session_query_error(s, d, q);
         if (qerr) {
             cell_fail(c, "%s", qerr);
+            if (sd->host.sh->queries[q].skipped)
+                c->status = PGCB_CELL_SKIPPED;
             gs[d].failed = 1;
             continue;
         }
-        uint64_t prime = sd->host.sh->queries[q].prime_rows;
-        uint64_t per_query = cq->rows >= 0 ? (uint64_t)cq->rows : prime;
-        c->rows_per_batch = per_query * gr->depth;
+        const struct pgcb_host_query *hq = &sd->host.sh->queries[q];
+        /* Rows per query: as the file says, else as the first execution
+         * returned; not checked if neither is known or check = none. */
+        int rows_known = cq->rows >= 0 || hq->primed;
+        uint64_t per_query = cq->rows >= 0 ? (uint64_t)cq->rows : hq->prime_rows;
+        gs[d].check_rows = rows_known && cq->check != PGCB_CHECK_NONE;
+        c->rows_per_batch = rows_known ? per_query * gr->depth : 0;
+        if (su->ops)
+            continue;
         struct pgcb_job *job = &sd->host.sh->job;
         *job = base;
         job->kind = PGCB_JOB_WARMUP;
+        job->stream = PGCB_STREAM_WARMUP;
         job->expect_rows = c->rows_per_batch;
-        job->warmup_ns = cfg->warmup_ms * 1000000ull;
+        job->check_rows = gs[d].check_rows;
+        job->warmup_ns = warmup_ms * 1000000ull;
         if (run_job(s, r, g, d, &gs[d]) == 0) {
             const struct pgcb_host_shared *sh = sd->host.sh;
             collect(sh, nthreads, &gs[d], c);
@@ -415,6 +609,10 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     uint64_t time_floor = cfg->time_ms * 1000000ull / s->norders;
     uint64_t queries_per_thread = (cfg->min_queries + nthreads - 1) / nthreads;
     uint64_t batch_floor = (queries_per_thread + gr->depth - 1) / gr->depth;
+    if (su->ops) { /* exactly ops queries: config.c checked the division */
+        time_floor = 0;
+        batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
+    }
     for (size_t o = 0; o < s->norders && !stopped; o++) {
         for (size_t k = 0; k < s->ndrivers && !stopped; k++) {
             size_t d = s->orders[o][k];
@@ -425,7 +623,9 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             *job = base;
             job->kind = PGCB_JOB_MEASURE;
             job->order = o;
+            job->stream = o;
             job->expect_rows = gr->cells[d].rows_per_batch;
+            job->check_rows = gs[d].check_rows;
             job->time_floor_ns = time_floor;
             job->batch_floor = batch_floor;
             if (run_job(s, r, g, d, &gs[d]) == 0) {
@@ -440,6 +640,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             stopped = *s->stop != 0;
         }
     }
+    bg_stop(s, gr, su);
     if (!s->quiet && isatty(2))
         fprintf(stderr, "\r\033[K");
 
@@ -453,7 +654,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         }
     }
     if (!stopped)
-        cell_checks(s, r, g, gs, cq->check == PGCB_CHECK_CHECKSUM);
+        cell_checks(s, r, g, gs, check_sum, cross_sum);
     for (size_t d = 0; d < s->ndrivers; d++)
         pgcb_hist_free(&gs[d].pooled);
     pgcb_hist_free(&order_hist);

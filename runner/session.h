@@ -34,10 +34,19 @@ struct pgcb_sdriver {
     struct pgcb_host host;        /* the process that runs it */
 };
 
+/* A [background.NAME]: its own load of the driver, its own host. */
+struct pgcb_sbg {
+    const struct pgcb_cfg_background *cfg;
+    struct pgcb_sdriver sd;
+};
+
 struct pgcb_session {
     const struct pgcb_config *cfg;
-    struct pgcb_sdriver *drivers;
+    struct pgcb_sdriver *drivers; /* the measured drivers (not `measure = no`) */
     size_t ndrivers;
+    struct pgcb_sbg *bgs;         /* one per [background.NAME], in file order */
+    size_t nbgs;
+    _Atomic int64_t *seqs;        /* cfg->nseqs counters, shared with every host */
     size_t **orders;              /* orders[o][k]: driver index */
     size_t norders;
     uint32_t nthreads;            /* the most threads any suite uses */
