@@ -27,124 +27,11 @@
 
 #include "pgcb/driver.h"
 #include "result.h"
-
-static char tmp[] = "/tmp/pgcb_e2e_XXXXXX";
-static char build[400];
-static char top[400];
+#include "../lib/e2e.h"
 
 #define SQL_LIMIT(n)                                                                        \
     "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY " \
     "id LIMIT " #n
-
-static const char *ini_path(const char *name)
-{
-    static char p[600];
-    snprintf(p, sizeof p, "%s/%s.ini", tmp, name);
-    return p;
-}
-
-/* Write DIR/name.ini: a [bench] with a tiny budget, the setup script, the
- * given drivers/queries/suites text. */
-static const char *write_ini(const char *name, const char *body)
-{
-    const char *p = ini_path(name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n"
-               "[server]\nsetup = %s/sql/benchmark_rows.sql\n%s", top, body);
-    fclose(f);
-    return p;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return strdup("");
-    char *buf = calloc(1, 1 << 20);
-    size_t n = fread(buf, 1, (1 << 20) - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-struct run {
-    int status;     /* exit status, or 128 + signal */
-    char *out, *err;
-};
-
-/* Run build/runner -c ini -o out [extra args], with env additions "K=V"
- * (or "K" alone to unset K). If sig is non-zero, send it once the runner's
- * stdout contains `marker`. */
-static struct run run_runner(const char *ini, const char *out, const char *const *env,
-                             const char *extra, int sig, const char *marker)
-{
-    char outf[600], errf[600], runner[600];
-    snprintf(outf, sizeof outf, "%s/stdout", tmp);
-    snprintf(errf, sizeof errf, "%s/stderr", tmp);
-    snprintf(runner, sizeof runner, "%s/runner", build);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        for (const char *const *e = env; e && *e; e++) {
-            const char *eq = strchr(*e, '=');
-            if (eq) {
-                char k[128];
-                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
-                setenv(k, eq + 1, 1);
-            } else {
-                unsetenv(*e);
-            }
-        }
-        int fo = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        if (extra)
-            execl(runner, runner, "-c", ini, "-o", out, extra, (char *)NULL);
-        else
-            execl(runner, runner, "-c", ini, "-o", out, (char *)NULL);
-        _exit(127);
-    }
-    if (sig) {
-        struct timespec ts = {0, 20 * 1000000L};
-        for (int i = 0; i < 3000; i++) { /* 60 s at most */
-            char *text = slurp(outf);
-            int seen = strstr(text, marker) != NULL;
-            free(text);
-            if (seen)
-                break;
-            nanosleep(&ts, NULL);
-        }
-        kill(pid, sig);
-    }
-    int st = 0;
-    waitpid(pid, &st, 0);
-    struct run r;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    r.out = slurp(outf);
-    r.err = slurp(errf);
-    return r;
-}
-
-static void run_free(struct run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static int exists(const char *p)
-{
-    struct stat st;
-    return stat(p, &st) == 0;
-}
-
-static const char *json_path(const char *name)
-{
-    static char p[600];
-    snprintf(p, sizeof p, "%s/%s.json", tmp, name);
-    return p;
-}
 
 static char drivers_text[1200];
 
@@ -159,11 +46,11 @@ static void test_tiny_run_writes_valid_json(void **state)
              "[query.limit_500]\nsql = " SQL_LIMIT(500) "\nrows = 500\n"
              "[suite.sequential]\ndepth = 1 3\n",
              drivers_text);
-    const char *ini = write_ini("tiny", body);
-    const char *out = json_path("tiny");
+    const char *ini = e2e_write_ini("tiny", body);
+    const char *out = e2e_json_path("tiny");
     /* Unset PGCB_SERVER_CPUS: the runner must find the server's CPUs itself. */
     const char *env[] = {"PGCB_SERVER_CPUS", "BENCH_TIME_MS=120", "BENCH_QUERIES=30", NULL};
-    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
     if (r.status != 0)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0);
@@ -215,7 +102,7 @@ static void test_tiny_run_writes_valid_json(void **state)
         assert_true(gr->cells[0].checksum != 0);
     }
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* A bad run: exit status 1, exactly one line on stderr containing `want`, no
@@ -223,17 +110,17 @@ static void test_tiny_run_writes_valid_json(void **state)
 static void expect_setup_error(const char *name, const char *body, const char *const *env,
                                const char *want)
 {
-    const char *ini = write_ini(name, body);
-    const char *out = json_path(name);
-    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    const char *ini = e2e_write_ini(name, body);
+    const char *out = e2e_json_path(name);
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
     if (!strstr(r.err, want) || r.status != 1)
         fprintf(stderr, "case %s: status %d, stderr: %s\n", name, r.status, r.err);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, want));
     assert_non_null(strchr(r.err, '\n'));
     assert_string_equal(strchr(r.err, '\n'), "\n"); /* one line */
-    assert_false(exists(out));
-    run_free(&r);
+    assert_false(e2e_exists(out));
+    e2e_run_free(&r);
 }
 
 static void test_bad_input(void **state)
@@ -265,31 +152,31 @@ static void test_bad_input(void **state)
 
     snprintf(body, sizeof body,
              "[driver.gone]\npath = %s/drivers/no_such_driver.so\n[query.q]\nsql = SELECT 1\n"
-             "[suite.s]\n", build);
+             "[suite.s]\n", e2e_build);
     expect_setup_error("missing_driver", body, NULL,
                        "/drivers/no_such_driver.so): cannot open: No such file or directory");
 
     snprintf(body, sizeof body,
              "[driver.bad]\npath = %s/tests/fixtures/wrong_abi.so\n[query.q]\nsql = SELECT 1\n"
-             "[suite.s]\n", build);
+             "[suite.s]\n", e2e_build);
     expect_setup_error("wrong_abi", body, NULL, "ABI major version mismatch: runner has 1.");
 
     snprintf(body, sizeof body,
              "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\nbogus = 1\n"
-             "[query.q]\nsql = SELECT 1\n[suite.s]\n", build);
+             "[query.q]\nsql = SELECT 1\n[suite.s]\n", e2e_build);
     expect_setup_error("driver_key", body, NULL,
                        "driver_key.ini:9: unknown key 'bogus' in [driver.libpq_sync] "
                        "(libpq_sync accepts: ");
 
     snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\n", drivers_text);
-    FILE *f = fopen(ini_path("cpus"), "w");
+    FILE *f = fopen(e2e_ini_path("cpus"), "w");
     fprintf(f, "[bench]\ncpus = 1000\n%s", body);
     fclose(f);
-    struct run r = run_runner(ini_path("cpus"), json_path("cpus"), NULL, NULL, 0, NULL);
+    struct e2e_run r = e2e_run_runner(e2e_ini_path("cpus"), e2e_json_path("cpus"), NULL, NULL, 0, NULL);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "[bench] cpus: CPU 1000 is not available to this process"));
-    assert_false(exists(json_path("cpus")));
-    run_free(&r);
+    assert_false(e2e_exists(e2e_json_path("cpus")));
+    e2e_run_free(&r);
 }
 
 /* A driver failing mid-run: its cell is marked failed with the message,
@@ -302,10 +189,10 @@ static void test_driver_failure_is_recorded(void **state)
              "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
              "[driver.null]\npath = %s/drivers/null.so\nfail_after = 25\n"
              "[query.q]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
-             build, build);
-    const char *ini = write_ini("fail", body);
-    const char *out = json_path("fail");
-    struct run r = run_runner(ini, out, NULL, NULL, 0, NULL);
+             e2e_build, e2e_build);
+    const char *ini = e2e_write_ini("fail", body);
+    const char *out = e2e_json_path("fail");
+    struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.out, "null (FAILED)"));
     assert_non_null(strstr(r.out, "XX000: null driver: injected failure"));
@@ -318,7 +205,7 @@ static void test_driver_failure_is_recorded(void **state)
     assert_int_equal(res.groups[0].cells[1].status, PGCB_CELL_FAILED);
     assert_non_null(strstr(res.groups[0].cells[1].error, "XX000: null driver: injected failure"));
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* SIGINT in the middle: the groups measured so far are written, the result
@@ -331,12 +218,12 @@ static void test_interrupt_keeps_results(void **state)
              "%s[query.a]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
              "[query.b]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
              drivers_text);
-    const char *ini = write_ini("intr", body);
-    const char *out = json_path("intr");
+    const char *ini = e2e_write_ini("intr", body);
+    const char *out = e2e_json_path("intr");
     /* A group takes 2 orders x 2 drivers x 0.5 s = 2 s: the signal comes as
      * soon as group a's table is out, well inside group b. */
     const char *env[] = {"BENCH_TIME_MS=1000", NULL};
-    struct run r = run_runner(ini, out, env, NULL, SIGINT, "s / a  (");
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, SIGINT, "s / a  (");
     assert_int_equal(r.status, 2);
     struct pgcb_result res;
     char err[512];
@@ -346,7 +233,7 @@ static void test_interrupt_keeps_results(void **state)
     assert_int_equal(res.groups[0].cells[0].status, PGCB_CELL_OK);
     assert_int_equal(res.groups[1].cells[0].status, PGCB_CELL_NOT_RUN);
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* A password given in the conninfo appears nowhere in what a run produces
@@ -357,18 +244,18 @@ static void test_password_never_written(void **state)
     char body[4096];
     snprintf(body, sizeof body, "%s[query.q]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
              drivers_text);
-    const char *ini = write_ini("secret", body);
-    const char *out = json_path("secret");
+    const char *ini = e2e_write_ini("secret", body);
+    const char *out = e2e_json_path("secret");
     const char *env[] = {"PGCB_CONNINFO=password=Sw0rdf1sh-e2e", NULL};
-    struct run r = run_runner(ini, out, env, NULL, 0, NULL);
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
     assert_int_equal(r.status, 0);
-    char *json = slurp(out);
+    char *json = e2e_slurp(out);
     assert_non_null(strstr(json, "\"conninfo\""));
     assert_null(strstr(json, "Sw0rdf1sh"));
     assert_null(strstr(r.out, "Sw0rdf1sh"));
     assert_null(strstr(r.err, "Sw0rdf1sh"));
     free(json);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* threads = 2: two pinned measuring threads, each with its own connection;
@@ -383,14 +270,14 @@ static void test_two_threads(void **state)
              "%s[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n"
              "[suite.multi]\nthreads = 2\ndepth = 2\n",
              drivers_text);
-    const char *p = ini_path("threads");
+    const char *p = e2e_ini_path("threads");
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\ncpus = %s\n"
-               "[server]\nsetup = %s/sql/benchmark_rows.sql\n%s", cpus, top, body);
+               "[server]\nsetup = %s/sql/benchmark_rows.sql\n%s", cpus, e2e_top, body);
     fclose(f);
-    const char *out = json_path("threads");
-    struct run r = run_runner(p, out, NULL, NULL, 0, NULL);
+    const char *out = e2e_json_path("threads");
+    struct e2e_run r = e2e_run_runner(p, out, NULL, NULL, 0, NULL);
     if (r.status != 0)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0);
@@ -414,7 +301,7 @@ static void test_two_threads(void **state)
     }
     assert_true(g->cells[0].checksum == g->cells[1].checksum);
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* A driver that crashes, aborts, exits or hangs in run_batch takes only its
@@ -431,16 +318,16 @@ static void expect_fault(const char *fault, const char *want_err, const char *wa
              "[driver.faulty]\npath = %s/tests/fixtures/faulty.so\nfault = %s\nafter = 30\n"
              "[query.a]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
              "[query.b]\nsql = " SQL_LIMIT(1) "\nrows = 1\n[suite.s]\n",
-             top, build, build, fault);
-    const char *p = ini_path(name);
+             e2e_top, e2e_build, e2e_build, fault);
+    const char *p = e2e_ini_path(name);
     FILE *f = fopen(p, "w");
     assert_non_null(f);
     fprintf(f, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n%s", body);
     fclose(f);
-    const char *out = json_path(name);
+    const char *out = e2e_json_path(name);
     /* Under AddressSanitizer, let SIGSEGV kill the process as it would. */
     const char *env[] = {"ASAN_OPTIONS=handle_segv=0:handle_abort=0", NULL};
-    struct run r = run_runner(p, out, env, NULL, 0, NULL);
+    struct e2e_run r = e2e_run_runner(p, out, env, NULL, 0, NULL);
     if (r.status != 2 || !strstr(r.err, want_stderr))
         fprintf(stderr, "fault %s: status %d\nstdout:\n%s\nstderr:\n%s\n", fault, r.status, r.out,
                 r.err);
@@ -458,7 +345,7 @@ static void expect_fault(const char *fault, const char *want_err, const char *wa
         assert_non_null(strstr(res.groups[g].cells[1].error, want_err));
     }
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 static void test_driver_crash_isolated(void **state)
@@ -492,9 +379,9 @@ static void test_query_fault(void **state)
              "[query.broken]\nsql = SELECT * FROM no_such_table\n"
              "[query.syntax]\nsql = SELEKT 1\n[suite.s]\n",
              drivers_text);
-    const char *ini = write_ini("query_fault", body);
-    const char *out = json_path("query_fault");
-    struct run r = run_runner(ini, out, NULL, NULL, 0, NULL);
+    const char *ini = e2e_write_ini("query_fault", body);
+    const char *out = e2e_json_path("query_fault");
+    struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "runner: query broken: driver libpq_sync: prepare failed: "
                                   "42P01: relation \"no_such_table\" does not exist\n"));
@@ -510,7 +397,7 @@ static void test_query_fault(void **state)
     assert_int_equal(res.groups[2].cells[0].status, PGCB_CELL_FAILED);
     assert_non_null(strstr(res.groups[2].cells[0].error, "42601"));
     pgcb_result_free(&res);
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 /* runner --check-driver: the conformance suite from the command line, with
@@ -523,9 +410,9 @@ static void test_check_driver_cli(void **state)
              "%s[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
              "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n",
              drivers_text);
-    const char *ini = write_ini("check", body);
-    snprintf(arg, sizeof arg, "--check-driver=%s/drivers/rawwire.so", build);
-    struct run r = run_runner(ini, json_path("check"), NULL, arg, 0, NULL);
+    const char *ini = e2e_write_ini("check", body);
+    snprintf(arg, sizeof arg, "--check-driver=%s/drivers/rawwire.so", e2e_build);
+    struct e2e_run r = e2e_run_runner(ini, e2e_json_path("check"), NULL, arg, 0, NULL);
     if (r.status != 0)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0);
@@ -534,15 +421,15 @@ static void test_check_driver_cli(void **state)
     const char *last = strstr(r.out, " passed, 0 failed\n");
     assert_non_null(last);
     assert_string_equal(last, " passed, 0 failed\n");
-    assert_false(exists(json_path("check")));
-    run_free(&r);
+    assert_false(e2e_exists(e2e_json_path("check")));
+    e2e_run_free(&r);
 
-    snprintf(arg, sizeof arg, "--check-driver=%s/tests/fixtures/check_crash.so", build);
+    snprintf(arg, sizeof arg, "--check-driver=%s/tests/fixtures/check_crash.so", e2e_build);
     const char *env[] = {"ASAN_OPTIONS=handle_segv=0:handle_abort=0", NULL};
-    r = run_runner(ini, json_path("check"), env, arg, 0, NULL);
+    r = e2e_run_runner(ini, e2e_json_path("check"), env, arg, 0, NULL);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.out, "FAIL batch limit_1 depth 10: crashed (SIGSEGV)"));
-    run_free(&r);
+    e2e_run_free(&r);
 }
 
 static void test_list_drivers(void **state)
@@ -550,36 +437,23 @@ static void test_list_drivers(void **state)
     (void)state;
     char body[4096];
     snprintf(body, sizeof body, "%s[query.q]\nsql = SELECT 1\n[suite.s]\n", drivers_text);
-    const char *ini = write_ini("list", body);
-    struct run r = run_runner(ini, json_path("list"), NULL, "--list-drivers", 0, NULL);
+    const char *ini = e2e_write_ini("list", body);
+    struct e2e_run r = e2e_run_runner(ini, e2e_json_path("list"), NULL, "--list-drivers", 0, NULL);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "libpq_sync: libpq_sync 1.0.0 (ABI 1.0), links: libpq 15."));
-    assert_non_null(strstr(r.out, "null: null 1.0.0 (ABI 1.0), links: -, caps: no-io, reference"));
-    assert_false(exists(json_path("list")));
-    run_free(&r);
+    assert_non_null(strstr(r.out, "libpq_sync: libpq_sync 1.0.0 (ABI 1.1), links: libpq 15."));
+    assert_non_null(strstr(r.out, "null: null 1.0.0 (ABI 1.1), links: -, caps: no-io, reference"));
+    assert_false(e2e_exists(e2e_json_path("list")));
+    e2e_run_free(&r);
 }
 
 int main(void)
 {
-    const char *b = getenv("PGCB_BUILD");
-    snprintf(build, sizeof build, "%s", b && *b ? b : "build");
-    if (!getcwd(top, sizeof top) || !mkdtemp(tmp))
+    if (e2e_setup("test_runner_e2e") != 0)
         return 1;
-    if (build[0] != '/') {
-        char rel[sizeof build];
-        memcpy(rel, build, sizeof rel);
-        if ((size_t)snprintf(build, sizeof build, "%.190s/%.190s", top, rel) >= sizeof build)
-            return 1;
-    }
-    if (!getenv("PGHOST")) {
-        fprintf(stderr, "test_runner_e2e: PGHOST is not set: this test needs the server that "
-                        "tests/run.sh starts (run 'make test')\n");
-        return 1;
-    }
     snprintf(drivers_text, sizeof drivers_text,
              "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
              "[driver.null]\npath = %s/drivers/null.so\n",
-             build, build);
+             e2e_build, e2e_build);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny_run_writes_valid_json),
         cmocka_unit_test(test_bad_input),
@@ -594,9 +468,7 @@ int main(void)
         cmocka_unit_test(test_check_driver_cli),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (system(cmd) != 0)
+    if (e2e_teardown() != 0)
         rc = 1;
     return rc;
 }

@@ -1,0 +1,159 @@
+/* e2e.c -- see e2e.h. */
+#include "e2e.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+char e2e_tmp[] = "/tmp/pgcb_e2e_XXXXXX";
+char e2e_build[400];
+char e2e_top[400];
+
+int e2e_setup(const char *prog)
+{
+    const char *b = getenv("PGCB_BUILD");
+    snprintf(e2e_build, sizeof e2e_build, "%s", b && *b ? b : "build");
+    if (!getcwd(e2e_top, sizeof e2e_top) || !mkdtemp(e2e_tmp)) {
+        fprintf(stderr, "%s: cannot make a temporary directory\n", prog);
+        return 1;
+    }
+    if (e2e_build[0] != '/') {
+        char rel[sizeof e2e_build];
+        memcpy(rel, e2e_build, sizeof rel);
+        if ((size_t)snprintf(e2e_build, sizeof e2e_build, "%.190s/%.190s", e2e_top, rel) >=
+            sizeof e2e_build)
+            return 1;
+    }
+    if (!getenv("PGHOST")) {
+        fprintf(stderr, "%s: PGHOST is not set: this test needs the server that "
+                        "tests/run.sh starts (run 'make test')\n", prog);
+        return 1;
+    }
+    return 0;
+}
+
+int e2e_teardown(void)
+{
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", e2e_tmp);
+    return system(cmd) != 0;
+}
+
+const char *e2e_ini_path(const char *name)
+{
+    static char p[600];
+    snprintf(p, sizeof p, "%s/%s.ini", e2e_tmp, name);
+    return p;
+}
+
+const char *e2e_json_path(const char *name)
+{
+    static char p[600];
+    snprintf(p, sizeof p, "%s/%s.json", e2e_tmp, name);
+    return p;
+}
+
+const char *e2e_write_file(const char *name, const char *head, const char *body)
+{
+    const char *p = e2e_ini_path(name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "%s%s", head, body);
+    fclose(f);
+    return p;
+}
+
+const char *e2e_write_ini(const char *name, const char *body)
+{
+    char head[600];
+    snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n"
+             "[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    return e2e_write_file(name, head, body);
+}
+
+char *e2e_slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return strdup("");
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+int e2e_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *const *env,
+                              const char *extra, int sig, const char *marker)
+{
+    char outf[600], errf[600], runner[600];
+    snprintf(outf, sizeof outf, "%s/stdout", e2e_tmp);
+    snprintf(errf, sizeof errf, "%s/stderr", e2e_tmp);
+    snprintf(runner, sizeof runner, "%s/runner", e2e_build);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        for (const char *const *e = env; e && *e; e++) {
+            const char *eq = strchr(*e, '=');
+            if (eq) {
+                char k[128];
+                snprintf(k, sizeof k, "%.*s", (int)(eq - *e), *e);
+                setenv(k, eq + 1, 1);
+            } else {
+                unsetenv(*e);
+            }
+        }
+        int fo = open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        if (extra)
+            execl(runner, runner, "-c", ini, "-o", out, extra, (char *)NULL);
+        else
+            execl(runner, runner, "-c", ini, "-o", out, (char *)NULL);
+        _exit(127);
+    }
+    if (sig) {
+        struct timespec ts = {0, 20 * 1000000L};
+        for (int i = 0; i < 3000; i++) { /* 60 s at most */
+            char *text = e2e_slurp(outf);
+            int seen = strstr(text, marker) != NULL;
+            free(text);
+            if (seen)
+                break;
+            nanosleep(&ts, NULL);
+        }
+        kill(pid, sig);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    struct e2e_run r;
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    r.out = e2e_slurp(outf);
+    r.err = e2e_slurp(errf);
+    return r;
+}
+
+void e2e_run_free(struct e2e_run *r)
+{
+    free(r->out);
+    free(r->err);
+}
