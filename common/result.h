@@ -51,6 +51,9 @@ struct pgcb_res_cell {
     double ops_per_s;           /* batches per second = 1e9 / mean */
     double queries_per_s;       /* ops_per_s x depth x threads */
     double cpu_ns_per_query;    /* client thread CPU time / queries */
+    double server_cpu_ns_per_query; /* the local server's CPU time while this driver was
+                                   measured / queries; NAN if the server is not local */
+    double server_busy;         /* that CPU time / the wall time: 1.0 = one CPU all the time */
     uint64_t wall_ns;           /* sum of the timed samples */
     double *order_medians_ns;   /* one per execution order; NAN where not run */
     size_t norders;

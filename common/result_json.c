@@ -140,6 +140,8 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "ops_per_s", real_or_null(c->ops_per_s));
     json_object_set_new(j, "queries_per_s", real_or_null(c->queries_per_s));
     json_object_set_new(j, "cpu_ns_per_query", real_or_null(c->cpu_ns_per_query));
+    json_object_set_new(j, "server_cpu_ns_per_query", real_or_null(c->server_cpu_ns_per_query));
+    json_object_set_new(j, "server_busy", real_or_null(c->server_busy));
     json_object_set_new(j, "wall_ns", json_integer((json_int_t)c->wall_ns));
     json_object_set_new(j, "order_medians_ns", om);
     json_object_set_new(j, "checksum", json_string(sum));
@@ -652,6 +654,8 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
             cell->ops_per_s = get_real(c, "ops_per_s");
             cell->queries_per_s = get_real(c, "queries_per_s");
             cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
+            cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
+            cell->server_busy = get_real(c, "server_busy");
             cell->wall_ns = get_u64(c, "wall_ns");
             json_t *om = json_object_get(c, "order_medians_ns");
             cell->norders = json_array_size(om);

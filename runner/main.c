@@ -272,6 +272,7 @@ int main(int argc, char **argv)
         goto out;
     }
     s.quiet = quiet;
+    s.postmaster_pid = si.postmaster_pid;
     if (pgcb_session_open(&s, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         goto out;

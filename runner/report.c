@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "pgcb/driver.h"
 #include "rank.h"
 #include "table.h"
@@ -200,6 +201,18 @@ void pgcb_report_background_line(char *buf, size_t n, const struct pgcb_res_back
              b->executions == 1 ? "" : "s", elapsed, med, p99, max, sla, error);
 }
 
+/* How many CPUs the server can keep busy for a group: one per connection,
+ * at most its CPUs (when known). */
+static double server_bound_cpus(const struct pgcb_result *r, const struct pgcb_res_group *gr)
+{
+    double n = gr->threads ? gr->threads : 1;
+    int cpus[PGCB_MAX_CPUS];
+    char e[160];
+    int k = r->server_cpus ? pgcb_config_parse_cpus(r->server_cpus, cpus, PGCB_MAX_CPUS, e,
+                                                    sizeof e) : -1;
+    return k > 0 && k < n ? k : n;
+}
+
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 {
     pgcb_report_group_styled(out, r, g, PGCB_TABLE_BOX);
@@ -239,17 +252,26 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             isfinite(gr->cells[d].median_ns) && gr->cells[d].median_ns > 0)
             floor_med = gr->cells[d].median_ns;
     const int with_floor = isfinite(floor_med);
-    static const char *const head[] = {"Task name",   "Latency avg (ns)", "Latency med (ns)",
-                                       "x floor", "Throughput avg (ops/s)", "Queries/s",
-                                       "Samples", "Client CPU (ns/query)"};
-    static const char *const head_nofloor[] = {"Task name", "Latency avg (ns)",
-                                               "Latency med (ns)", "Throughput avg (ops/s)",
-                                               "Queries/s", "Samples", "Client CPU (ns/query)"};
-    struct pgcb_table *t = with_floor ? pgcb_table_new(8, head) : pgcb_table_new(7, head_nofloor);
+    /* The server's CPU column when the server runs here (srvcpu.h). */
+    int with_server = 0;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        with_server |= isfinite(gr->cells[d].server_cpu_ns_per_query);
+    /* Columns: the optional ones are dropped by their flags. */
+    enum { C_NAME, C_AVG, C_MED, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
+    static const char *const head_all[C_COUNT] = {
+        "Task name", "Latency avg (ns)", "Latency med (ns)", "x floor", "Throughput avg (ops/s)",
+        "Queries/s", "Samples",          "Client CPU (ns/query)",      "Server CPU (ns/query)"};
+    const int keep[C_COUNT] = {1, 1, 1, with_floor, 1, 1, 1, 1, with_server};
+    const char *head[C_COUNT];
+    size_t ncols = 0;
+    for (int k = 0; k < C_COUNT; k++)
+        if (keep[k])
+            head[ncols++] = head_all[k];
+    struct pgcb_table *t = pgcb_table_new(ncols, head);
     pgcb_table_set_style(t, style);
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
-        char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32];
+        char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32], srv[32];
         const char *mark = "";
         if (c->status == PGCB_CELL_FAILED)
             mark = " (FAILED)";
@@ -273,12 +295,17 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         fmt_int(qps, sizeof qps, c->queries_per_s);
         snprintf(n, sizeof n, "%llu", (unsigned long long)c->samples);
         fmt_int(cpu, sizeof cpu, c->cpu_ns_per_query);
+        fmt_int(srv, sizeof srv, c->server_cpu_ns_per_query);
         char xf[32] = "-";
         if (with_floor && isfinite(c->median_ns))
             snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_med);
-        const char *row[] = {name, avg, med, xf, ops, qps, n, cpu};
-        const char *row_nofloor[] = {name, avg, med, ops, qps, n, cpu};
-        pgcb_table_add_row(t, with_floor ? row : row_nofloor);
+        const char *all[C_COUNT] = {name, avg, med, xf, ops, qps, n, cpu, srv};
+        const char *row[C_COUNT];
+        size_t k = 0;
+        for (int i = 0; i < C_COUNT; i++)
+            if (keep[i])
+                row[k++] = all[i];
+        pgcb_table_add_row(t, row);
     }
     pgcb_table_print(t, out);
     pgcb_table_free(t);
@@ -304,6 +331,13 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             !(r->drivers[d].caps & PGCB_CAP_NO_IO)) {
             fprintf(out, "%s%s: no pipelining: runs the %u queries of a batch one after "
                          "another\n", bullet, r->drivers[d].label, gr->depth);
+            notes++;
+        }
+        double bound = server_bound_cpus(r, gr);
+        if (isfinite(c->server_busy) && c->server_busy >= 0.9 * bound) {
+            fprintf(out, "%s%s: the server was busy %.0f%% of %s while it ran: the server, "
+                         "not the client, bounds this figure\n", bullet, r->drivers[d].label,
+                    100.0 * c->server_busy / bound, bound == 1 ? "one CPU" : "its CPUs");
             notes++;
         }
     }

@@ -1,5 +1,6 @@
 /* server.c -- see server.h. */
 #include "server.h"
+#include "srvcpu.h"
 
 #include <errno.h>
 #include <libpq-fe.h>
@@ -148,6 +149,7 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
          * postmaster's affinity: read it from the backend's pid, if that
          * pid is a postgres process here. */
         int pid = PQbackendPID(conn);
+        info->postmaster_pid = pgcb_srvcpu_postmaster(pid);
         char comm[64] = "", path[64];
         snprintf(path, sizeof path, "/proc/%d/comm", pid);
         FILE *f = fopen(path, "r");

@@ -13,6 +13,7 @@ struct pgcb_server_info {
     char cpus[256];            /* CPUs of the backend process, "" if unknown */
     char cpus_source[32];      /* "PGCB_SERVER_CPUS", "detected" or "unknown" */
     char where[256];           /* "socket /tmp/x (port 5433)" or "host h port p" */
+    int postmaster_pid;        /* the server's postmaster if it runs here, else 0 */
 };
 
 /* Connect with `conninfo` ("" = PG* environment variables), read the server

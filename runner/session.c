@@ -30,6 +30,7 @@
 
 #include "measure.h"
 #include "orders.h"
+#include "srvcpu.h"
 #include "stats.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -254,6 +255,8 @@ struct gstate {
     uint64_t batches, rows_bad, sum_bad, cpu_ns;
     int threads_disagree;        /* the threads' first checksums differ */
     int check_rows;              /* the rows per batch are known and checked */
+    uint64_t srv_cpu_ns, srv_wall_ns; /* the server's CPU time over the measured jobs */
+    int srv_known;
     int failed;
     struct pgcb_hist pooled;
 };
@@ -299,6 +302,7 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
     if (h->n == 0) {
         c->mean_ns = c->sd_ns = c->rme_pct = c->median_ns = c->p99_ns = NAN;
         c->ops_per_s = c->queries_per_s = c->cpu_ns_per_query = NAN;
+        c->server_cpu_ns_per_query = c->server_busy = NAN;
         return;
     }
     c->mean_ns = h->mean;
@@ -314,6 +318,11 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
     c->ops_per_s = c->mean_ns > 0 ? 1e9 / c->mean_ns : NAN;
     c->queries_per_s = c->ops_per_s * depth * threads;
     c->cpu_ns_per_query = (double)gs->cpu_ns / (double)c->queries;
+    c->server_cpu_ns_per_query = c->server_busy = NAN;
+    if (gs->srv_known && gs->srv_wall_ns) {
+        c->server_cpu_ns_per_query = (double)gs->srv_cpu_ns / (double)c->queries;
+        c->server_busy = (double)gs->srv_cpu_ns / (double)gs->srv_wall_ns;
+    }
 }
 
 /* Rows and checksums: within each driver, then across the client drivers. */
@@ -628,7 +637,16 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             job->check_rows = gs[d].check_rows;
             job->time_floor_ns = time_floor;
             job->batch_floor = batch_floor;
-            if (run_job(s, r, g, d, &gs[d]) == 0) {
+            uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
+            int srv = s->postmaster_pid && !(s->drivers[d].ld.drv->caps & PGCB_CAP_NO_IO) &&
+                      pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
+            int ok = run_job(s, r, g, d, &gs[d]) == 0;
+            if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {
+                gs[d].srv_cpu_ns += cpu1 - cpu0;
+                gs[d].srv_wall_ns += pgcb_now_ns() - wall0;
+                gs[d].srv_known = 1;
+            }
+            if (ok) {
                 collect(sh, nthreads, &gs[d], &gr->cells[d]);
                 pgcb_hist_reset(&order_hist);
                 for (uint32_t t = 0; t < nthreads; t++)

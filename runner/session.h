@@ -47,6 +47,7 @@ struct pgcb_session {
     struct pgcb_sbg *bgs;         /* one per [background.NAME], in file order */
     size_t nbgs;
     _Atomic int64_t *seqs;        /* cfg->nseqs counters, shared with every host */
+    int postmaster_pid;           /* a local server's, for its CPU time; 0: none */
     size_t **orders;              /* orders[o][k]: driver index */
     size_t norders;
     uint32_t nthreads;            /* the most threads any suite uses */

@@ -96,6 +96,12 @@ static void test_tiny_run_writes_valid_json(void **state)
             assert_int_equal(c->norders, 2);
             assert_true(isfinite(c->order_medians_ns[0]) && isfinite(c->order_medians_ns[1]));
         }
+        /* The server runs here: its CPU time while libpq_sync ran is known
+         * (not while null ran: it does no I/O). */
+        assert_true(isfinite(gr->cells[0].server_cpu_ns_per_query));
+        assert_true(gr->cells[0].server_cpu_ns_per_query > 0);
+        assert_true(gr->cells[0].server_busy > 0 && gr->cells[0].server_busy < 2.5);
+        assert_true(isnan(gr->cells[1].server_cpu_ns_per_query));
         /* libpq_sync read the server's rows; null made the same rows up:
          * the checksums agree only if every value was read and folded. */
         assert_true(gr->cells[0].checksum == gr->cells[1].checksum);

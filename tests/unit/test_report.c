@@ -68,6 +68,7 @@ static void make(struct pgcb_result *r)
         c->ops_per_s = 1e9 / med[d];
         c->queries_per_s = 50e9 / med[d];
         c->cpu_ns_per_query = 1000;
+        c->server_cpu_ns_per_query = c->server_busy = NAN; /* a server elsewhere */
         c->norders = 2;
         c->order_medians_ns = pgcb_xcalloc(2, sizeof(double));
         c->order_medians_ns[0] = med[d] - 1000;
@@ -78,7 +79,7 @@ static void make(struct pgcb_result *r)
         .error = pgcb_xstrdup("skipped: c implements driver ABI 1.0, which cannot pass query "
                               "parameters"),
         .mean_ns = NAN, .median_ns = NAN, .ops_per_s = NAN, .queries_per_s = NAN,
-        .cpu_ns_per_query = NAN};
+        .cpu_ns_per_query = NAN, .server_cpu_ns_per_query = NAN, .server_busy = NAN};
     g->nbackgrounds = 2;
     g->backgrounds = pgcb_xcalloc(2, sizeof *g->backgrounds);
     g->backgrounds[0] = (struct pgcb_res_background){
@@ -147,6 +148,30 @@ static void test_group_box(void **state)
     assert_non_null(strstr(out, "parameters\n- Background bgw: a x 2 connections"));
     assert_non_null(strstr(out, "terminating\n\nWinner: b "));
     free(out);
+
+    /* A local server: its CPU column, and the note for the driver it bounds
+     * (busy >= 90% of one CPU: one connection). */
+    r.groups[0].cells[0].server_cpu_ns_per_query = 900;
+    r.groups[0].cells[0].server_busy = 0.5;
+    r.groups[0].cells[1].server_cpu_ns_per_query = 1400;
+    r.groups[0].cells[1].server_busy = 0.97;
+    out = capture_group(&r, PGCB_TABLE_BOX);
+    assert_non_null(strstr(out, "│ Client CPU (ns/query) │ Server CPU (ns/query) │\n"));
+    assert_non_null(strstr(out, "│ 1000                  │ 900                   │\n"));
+    assert_non_null(strstr(out, "│ 1000                  │ 1400                  │\n"));
+    assert_non_null(strstr(out, "│ -                     │ -                     │\n"));
+    assert_non_null(strstr(out, "  b: the server was busy 97% of one CPU while it ran: the "
+                                "server, not the client, bounds this figure\n"));
+    assert_null(strstr(out, "  a: the server was busy"));
+    free(out);
+    /* Two connections and a server on one CPU: busy 0.95 of that one CPU. */
+    r.groups[0].threads = 2;
+    r.server_cpus = pgcb_xstrdup("1");
+    r.groups[0].cells[0].server_busy = 0.95;
+    out = capture_group(&r, PGCB_TABLE_BOX);
+    assert_non_null(strstr(out, "  a: the server was busy 95% of one CPU"));
+    free(out);
+    r.groups[0].threads = 1;
 
     /* A time-budget group without transaction or parameters: "depth". */
     struct pgcb_res_group *g = &r.groups[0];
