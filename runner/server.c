@@ -140,6 +140,9 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
     snprintf(info->version, sizeof info->version, "%s", v ? v : "unknown");
     info->version_num = PQserverVersion(conn);
 
+    /* A server here (its backend is a postgres process of this machine):
+     * its CPU time can be read. */
+    info->postmaster_pid = pgcb_srvcpu_postmaster(PQbackendPID(conn));
     const char *env = getenv("PGCB_SERVER_CPUS");
     if (env && *env) {
         snprintf(info->cpus, sizeof info->cpus, "%s", env);
@@ -149,7 +152,6 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
          * postmaster's affinity: read it from the backend's pid, if that
          * pid is a postgres process here. */
         int pid = PQbackendPID(conn);
-        info->postmaster_pid = pgcb_srvcpu_postmaster(pid);
         char comm[64] = "", path[64];
         snprintf(path, sizeof path, "/proc/%d/comm", pid);
         FILE *f = fopen(path, "r");
