@@ -1,6 +1,7 @@
 /* util.c -- see util.h. */
 #include "util.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,4 +83,71 @@ uint64_t pgcb_thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int pgcb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    uint64_t v = 0;
+    for (; *s; s++) {
+        if (!isdigit((unsigned char)*s))
+            return -1;
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int pgcb_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen)
+{
+    size_t n = 0;
+    char *copy = pgcb_xstrdup(s);
+    char *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        char *dash = strchr(tok, '-');
+        uint64_t lo, hi;
+        if (dash) {
+            *dash = '\0';
+            if (pgcb_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo) ||
+                pgcb_parse_u64(dash + 1, 0, PGCB_MAX_CPUS - 1, &hi) || hi < lo) {
+                snprintf(err, errlen, "bad CPU range '%s-%s'", tok, dash + 1);
+                rc = -1;
+                break;
+            }
+        } else if (pgcb_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo)) {
+            snprintf(err, errlen, "bad CPU number '%s'", tok);
+            rc = -1;
+            break;
+        } else {
+            hi = lo;
+        }
+        for (uint64_t cpu = lo; cpu <= hi && rc == 0; cpu++) {
+            for (size_t i = 0; i < n; i++)
+                if (out[i] == (int)cpu) {
+                    snprintf(err, errlen, "CPU %d listed twice", (int)cpu);
+                    rc = -1;
+                }
+            if (rc == 0 && n == max) {
+                snprintf(err, errlen, "more than %zu CPUs listed", max);
+                rc = -1;
+            }
+            if (rc == 0)
+                out[n++] = (int)cpu;
+        }
+        if (rc)
+            break;
+    }
+    free(copy);
+    if (rc == 0 && n == 0) {
+        snprintf(err, errlen, "empty CPU list");
+        rc = -1;
+    }
+    return rc ? -1 : (int)n;
 }

@@ -22,6 +22,17 @@ char *pgcb_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
  * spaces, trailing whitespace is dropped, the result is always terminated. */
 void pgcb_oneline(char *dst, size_t n, const char *src);
 
+/* Most CPUs in a CPU list. */
+#define PGCB_MAX_CPUS 1024
+
+/* Parse a CPU list ("0", "0,2", "1-3,6") into out (at most max); order
+ * kept, duplicates refused. Returns the count, or -1 with a message in err. */
+int pgcb_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen);
+
+/* Parse a decimal integer (digits only: no sign, no junk, no overflow)
+ * within [min, max]. Returns 0, or -1. */
+int pgcb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 /* CLOCK_MONOTONIC in nanoseconds (vDSO, no system call on Linux with a TSC
  * clocksource). Inline: it is read once per sample in the timed loop. */
 static inline uint64_t pgcb_now_ns(void)

@@ -1891,7 +1891,7 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_config *cfg, FILE *
     const char *tv = getenv("PGCB_CHECK_TIMEOUT");
     if (tv && *tv) {
         uint64_t u;
-        if (pgcb_config_parse_u64(tv, 1, 3600, &u) != 0)
+        if (pgcb_parse_u64(tv, 1, 3600, &u) != 0)
             return usage_error(&c, "PGCB_CHECK_TIMEOUT: '%s' is not a number of seconds from 1 "
                                "to 3600", tv);
         c.timeout_s = (int)u;

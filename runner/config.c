@@ -96,73 +96,6 @@ static void unknown_key(struct ctx *c, const char *const *keys, const char *key)
          keys == query_keys ? ", param1 .. param64" : "");
 }
 
-int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    if (!s || !isdigit((unsigned char)*s))
-        return -1;
-    uint64_t v = 0;
-    for (; *s; s++) {
-        if (!isdigit((unsigned char)*s))
-            return -1;
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-int pgcb_config_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen)
-{
-    size_t n = 0;
-    char *copy = pgcb_xstrdup(s);
-    char *save = NULL;
-    int rc = 0;
-    for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
-        char *dash = strchr(tok, '-');
-        uint64_t lo, hi;
-        if (dash) {
-            *dash = '\0';
-            if (pgcb_config_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo) ||
-                pgcb_config_parse_u64(dash + 1, 0, PGCB_MAX_CPUS - 1, &hi) || hi < lo) {
-                snprintf(err, errlen, "bad CPU range '%s-%s'", tok, dash + 1);
-                rc = -1;
-                break;
-            }
-        } else if (pgcb_config_parse_u64(tok, 0, PGCB_MAX_CPUS - 1, &lo)) {
-            snprintf(err, errlen, "bad CPU number '%s'", tok);
-            rc = -1;
-            break;
-        } else {
-            hi = lo;
-        }
-        for (uint64_t cpu = lo; cpu <= hi && rc == 0; cpu++) {
-            for (size_t i = 0; i < n; i++)
-                if (out[i] == (int)cpu) {
-                    snprintf(err, errlen, "CPU %d listed twice", (int)cpu);
-                    rc = -1;
-                }
-            if (rc == 0 && n == max) {
-                snprintf(err, errlen, "more than %zu CPUs listed", max);
-                rc = -1;
-            }
-            if (rc == 0)
-                out[n++] = (int)cpu;
-        }
-        if (rc)
-            break;
-    }
-    free(copy);
-    if (rc == 0 && n == 0) {
-        snprintf(err, errlen, "empty CPU list");
-        rc = -1;
-    }
-    return rc ? -1 : (int)n;
-}
-
 /* Names of drivers, queries and suites: [a-z0-9_]+, at most 63 bytes (they
  * become statement names and JSON keys). */
 static int valid_name(const char *s)
@@ -342,7 +275,7 @@ static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *key
     char *copy = pgcb_xstrdup(v), *save = NULL;
     for (char *tok = strtok_r(copy, ", \t\n", &save); tok; tok = strtok_r(NULL, ", \t\n", &save)) {
         uint64_t d;
-        if (pgcb_config_parse_u64(tok, 1, 1000000, &d)) {
+        if (pgcb_parse_u64(tok, 1, 1000000, &d)) {
             fail(c, "[%s] %s: '%s' is not an integer from 1 to 1000000", c->section, key, tok);
             free(copy);
             return 0;
@@ -384,7 +317,7 @@ static unsigned param_number(const char *key)
 {
     uint64_t n;
     if (strncmp(key, "param", 5) != 0 || key[5] == '0' ||
-        pgcb_config_parse_u64(key + 5, 1, PGCB_MAX_PARAMS, &n))
+        pgcb_parse_u64(key + 5, 1, PGCB_MAX_PARAMS, &n))
         return 0;
     return (unsigned)n;
 }
@@ -433,7 +366,7 @@ static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const 
         }
         b->rate = r;
     } else if (strcmp(key, "connections") == 0) {
-        if (pgcb_config_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
+        if (pgcb_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
             fail(c, "[%s] connections: '%s' is not an integer from 1 to %d", c->section, value,
                  PGCB_MAX_THREADS);
             return 0;
@@ -441,7 +374,7 @@ static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const 
         b->connections = (uint32_t)u;
     } else if (strcmp(key, "cpus") == 0) {
         char e[160];
-        int n = pgcb_config_parse_cpus(value, b->cpus, PGCB_MAX_CPUS, e, sizeof e);
+        int n = pgcb_parse_cpus(value, b->cpus, PGCB_MAX_CPUS, e, sizeof e);
         if (n < 0) {
             fail(c, "[%s] cpus: %s", c->section, e);
             return 0;
@@ -472,27 +405,27 @@ static int apply(struct ctx *c, const char *key, const char *value)
         return 1; /* the section error is already recorded */
     case SEC_BENCH:
         if (strcmp(key, "time_ms") == 0) {
-            if (pgcb_config_parse_u64(value, 0, 86400000ull, &u)) {
+            if (pgcb_parse_u64(value, 0, 86400000ull, &u)) {
                 fail(c, "[bench] time_ms: '%s' is not an integer from 0 to 86400000", value);
                 return 0;
             }
             cfg->time_ms = u;
             cfg->time_source = "file";
         } else if (strcmp(key, "queries") == 0) {
-            if (pgcb_config_parse_u64(value, 1, UINT32_MAX, &u)) {
+            if (pgcb_parse_u64(value, 1, UINT32_MAX, &u)) {
                 fail(c, "[bench] queries: '%s' is not an integer from 1 to %u", value, UINT32_MAX);
                 return 0;
             }
             cfg->min_queries = u;
             cfg->queries_source = "file";
         } else if (strcmp(key, "warmup_ms") == 0) {
-            if (pgcb_config_parse_u64(value, 0, 3600000ull, &u)) {
+            if (pgcb_parse_u64(value, 0, 3600000ull, &u)) {
                 fail(c, "[bench] warmup_ms: '%s' is not an integer from 0 to 3600000", value);
                 return 0;
             }
             cfg->warmup_ms = u;
         } else if (strcmp(key, "batch_timeout_ms") == 0) {
-            if (pgcb_config_parse_u64(value, 1, 86400000ull, &u)) {
+            if (pgcb_parse_u64(value, 1, 86400000ull, &u)) {
                 fail(c, "[bench] batch_timeout_ms: '%s' is not an integer from 1 to 86400000",
                      value);
                 return 0;
@@ -500,7 +433,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             cfg->batch_timeout_ms = u;
         } else if (strcmp(key, "cpus") == 0) {
             char e[160];
-            int n = pgcb_config_parse_cpus(value, cfg->cpus, PGCB_MAX_CPUS, e, sizeof e);
+            int n = pgcb_parse_cpus(value, cfg->cpus, PGCB_MAX_CPUS, e, sizeof e);
             if (n < 0) {
                 fail(c, "[bench] cpus: %s", e);
                 return 0;
@@ -510,7 +443,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             free(cfg->output);
             cfg->output = value[0] ? resolve_path(cfg, value) : NULL;
         } else if (strcmp(key, "seed") == 0) {
-            if (pgcb_config_parse_u64(value, 0, UINT64_MAX, &u)) {
+            if (pgcb_parse_u64(value, 0, UINT64_MAX, &u)) {
                 fail(c, "[bench] seed: '%s' is not a non-negative integer", value);
                 return 0;
             }
@@ -567,7 +500,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             free(q->sql);
             q->sql = pgcb_xstrdup(value);
         } else if (strcmp(key, "rows") == 0) {
-            if (pgcb_config_parse_u64(value, 0, INT32_MAX, &u)) {
+            if (pgcb_parse_u64(value, 0, INT32_MAX, &u)) {
                 fail(c, "[%s] rows: '%s' is not a non-negative integer", c->section, value);
                 return 0;
             }
@@ -608,7 +541,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return parse_depths(c, s, key, value);
         }
         if (strcmp(key, "ops") == 0) {
-            if (pgcb_config_parse_u64(value, 1, UINT32_MAX, &u)) {
+            if (pgcb_parse_u64(value, 1, UINT32_MAX, &u)) {
                 fail(c, "[%s] ops: '%s' is not an integer from 1 to %u", c->section, value,
                      UINT32_MAX);
                 return 0;
@@ -617,7 +550,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return 1;
         }
         if (strcmp(key, "warmup_ms") == 0) {
-            if (pgcb_config_parse_u64(value, 0, 3600000ull, &u)) {
+            if (pgcb_parse_u64(value, 0, 3600000ull, &u)) {
                 fail(c, "[%s] warmup_ms: '%s' is not an integer from 0 to 3600000", c->section,
                      value);
                 return 0;
@@ -632,7 +565,7 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return 1;
         }
         if (strcmp(key, "threads") == 0) {
-            if (pgcb_config_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
+            if (pgcb_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
                 fail(c, "[%s] threads: '%s' is not an integer from 1 to %d", c->section, value,
                      PGCB_MAX_THREADS);
                 return 0;
@@ -856,7 +789,7 @@ static int apply_env(struct pgcb_config *cfg, char *err, size_t errlen)
     const char *v = getenv("BENCH_TIME_MS");
     uint64_t u;
     if (v && *v) {
-        if (pgcb_config_parse_u64(v, 0, 86400000ull, &u)) {
+        if (pgcb_parse_u64(v, 0, 86400000ull, &u)) {
             snprintf(err, errlen, "BENCH_TIME_MS: '%s' is not an integer from 0 to 86400000", v);
             return -1;
         }
@@ -865,7 +798,7 @@ static int apply_env(struct pgcb_config *cfg, char *err, size_t errlen)
     }
     v = getenv("BENCH_QUERIES");
     if (v && *v) {
-        if (pgcb_config_parse_u64(v, 1, UINT32_MAX, &u)) {
+        if (pgcb_parse_u64(v, 1, UINT32_MAX, &u)) {
             snprintf(err, errlen, "BENCH_QUERIES: '%s' is not an integer from 1 to %u", v,
                      UINT32_MAX);
             return -1;

@@ -14,8 +14,8 @@
 
 #include "gen.h"
 #include "orders.h"
+#include "util.h"
 
-#define PGCB_MAX_CPUS 1024
 
 /* One `key = value` of a [driver.NAME] section, kept for the driver. */
 struct pgcb_cfg_kv {
@@ -138,14 +138,6 @@ struct pgcb_config {
 int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_t errlen);
 
 void pgcb_config_free(struct pgcb_config *cfg);
-
-/* Parse a CPU list ("0", "0,2", "1-3,6"); order kept, duplicates refused.
- * Returns the count, or -1 with a message in err. */
-int pgcb_config_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen);
-
-/* Parse a positive decimal integer (no sign, no junk, no overflow) within
- * [min, max]. Returns 0 or -1. */
-int pgcb_config_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* 1 if sql starts with SELECT, WITH, VALUES, TABLE or SHOW (case
  * insensitive, after blanks and '('), and, for WITH, names no INSERT,

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
 #include "pgcb/driver.h"
 #include "rank.h"
 #include "table.h"
@@ -208,7 +207,7 @@ static double server_bound_cpus(const struct pgcb_result *r, const struct pgcb_r
     double n = gr->threads ? gr->threads : 1;
     int cpus[PGCB_MAX_CPUS];
     char e[160];
-    int k = r->server_cpus ? pgcb_config_parse_cpus(r->server_cpus, cpus, PGCB_MAX_CPUS, e,
+    int k = r->server_cpus ? pgcb_parse_cpus(r->server_cpus, cpus, PGCB_MAX_CPUS, e,
                                                     sizeof e) : -1;
     return k > 0 && k < n ? k : n;
 }

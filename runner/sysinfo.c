@@ -118,8 +118,8 @@ int pgcb_cpus_overlap(const char *a, const char *b)
 {
     int ca[PGCB_MAX_CPUS], cb[PGCB_MAX_CPUS];
     char err[128];
-    int na = pgcb_config_parse_cpus(a, ca, PGCB_MAX_CPUS, err, sizeof err);
-    int nb = pgcb_config_parse_cpus(b, cb, PGCB_MAX_CPUS, err, sizeof err);
+    int na = pgcb_parse_cpus(a, ca, PGCB_MAX_CPUS, err, sizeof err);
+    int nb = pgcb_parse_cpus(b, cb, PGCB_MAX_CPUS, err, sizeof err);
     for (int i = 0; i < na; i++)
         for (int k = 0; k < nb; k++)
             if (ca[i] == cb[k])

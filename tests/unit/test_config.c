@@ -274,20 +274,20 @@ static void test_parse_helpers(void **state)
 {
     (void)state;
     uint64_t v;
-    assert_int_equal(pgcb_config_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+    assert_int_equal(pgcb_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
     assert_true(v == UINT64_MAX);
-    assert_int_equal(pgcb_config_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
-    assert_int_equal(pgcb_config_parse_u64("", 0, 10, &v), -1);
-    assert_int_equal(pgcb_config_parse_u64("+1", 0, 10, &v), -1);
-    assert_int_equal(pgcb_config_parse_u64("11", 0, 10, &v), -1);
+    assert_int_equal(pgcb_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
+    assert_int_equal(pgcb_parse_u64("", 0, 10, &v), -1);
+    assert_int_equal(pgcb_parse_u64("+1", 0, 10, &v), -1);
+    assert_int_equal(pgcb_parse_u64("11", 0, 10, &v), -1);
     int cpus[8];
     char err[128];
-    assert_int_equal(pgcb_config_parse_cpus("2-4,0", cpus, 8, err, sizeof err), 4);
+    assert_int_equal(pgcb_parse_cpus("2-4,0", cpus, 8, err, sizeof err), 4);
     assert_int_equal(cpus[0], 2);
     assert_int_equal(cpus[3], 0);
-    assert_int_equal(pgcb_config_parse_cpus("0-8", cpus, 8, err, sizeof err), -1);
+    assert_int_equal(pgcb_parse_cpus("0-8", cpus, 8, err, sizeof err), -1);
     assert_string_equal(err, "more than 8 CPUs listed");
-    assert_int_equal(pgcb_config_parse_cpus(" ", cpus, 8, err, sizeof err), -1);
+    assert_int_equal(pgcb_parse_cpus(" ", cpus, 8, err, sizeof err), -1);
     assert_string_equal(err, "empty CPU list");
 }
 
