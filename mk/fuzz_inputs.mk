@@ -23,7 +23,7 @@ FI_CC     = clang
 FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FI_COMMON = common/util.c
-FI_CONFIG_SRC = tests/fuzz/fuzz_config.c runner/config.c runner/orders.c $(FI_COMMON)
+FI_CONFIG_SRC = tests/fuzz/fuzz_config.c runner/config.c runner/orders.c runner/gen.c $(FI_COMMON)
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c common/stats.c \
                 common/table.c runner/report.c $(FI_COMMON) \
                 $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))

@@ -87,8 +87,36 @@ static void fz_check_ok(const struct pgcb_config *cfg)
         FZ_CHECK(fz_name_ok(q->name));
         FZ_CHECK(q->sql && q->sql[0]);
         FZ_CHECK(q->rows >= -1 && q->rows <= INT32_MAX);
-        FZ_CHECK(q->check == PGCB_CHECK_CHECKSUM || q->check == PGCB_CHECK_ROWS);
+        FZ_CHECK(q->check == PGCB_CHECK_CHECKSUM || q->check == PGCB_CHECK_ROWS ||
+                 q->check == PGCB_CHECK_NONE);
+        FZ_CHECK(q->prime == 0 || q->prime == 1);
+        FZ_CHECK(q->nparams <= PGCB_MAX_PARAMS && (q->nparams == 0) == (q->params == NULL));
+        for (size_t j = 0; j < q->nparams; j++) {
+            const struct pgcb_gen *g = &q->params[j];
+            FZ_CHECK(g->kind == PGCB_GEN_SEQ || g->kind == PGCB_GEN_UNIFORM ||
+                     g->kind == PGCB_GEN_LIST || g->kind == PGCB_GEN_TEXT);
+            FZ_CHECK(g->kind != PGCB_GEN_SEQ || (g->b != 0 && g->seq_slot < cfg->nseqs));
+            FZ_CHECK(g->kind != PGCB_GEN_UNIFORM || g->a <= g->b);
+            FZ_CHECK(g->kind != PGCB_GEN_TEXT || (g->a >= 0 && g->a <= PGCB_GEN_TEXT_MAX));
+            FZ_CHECK(g->kind != PGCB_GEN_LIST || g->nwords >= 1);
+            for (size_t w = 0; w < g->nwords; w++)
+                FZ_CHECK(g->words[w] && (size_t)g->word_len[w] == strlen(g->words[w]) &&
+                         g->word_len[w] > 0 && g->word_len[w] <= PGCB_GEN_WORD_MAX);
+        }
         FZ_CHECK(pgcb_config_find_query(cfg, q->name) == (long)i);
+    }
+    size_t measured = 0;
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        measured += cfg->drivers[i].measure == 1;
+    FZ_CHECK(measured >= 1);
+    for (size_t i = 0; i < cfg->nbackgrounds; i++) {
+        const struct pgcb_cfg_background *b = &cfg->backgrounds[i];
+        FZ_CHECK(fz_name_ok(b->name));
+        FZ_CHECK(b->driver < cfg->ndrivers && b->query < cfg->nqueries);
+        FZ_CHECK(b->rate > 0 && b->rate <= 1e7);
+        FZ_CHECK(b->connections >= 1 && b->connections <= PGCB_MAX_THREADS);
+        FZ_CHECK(b->ncpus >= 1 && b->ncpus <= PGCB_MAX_CPUS);
+        FZ_CHECK(b->sla > 0 && b->sla <= 1);
     }
     FZ_CHECK(cfg->nsuites >= 1);
     for (size_t i = 0; i < cfg->nsuites; i++) {
@@ -107,6 +135,12 @@ static void fz_check_ok(const struct pgcb_config *cfg)
                 FZ_CHECK(s->queries[j] != s->queries[k]);
         }
         FZ_CHECK(s->threads >= 1 && s->threads <= PGCB_MAX_THREADS);
+        FZ_CHECK(s->transaction == 0 || s->transaction == 1);
+        FZ_CHECK(s->warmup_ms >= -1 && s->warmup_ms <= 3600000);
+        FZ_CHECK(s->ops == 0 || (s->ndepths == 1 && s->ops % ((uint64_t)s->threads *
+                                                              s->depths[0]) == 0));
+        for (size_t k = 0; k < s->nbackgrounds; k++)
+            FZ_CHECK(s->backgrounds[k] < cfg->nbackgrounds);
         for (size_t j = 0; j < i; j++)
             FZ_CHECK(strcmp(cfg->suites[j].name, s->name) != 0);
     }
