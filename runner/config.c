@@ -40,6 +40,7 @@ struct ctx {
     char last_key[128];       /* key of the previous key line in this section */
     char *last_value;         /* its accumulated value (for continuation) */
     unsigned bench_seen, server_seen; /* bitmasks of keys seen */
+    int bench_line, server_line;      /* where [bench] / [server] began; 0: not yet */
     unsigned *query_seen, *suite_seen, *bg_seen;
     struct pending_names *suite_names;  /* queries = */
     struct pending_names *suite_bgs;    /* background = */
@@ -144,8 +145,17 @@ static void begin_section(struct ctx *c, const char *name)
                 "[query.NAME], [suite.NAME], [background.NAME])", name);
         return;
     }
-    if (c->kind == SEC_BENCH || c->kind == SEC_SERVER)
+    if (c->kind == SEC_BENCH || c->kind == SEC_SERVER) {
+        /* Once each: a second [bench] would quietly merge with the first. */
+        int *seen = c->kind == SEC_BENCH ? &c->bench_line : &c->server_line;
+        if (*seen) {
+            fail(c, "section [%s] appears twice (first at line %d)", name, *seen);
+            c->kind = SEC_NONE;
+            return;
+        }
+        *seen = c->lineno;
         return;
+    }
     if (!valid_name(sub)) {
         fail(c, "bad name in [%s]: use 1 to 63 of a-z, 0-9 and _", name);
         c->kind = SEC_NONE;
