@@ -605,6 +605,10 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
             if (d == r->ndrivers)
                 return read_fail(err, errlen, path, "an execution order names an unknown driver",
                                  j, r);
+            for (size_t i = 0; i < k; i++)
+                if (r->orders[o][i] == d)
+                    return read_fail(err, errlen, path, "an execution order names a driver twice",
+                                     j, r);
             r->orders[o][k] = d;
         }
     }
