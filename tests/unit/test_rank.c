@@ -59,8 +59,11 @@ static void make(struct pgcb_result *r, const char *labels, unsigned ref_mask, s
     }
     r->norders = norders;
     r->orders = pgcb_xcalloc(norders, sizeof *r->orders);
-    for (size_t o = 0; o < norders; o++)
+    for (size_t o = 0; o < norders; o++) { /* rotations: each driver once per order */
         r->orders[o] = pgcb_xcalloc(r->ndrivers, sizeof **r->orders);
+        for (size_t k = 0; k < r->ndrivers; k++)
+            r->orders[o][k] = (o + k) % r->ndrivers;
+    }
     r->complete = 1;
 }
 
