@@ -35,7 +35,7 @@ fuzz: $(RW_FUZZ_BIN)
 	@grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(B)/fuzz/fuzz.log | tail -n 2
 	@echo "fuzz: PASS (no crash in $(RW_FUZZ_SECONDS) s)"
 
-$(RW_FUZZ_BIN): tests/fuzz/fuzz_rawwire_reply.c $(RW_SOURCES) include/pgcb/driver.h
+$(RW_FUZZ_BIN): tests/fuzz/fuzz_rawwire_reply.c $(RW_SOURCES) $(wildcard include/pgcb/*.h)
 	@command -v clang >/dev/null || { echo "fuzz: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \

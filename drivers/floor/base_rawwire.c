@@ -14,7 +14,6 @@
 #include "../rawwire/rw_io.c"
 #include "../rawwire/rw_conn.c"
 #include "../rawwire/rw_prepare.c"
-#include "../rawwire/rw_value.c"
 #include "../rawwire/rw_options.c"
 /* Build note: each .c of a driver is compiled on its own with its own
  * dependency file, so this object is rebuilt when any file above changes. */

@@ -13,14 +13,11 @@
  *                 results come back.
  *   result_format text | binary, as libpq_sync.
  *
- * Values are decoded and folded by libpq_sync's pq_decode.c, with the same
- * per-column kinds learnt at prepare time, so both drivers produce identical
- * checksums. pq_decode.[ch] and pq_errmsg.[ch] in this directory are
- * symbolic links to libpq_sync's files: one copy of the code, compiled into
- * each .so (hidden, so the two never share symbols). Not an #include of the
- * .c files: the Makefile's driver rule compiles every .c prerequisite, and
- * the -MMD dependency file would list an #included .c as one, so the second
- * build would link it twice.
+ * Values are folded by libpq_sync's pq_fold.c (include/pgcb/value.h), with
+ * the same per-column kinds learnt at prepare time, so both drivers produce
+ * identical checksums. pq_shared.c compiles libpq_sync's pq_*.c into this
+ * .so: one copy of the code, hidden in each .so, so the two never share
+ * symbols.
  *
  * I/O: the connection is non-blocking, so PQsend* only queue (libpq writes
  * out whole 8 kB chunks as they fill; before libpq 17, which has
@@ -57,7 +54,6 @@
 
 #include <pgcb/driver.h>
 
-#include "../libpq_sync/pq_decode.h"
 #include "../libpq_sync/pq_errmsg.h"
 #include "../libpq_sync/pq_fold.h"
 #include "../libpq_sync/pq_params.h"
@@ -509,8 +505,7 @@ static int pp_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
             case PGRES_TUPLES_OK: {
                 /* Also after another query failed (sync = per_query): its
                  * rows are read and folded like any. */
-                int frc = pgcb_pq_fold_result(res, st, c->result_format == PQ_FORMAT_BINARY,
-                                          c->c_locale, sum, err, errlen);
+                int frc = pgcb_pq_fold_result(res, st, c->c_locale, sum, err, errlen);
                 if (frc != PGCB_OK) {
                     /* PROTOCOL, which overrides an earlier QUERY error: the
                      * runner closes the connection, no need to drain. */

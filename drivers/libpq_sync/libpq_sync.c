@@ -9,12 +9,12 @@
  * from PQdescribePrepared at prepare time.
  *
  * Hot path (run_batch, and run_batch_params, which is the same code with
- * text parameters): PQexecPrepared, then for every value PQgetisnull /
- * PQgetvalue / PQgetlength and a conversion by the cached column kind
- * (pq_decode.c). The driver allocates nothing itself there once warmed up
- * (the parameters' NUL-terminated copies reuse the connection's buffer,
- * pq_params.c); libpq allocates each PGresult, which is PQclear()ed before
- * the next execution.
+ * text parameters): PQexecPrepared, then for every value PQgetlength,
+ * PQgetvalue (PQgetisnull only for an empty one) and a conversion by the
+ * cached column kind (pq_fold.c, include/pgcb/value.h). The driver
+ * allocates nothing itself there once warmed up (the parameters'
+ * NUL-terminated copies reuse the connection's buffer, pq_params.c); libpq
+ * allocates each PGresult, which is PQclear()ed before the next execution.
  */
 #include <locale.h>
 #include <pthread.h>
@@ -26,7 +26,6 @@
 
 #include <pgcb/driver.h>
 
-#include "pq_decode.h"
 #include "pq_errmsg.h"
 #include "pq_fold.h"
 #include "pq_params.h"
@@ -230,8 +229,7 @@ static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
 
         switch (PQresultStatus(res)) {
         case PGRES_TUPLES_OK:
-            rc = pgcb_pq_fold_result(res, st, c->result_format == PQ_FORMAT_BINARY,
-                                          c->c_locale, sum, err, errlen);
+            rc = pgcb_pq_fold_result(res, st, c->c_locale, sum, err, errlen);
             break;
         case PGRES_COMMAND_OK: /* INSERT etc. without RETURNING: no rows */
             rc = PGCB_OK;

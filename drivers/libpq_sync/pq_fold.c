@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pq_decode.h"
+#include <pgcb/value.h>
+
 #include "pq_errmsg.h"
 
-int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, int binary,
-                        locale_t c_locale, struct pgcb_sum *sum, char *err, size_t errlen)
+int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, locale_t c_locale,
+                        struct pgcb_sum *sum, char *err, size_t errlen)
 {
     const int nrows = PQntuples(res), ncols = st->ncols;
     const unsigned char *kinds = st->kinds;
@@ -19,38 +20,31 @@ int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, int bin
                      PQnfields(res), st->name, ncols);
         return PGCB_ERR_PROTOCOL;
     }
-    /* Two copies of the loop so the format test is not made per value. */
-    if (binary) {
-        for (r = 0; r < nrows; r++) {
-            for (i = 0; i < ncols; i++) {
-                if (PQgetisnull(res, r, i))
-                    pgcb_sum_null(sum);
-                else if (pgcb_pq_fold_binary(sum, (enum pgcb_pq_kind)kinds[i],
-                                             PQgetvalue(res, r, i),
-                                             (size_t)PQgetlength(res, r, i)))
-                    goto malformed;
-            }
-            pgcb_sum_row(sum);
+    /* The kind says the format too (pgcb_value_kind_of): one loop for both.
+     * A value of length 0 is the only one that can be NULL (PQgetlength
+     * gives 0 for a NULL), so PQgetisnull is asked only then. The sum is
+     * kept in a local, which the PQ* calls cannot reach, so that it stays in
+     * registers across them. */
+    struct pgcb_sum s = *sum;
+    for (r = 0; r < nrows; r++) {
+        for (i = 0; i < ncols; i++) {
+            int len = PQgetlength(res, r, i);
+            if (len == 0 && PQgetisnull(res, r, i))
+                pgcb_sum_null(&s);
+            else if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], PQgetvalue(res, r, i),
+                                     (size_t)len, c_locale))
+                goto malformed;
         }
-    } else {
-        for (r = 0; r < nrows; r++) {
-            for (i = 0; i < ncols; i++) {
-                if (PQgetisnull(res, r, i))
-                    pgcb_sum_null(sum);
-                else if (pgcb_pq_fold_text(sum, (enum pgcb_pq_kind)kinds[i],
-                                           PQgetvalue(res, r, i),
-                                           (size_t)PQgetlength(res, r, i), c_locale))
-                    goto malformed;
-            }
-            pgcb_sum_row(sum);
-        }
+        pgcb_sum_row(&s);
     }
+    *sum = s;
     return PGCB_OK;
 
 malformed: {
-        const char *tn = pgcb_pq_type_name(PQftype(res, i));
+        const char *tn = pgcb_value_type_name(PQftype(res, i));
+        *sum = s;
         pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": malformed %s %s value", r + 1, i + 1,
-                     PQfname(res, i), binary ? "binary" : "text", tn ? tn : "?");
+                     PQfname(res, i), PQfformat(res, i) ? "binary" : "text", tn ? tn : "?");
         return PGCB_ERR_PROTOCOL;
     }
 }
@@ -64,8 +58,8 @@ int pgcb_pq_stmt_new(const char *name, const PGresult *desc, int binary, struct 
 
     for (int i = 0; i < ncols; i++) {
         Oid oid = PQftype(desc, i);
-        if (binary && !pgcb_pq_binary_foldable(oid)) {
-            const char *tn = pgcb_pq_type_name(oid);
+        if (binary && !pgcb_value_binary_foldable(oid)) {
+            const char *tn = pgcb_value_type_name(oid);
             pgcb_pq_errf(err, errlen,
                          "column %d \"%s\" has type %s%s%u%s, which result_format = binary "
                          "cannot fold as its text form; use result_format = text",
@@ -85,7 +79,7 @@ int pgcb_pq_stmt_new(const char *name, const PGresult *desc, int binary, struct 
     st->ncols = ncols;
     st->kinds = (unsigned char *)st->name + namelen + 1;
     for (int i = 0; i < ncols; i++)
-        st->kinds[i] = (unsigned char)pgcb_pq_kind_of(PQftype(desc, i));
+        st->kinds[i] = (unsigned char)pgcb_value_kind_of(PQftype(desc, i), binary);
     *out = st;
     return PGCB_OK;
 }

@@ -19,7 +19,8 @@
 struct pgcb_stmt {
     struct pgcb_stmt *next; /* the connection's list */
     int ncols;
-    unsigned char *kinds;   /* enum pgcb_pq_kind per column; in this allocation */
+    unsigned char *kinds;   /* enum pgcb_value_kind per column (type and result
+                               format); in this allocation */
     char name[];            /* server-side statement name */
 };
 
@@ -35,11 +36,12 @@ int pgcb_pq_stmt_new(const char *name, const PGresult *desc, int binary, struct 
 /* Free a connection's list of statements. */
 void pgcb_pq_stmts_free(struct pgcb_stmt *list);
 
-/* Fold the rows of a PGRES_TUPLES_OK result `res` of statement `st`, in
- * binary or text format (`c_locale` for text floats). Returns PGCB_OK, or
- * PGCB_ERR_PROTOCOL with a message naming the row, column and type of a
- * value that does not parse, or the column counts that differ. */
-int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, int binary,
-                        locale_t c_locale, struct pgcb_sum *sum, char *err, size_t errlen);
+/* Fold the rows of a PGRES_TUPLES_OK result `res` of statement `st`, in the
+ * result format `st` was built for (pgcb_value_fold; `c_locale` for text
+ * floats). Returns PGCB_OK, or PGCB_ERR_PROTOCOL with a message naming the
+ * row, column and type of a value that does not parse, or the column counts
+ * that differ. */
+int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, locale_t c_locale,
+                        struct pgcb_sum *sum, char *err, size_t errlen);
 
 #endif

@@ -23,7 +23,7 @@
 struct pgcb_stmt {
     struct pgcb_stmt *next;   /* the connection's list */
     unsigned ncols;
-    unsigned char *kinds;     /* enum rw_kind per column, in this allocation */
+    unsigned char *kinds;     /* enum pgcb_value_kind per column, in this allocation */
     unsigned nparams;         /* from ParameterDescription; values come per batch */
     int16_t *fmts;            /* result format codes of its Bind (malloc'd) */
     size_t nfmts;

@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pgcb/value.h>
+
 #include "rw_codec.h"
 #include "rw_conn.h"
 #include "rw_err.h"
 #include "rw_io.h"
-#include "rw_value.h"
 
 /* What the replies to Parse/Describe/Sync said. */
 struct rw_described {
@@ -136,8 +137,10 @@ static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name
     st->nparams = d->nparams;
     st->ncols = d->ncols;
     st->kinds = (unsigned char *)st->name + namelen + 1;
-    for (unsigned i = 0; i < d->ncols; i++)
-        st->kinds[i] = (unsigned char)rw_kind_of(d->oids[i], c->binary, &fmts[i]);
+    for (unsigned i = 0; i < d->ncols; i++) {
+        fmts[i] = (int16_t)pgcb_value_format(d->oids[i], c->binary);
+        st->kinds[i] = (unsigned char)pgcb_value_kind_of(d->oids[i], fmts[i]);
+    }
     /* one format code for all columns when they agree (0 codes: all text) */
     if (nfmts > 0) {
         int same = 1;

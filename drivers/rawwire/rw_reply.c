@@ -6,9 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <pgcb/value.h>
+
 #include "rw_codec.h"
 #include "rw_err.h"
-#include "rw_value.h"
 
 void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncols,
                    struct pgcb_sum *sum, locale_t c_locale, uint32_t depth)
@@ -56,7 +57,7 @@ static int rw_datarow(struct rw_reply *r, const char *b, size_t n, char *err, si
         }
         if (flen > (size_t)(end - f))
             goto past_end;
-        if (rw_fold_value(&s, (enum rw_kind)kinds[i], f, flen, r->c_locale)) {
+        if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], f, flen, r->c_locale)) {
             rw_errf(err, errlen, "DataRow column %u: malformed value of %u bytes for its type", i + 1,
                     flen);
             return -1;

@@ -29,7 +29,7 @@ enum rw_reply_state {
 };
 
 struct rw_reply {
-    const unsigned char *kinds; /* enum rw_kind per column (the statement's) */
+    const unsigned char *kinds; /* enum pgcb_value_kind per column (the statement's) */
     unsigned ncols;
     struct pgcb_sum *sum;
     locale_t c_locale;

@@ -1,8 +1,10 @@
 /*
  * pgcb/driver.h -- the pgclientbench driver ABI.
  *
- * This is the one header a driver author needs. A driver is a shared object
- * that exports exactly one symbol, PGCB_DRIVER_ENTRY_SYMBOL:
+ * This is the one header a driver author needs (pgcb/value.h, optional,
+ * converts wire values and folds them as the shipped drivers do). A driver
+ * is a shared object that exports exactly one symbol,
+ * PGCB_DRIVER_ENTRY_SYMBOL:
  *
  *     PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
  *

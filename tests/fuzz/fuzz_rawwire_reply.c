@@ -6,8 +6,9 @@
  * mk/rawwire.mk (`make fuzz`).
  *
  * Input: byte 0 the batch depth (1 + b % 4), byte 1 the column count
- * (b % 6), one byte per column its kind (b % 11, enum rw_kind), one byte the
- * chunk size the bytes arrive in (1 + b), then the server's bytes. Every
+ * (b % 6), one byte per column its kind (b % 11, enum pgcb_value_kind of
+ * include/pgcb/value.h), one byte the chunk size the bytes arrive in
+ * (1 + b), then the server's bytes. Every
  * feed call sees an exactly-sized heap copy of the unconsumed bytes, so any
  * read past what arrived is an ASan error.
  */
@@ -18,7 +19,6 @@
 
 #include "../../drivers/rawwire/rw_err.c"
 #include "../../drivers/rawwire/rw_codec.c"
-#include "../../drivers/rawwire/rw_value.c"
 #include "../../drivers/rawwire/rw_reply.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     depth = 1 + data[i++] % 4;
     ncols = data[i++] % 6;
     for (size_t c = 0; c < ncols; c++)
-        kinds[c] = i < size ? data[i++] % 11 : 0;
+        kinds[c] = i < size ? data[i++] % PGCB_VALUE_NKINDS : 0;
     step = i < size ? 1 + (size_t)data[i++] : 1;
     off = i;
 

@@ -1,7 +1,8 @@
 /*
  * test_rawwire_codec.c -- rawwire's codec (every message it encodes or
- * decodes, against byte fixtures), its value conversions, and its batch
- * reply parser fed whole, byte by byte, and malformed.
+ * decodes, against byte fixtures) and its batch reply parser fed whole, byte
+ * by byte, and malformed. (Its value conversions are include/pgcb/value.h's:
+ * test_value.c.)
  *
  * The driver's .c files are compiled into this test by #including them.
  */
@@ -17,7 +18,6 @@
 
 #include "../../drivers/rawwire/rw_err.c"
 #include "../../drivers/rawwire/rw_codec.c"
-#include "../../drivers/rawwire/rw_value.c"
 #include "../../drivers/rawwire/rw_reply.c"
 
 #include "../lib/drvtest.h"
@@ -191,79 +191,6 @@ static void test_dec_misc(void **state)
     assert_int_equal(rw_dec_rowdesc(rd, sizeof rd, &n, oids, 3), -1); /* trailing byte */
 }
 
-/* ---- values ------------------------------------------------------------- */
-
-static void test_kinds(void **state)
-{
-    int16_t f;
-
-    (void)state;
-    assert_int_equal(rw_kind_of(PGCB_OID_INT4, 1, &f), RW_K_B_INT4);
-    assert_int_equal(f, 1);
-    assert_int_equal(rw_kind_of(PGCB_OID_INT4, 0, &f), RW_K_T_INT);
-    assert_int_equal(f, 0);
-    assert_int_equal(rw_kind_of(PGCB_OID_TEXT, 1, &f), RW_K_TEXT);
-    assert_int_equal(f, 1);
-    assert_int_equal(rw_kind_of(PGCB_OID_NUMERIC, 1, &f), RW_K_TEXT);
-    assert_int_equal(f, 0); /* numeric is asked for in text even in binary mode */
-    assert_int_equal(rw_kind_of(1082 /* date */, 1, &f), RW_K_TEXT);
-    assert_int_equal(f, 0);
-}
-
-static uint64_t fold1(enum rw_kind k, const char *p, size_t len, int *rc)
-{
-    struct pgcb_sum s = {0, 0};
-    *rc = rw_fold_value(&s, k, p, len, drvtest_c_locale);
-    return s.hash;
-}
-
-static void test_values(void **state)
-{
-    struct pgcb_sum w;
-    int rc;
-
-    (void)state;
-#define WANT(call) (w.hash = 0, w.rows = 0, call, w.hash)
-    assert_true(fold1(RW_K_T_INT, "-9223372036854775808", 20, &rc) == WANT(pgcb_sum_int(&w, INT64_MIN)));
-    assert_int_equal(rc, 0);
-    fold1(RW_K_T_INT, "9223372036854775808", 19, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_T_INT, "", 0, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_T_INT, "12a", 3, &rc);
-    assert_int_equal(rc, -1);
-    assert_true(fold1(RW_K_T_INT, "1337", 4, &rc) == WANT(pgcb_sum_int(&w, 1337)));
-    assert_true(fold1(RW_K_T_BOOL, "t", 1, &rc) == WANT(pgcb_sum_bool(&w, 1)));
-    fold1(RW_K_T_BOOL, "x", 1, &rc);
-    assert_int_equal(rc, -1);
-    /* text floats, not NUL-terminated: the next byte must not be read as part */
-    assert_true(fold1(RW_K_T_FLOAT8, "0.15", 3, &rc) == WANT(pgcb_sum_float8(&w, 0.1)));
-    assert_int_equal(rc, 0);
-    assert_true(fold1(RW_K_T_FLOAT4, "-Infinity", 9, &rc) == WANT(pgcb_sum_float4(&w, -INFINITY)));
-    assert_true(fold1(RW_K_T_FLOAT8, "NaN", 3, &rc) == WANT(pgcb_sum_float8(&w, NAN)));
-    fold1(RW_K_T_FLOAT8, " 1", 2, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_T_FLOAT8, "1e", 2, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_T_FLOAT8, "1111111111111111111111111111111111111111111111111111111111111111111", 67, &rc);
-    assert_int_equal(rc, -1);
-    /* binary */
-    assert_true(fold1(RW_K_B_INT2, "\xff\xfe", 2, &rc) == WANT(pgcb_sum_int(&w, -2)));
-    assert_true(fold1(RW_K_B_INT4, "\x80\0\0\0", 4, &rc) == WANT(pgcb_sum_int(&w, INT32_MIN)));
-    assert_true(fold1(RW_K_B_INT8, "\xff\xff\xff\xff\xff\xff\xff\xff", 8, &rc) == WANT(pgcb_sum_int(&w, -1)));
-    assert_true(fold1(RW_K_B_FLOAT4, "\xbf\xc0\0\0", 4, &rc) == WANT(pgcb_sum_float4(&w, -1.5f)));
-    assert_true(fold1(RW_K_B_FLOAT8, "\x3f\xf0\0\0\0\0\0\0", 8, &rc) == WANT(pgcb_sum_float8(&w, 1.0)));
-    assert_true(fold1(RW_K_B_BOOL, "\1", 1, &rc) == WANT(pgcb_sum_bool(&w, 1)));
-    assert_true(fold1(RW_K_TEXT, "wat", 3, &rc) == WANT(pgcb_sum_text(&w, "wat", 3)));
-    fold1(RW_K_B_INT4, "\0\0\0", 3, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_B_BOOL, "\2", 1, &rc);
-    assert_int_equal(rc, -1);
-    fold1(RW_K_B_FLOAT8, "\0", 1, &rc);
-    assert_int_equal(rc, -1);
-#undef WANT
-}
-
 /* ---- the reply parser --------------------------------------------------- */
 
 /* Two queries of a statement (int4, text, bool) in binary: rows (1,'wat',f)
@@ -282,7 +209,7 @@ static const unsigned char batch2[] = {
     'C', 0, 0, 0, 13, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '2', 0,
     'Z', 0, 0, 0, 5, 'I',
 };
-static const unsigned char kinds3[] = {RW_K_B_INT4, RW_K_TEXT, RW_K_B_BOOL};
+static const unsigned char kinds3[] = {PGCB_VALUE_B_INT4, PGCB_VALUE_TEXT, PGCB_VALUE_B_BOOL};
 
 static struct pgcb_sum expect2(void)
 {
@@ -438,8 +365,6 @@ int main(void)
         cmocka_unit_test(test_dec_header),
         cmocka_unit_test(test_dec_error),
         cmocka_unit_test(test_dec_misc),
-        cmocka_unit_test(test_kinds),
-        cmocka_unit_test(test_values),
         cmocka_unit_test(test_reply_ok),
         cmocka_unit_test(test_reply_need),
         cmocka_unit_test(test_reply_malformed),

@@ -36,7 +36,6 @@
 #include "../../drivers/rawwire/rw_io.c"
 #include "../../drivers/rawwire/rw_conn.c"
 #include "../../drivers/rawwire/rw_prepare.c"
-#include "../../drivers/rawwire/rw_value.c"
 #include "../../drivers/rawwire/rw_reply.c"
 #include "../../drivers/rawwire/rw_batch.c"
 #include "../../drivers/rawwire/rw_options.c"

@@ -1,0 +1,373 @@
+/*
+ * pgcb/value.h -- one PostgreSQL value, as the server sends it (text or
+ * binary wire format), converted into its C value and folded into a struct
+ * pgcb_sum, exactly as the shipped drivers fold it. Optional for a driver
+ * author (driver.h is the ABI); with it, a driver's checksums match the
+ * shipped drivers' by construction.
+ *
+ * Use: once per statement, for each result column of type `oid` (from
+ * RowDescription, or PQftype), pick the format code to ask for
+ * (pgcb_value_format) and the conversion (pgcb_value_kind_of); then, in
+ * run_batch, for each non-NULL value call pgcb_value_fold() with the
+ * column's kind (pgcb_sum_null for a NULL, pgcb_sum_row after each row).
+ *
+ * Everything is static (inline but for the text float parsers): the hot
+ * path switches once per value on a small enum and is inlined into the
+ * driver's row loop. Nothing allocates, prints or keeps state; bytes are
+ * never read past `len` and need not be NUL-terminated.
+ *
+ * Return convention of the parsers and of pgcb_value_fold: 0 on success;
+ * -1 if the bytes are not a valid value of the type (a driver reports
+ * PGCB_ERR_PROTOCOL), and then nothing has been folded and *out is
+ * unchanged.
+ *
+ * Text floats are parsed with strtof_l/strtod_l in a "C" locale_t the
+ * driver creates once per connection (newlocale(LC_ALL_MASK, "C", 0)): the
+ * server always writes '.', and the global locale is not the driver's to
+ * read or set. They need glibc's declarations: compile with -D_GNU_SOURCE.
+ */
+#ifndef PGCB_VALUE_H
+#define PGCB_VALUE_H
+
+#include <locale.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How the values of one column are converted: its type and its wire format
+ * together, so that folding a value is one switch. Chosen per column by
+ * pgcb_value_kind_of. A driver may store it in an unsigned char. */
+enum pgcb_value_kind {
+    PGCB_VALUE_TEXT = 0, /* folded as its bytes (pgcb_sum_text): the text types in
+                            either format; numeric and any other type in text */
+    PGCB_VALUE_T_BOOL,   /* text "t" or "f" */
+    PGCB_VALUE_T_INT,    /* text int2, int4 or int8 (pgcb_value_parse_int) */
+    PGCB_VALUE_T_FLOAT4, /* text float4 (pgcb_value_parse_float4) */
+    PGCB_VALUE_T_FLOAT8, /* text float8 (pgcb_value_parse_float8) */
+    PGCB_VALUE_B_BOOL,   /* binary bool: 1 byte, 0 or 1 */
+    PGCB_VALUE_B_INT2,   /* binary integers and floats: big-endian, exactly */
+    PGCB_VALUE_B_INT4,   /* the type's width (2, 4, 8; 4, 8) */
+    PGCB_VALUE_B_INT8,
+    PGCB_VALUE_B_FLOAT4,
+    PGCB_VALUE_B_FLOAT8
+};
+/* The number of kinds (they are 0 .. PGCB_VALUE_NKINDS - 1). */
+#define PGCB_VALUE_NKINDS (PGCB_VALUE_B_FLOAT8 + 1)
+
+/* ---- per column ---------------------------------------------------------- */
+
+/* True if a value of type `oid` in binary format folds exactly as its text
+ * form does: the converted types (bool, int2/4/8, float4/8) and
+ * text/varchar/name/bpchar (whose binary form is their text in the client
+ * encoding). False for numeric and every other type, whose binary form would
+ * have to be turned into text first: ask for those in text. */
+static inline int pgcb_value_binary_foldable(uint32_t oid)
+{
+    switch (oid) {
+    case PGCB_OID_BOOL:
+    case PGCB_OID_INT2:
+    case PGCB_OID_INT4:
+    case PGCB_OID_INT8:
+    case PGCB_OID_FLOAT4:
+    case PGCB_OID_FLOAT8:
+    case PGCB_OID_TEXT:
+    case PGCB_OID_VARCHAR:
+    case PGCB_OID_NAME:
+    case PGCB_OID_BPCHAR:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The result format code (0 text, 1 binary) to ask for a column of type
+ * `oid` in, for a driver that prefers binary results (`binary` non-zero) or
+ * text: binary only where pgcb_value_binary_foldable. A driver that can only
+ * ask for one format for all columns (libpq's resultFormat) refuses a
+ * statement with a column where this is not its format. */
+static inline int pgcb_value_format(uint32_t oid, int binary)
+{
+    return binary && pgcb_value_binary_foldable(oid);
+}
+
+/* The conversion of a column of type `oid` whose values arrive in binary
+ * (`binary` non-zero) or text format. A type that pgcb_value_format keeps
+ * in text is PGCB_VALUE_TEXT either way, so a driver may pass the same
+ * preference it passed to pgcb_value_format. */
+static inline enum pgcb_value_kind pgcb_value_kind_of(uint32_t oid, int binary)
+{
+    switch (oid) {
+    case PGCB_OID_BOOL:   return binary ? PGCB_VALUE_B_BOOL : PGCB_VALUE_T_BOOL;
+    case PGCB_OID_INT2:   return binary ? PGCB_VALUE_B_INT2 : PGCB_VALUE_T_INT;
+    case PGCB_OID_INT4:   return binary ? PGCB_VALUE_B_INT4 : PGCB_VALUE_T_INT;
+    case PGCB_OID_INT8:   return binary ? PGCB_VALUE_B_INT8 : PGCB_VALUE_T_INT;
+    case PGCB_OID_FLOAT4: return binary ? PGCB_VALUE_B_FLOAT4 : PGCB_VALUE_T_FLOAT4;
+    case PGCB_OID_FLOAT8: return binary ? PGCB_VALUE_B_FLOAT8 : PGCB_VALUE_T_FLOAT8;
+    default:              return PGCB_VALUE_TEXT;
+    }
+}
+
+/* A short name of type `oid` for messages ("int4", "numeric"), or NULL for
+ * a type not in enum pgcb_oid. Static storage. */
+static inline const char *pgcb_value_type_name(uint32_t oid)
+{
+    switch (oid) {
+    case PGCB_OID_BOOL:    return "bool";
+    case PGCB_OID_NAME:    return "name";
+    case PGCB_OID_INT8:    return "int8";
+    case PGCB_OID_INT2:    return "int2";
+    case PGCB_OID_INT4:    return "int4";
+    case PGCB_OID_TEXT:    return "text";
+    case PGCB_OID_FLOAT4:  return "float4";
+    case PGCB_OID_FLOAT8:  return "float8";
+    case PGCB_OID_BPCHAR:  return "bpchar";
+    case PGCB_OID_VARCHAR: return "varchar";
+    case PGCB_OID_NUMERIC: return "numeric";
+    default:               return NULL;
+    }
+}
+
+/* ---- text format ----------------------------------------------------------
+ * `p` points at `len` bytes, as PostgreSQL prints the type. */
+
+/* int2/int4/int8: an optional '-' then 1..19 digits, within
+ * [INT64_MIN, INT64_MAX]. No '+', no spaces, no locale. */
+static inline int pgcb_value_parse_int(const char *p, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int neg = 0;
+    uint64_t v = 0;
+
+    if (len > 0 && p[0] == '-') {
+        neg = 1;
+        i = 1;
+    }
+    /* 1..19 digits: 19 nines < 2^64, so the loop cannot overflow v. */
+    if (i == len || len - i > 19)
+        return -1;
+    for (; i < len; i++) {
+        unsigned d = (unsigned)(unsigned char)p[i] - '0';
+        if (d > 9)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1)
+            return -1;
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else {
+        if (v > (uint64_t)INT64_MAX)
+            return -1;
+        *out = (int64_t)v;
+    }
+    return 0;
+}
+
+/* bool: "t" or "f". */
+static inline int pgcb_value_parse_bool(const char *p, size_t len, int *out)
+{
+    if (len != 1 || (p[0] != 't' && p[0] != 'f'))
+        return -1;
+    *out = p[0] == 't';
+    return 0;
+}
+
+/* The longest text float accepted, in bytes (PostgreSQL prints at most 24). */
+#define PGCB_VALUE_FLOAT_MAXLEN 63
+
+/* Copy a text float into buf (PGCB_VALUE_FLOAT_MAXLEN + 1 bytes) with a NUL
+ * for strto*_l. -1 if it is empty, too long, or starts with white space
+ * (which strto*_l would skip; the server never sends it). */
+static inline int pgcb_value_float_copy(const char *p, size_t len, char *buf)
+{
+    if (len == 0 || len > PGCB_VALUE_FLOAT_MAXLEN || p[0] == ' ' ||
+        (p[0] >= '\t' && p[0] <= '\r'))
+        return -1;
+    memcpy(buf, p, len);
+    buf[len] = '\0';
+    return 0;
+}
+
+/* float4/float8, including "NaN", "Infinity" and "-Infinity", correctly
+ * rounded (strtof_l, not a rounded strtod), in `c_locale`, which must be the
+ * "C" locale. At most PGCB_VALUE_FLOAT_MAXLEN bytes, all of them consumed.
+ * Denormals parse (strto*_l's ERANGE is ignored).
+ * Not inlined (`unused`: no warning in a file that does not call them):
+ * inlined into pgcb_value_fold, their buffer and library call took
+ * registers from the row loop around it, which cost rawwire 4 instructions
+ * a row of the benchmark query (which has no float), for nothing next to
+ * the cost of strto*_l. */
+__attribute__((noinline, unused)) static int pgcb_value_parse_float4(const char *p, size_t len,
+                                                                     locale_t c_locale, float *out)
+{
+    char buf[PGCB_VALUE_FLOAT_MAXLEN + 1], *end;
+    float v;
+
+    if (pgcb_value_float_copy(p, len, buf))
+        return -1;
+    v = strtof_l(buf, &end, c_locale);
+    if (end != buf + len)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+__attribute__((noinline, unused)) static int pgcb_value_parse_float8(const char *p, size_t len,
+                                                                     locale_t c_locale, double *out)
+{
+    char buf[PGCB_VALUE_FLOAT_MAXLEN + 1], *end;
+    double v;
+
+    if (pgcb_value_float_copy(p, len, buf))
+        return -1;
+    v = strtod_l(buf, &end, c_locale);
+    if (end != buf + len)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ---- binary format --------------------------------------------------------- */
+
+/* The big-endian unsigned integers of 2, 4 and 8 bytes at p, spelled out
+ * byte by byte (compilers make each one load and a byte swap; a loop over
+ * n bytes stays a loop at -O2). */
+static inline uint16_t pgcb_value_be16(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint16_t)(u[0] << 8 | u[1]);
+}
+
+static inline uint32_t pgcb_value_be32(const char *p)
+{
+    const unsigned char *u = (const unsigned char *)p;
+    return (uint32_t)u[0] << 24 | (uint32_t)u[1] << 16 | (uint32_t)u[2] << 8 | u[3];
+}
+
+static inline uint64_t pgcb_value_be64(const char *p)
+{
+    return (uint64_t)pgcb_value_be32(p) << 32 | pgcb_value_be32(p + 4);
+}
+
+/* The 2-, 4- and 8-byte big-endian two's-complement integers at p, read
+ * through the exact-width types (two's complement by definition: no
+ * implementation-defined conversion; a sign extension once compiled). */
+static inline int64_t pgcb_value_be_int2(const char *p)
+{
+    uint16_t u = pgcb_value_be16(p);
+    int16_t v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static inline int64_t pgcb_value_be_int4(const char *p)
+{
+    uint32_t u = pgcb_value_be32(p);
+    int32_t v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+static inline int64_t pgcb_value_be_int8(const char *p)
+{
+    uint64_t u = pgcb_value_be64(p);
+    int64_t v;
+    memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* ---- folding ---------------------------------------------------------------- */
+
+/* Convert one non-NULL value of kind `k` (`len` bytes at p) and fold it
+ * into *s. `c_locale` is read only for the text floats. */
+static inline int pgcb_value_fold(struct pgcb_sum *s, enum pgcb_value_kind k, const char *p,
+                                  size_t len, locale_t c_locale)
+{
+    switch (k) {
+    case PGCB_VALUE_TEXT:
+        pgcb_sum_text(s, p, len);
+        return 0;
+    case PGCB_VALUE_T_BOOL: {
+        int b;
+        if (pgcb_value_parse_bool(p, len, &b))
+            return -1;
+        pgcb_sum_bool(s, b);
+        return 0;
+    }
+    case PGCB_VALUE_T_INT: {
+        int64_t v;
+        if (pgcb_value_parse_int(p, len, &v))
+            return -1;
+        pgcb_sum_int(s, v);
+        return 0;
+    }
+    case PGCB_VALUE_T_FLOAT4: {
+        float f;
+        if (pgcb_value_parse_float4(p, len, c_locale, &f))
+            return -1;
+        pgcb_sum_float4(s, f);
+        return 0;
+    }
+    case PGCB_VALUE_T_FLOAT8: {
+        double d;
+        if (pgcb_value_parse_float8(p, len, c_locale, &d))
+            return -1;
+        pgcb_sum_float8(s, d);
+        return 0;
+    }
+    case PGCB_VALUE_B_BOOL:
+        if (len != 1 || (unsigned char)p[0] > 1)
+            return -1;
+        pgcb_sum_bool(s, p[0]);
+        return 0;
+    case PGCB_VALUE_B_INT2:
+        if (len != 2)
+            return -1;
+        pgcb_sum_int(s, pgcb_value_be_int2(p));
+        return 0;
+    case PGCB_VALUE_B_INT4:
+        if (len != 4)
+            return -1;
+        pgcb_sum_int(s, pgcb_value_be_int4(p));
+        return 0;
+    case PGCB_VALUE_B_INT8:
+        if (len != 8)
+            return -1;
+        pgcb_sum_int(s, pgcb_value_be_int8(p));
+        return 0;
+    case PGCB_VALUE_B_FLOAT4: {
+        uint32_t bits;
+        float f;
+        if (len != 4)
+            return -1;
+        bits = pgcb_value_be32(p);
+        memcpy(&f, &bits, sizeof f);
+        pgcb_sum_float4(s, f);
+        return 0;
+    }
+    case PGCB_VALUE_B_FLOAT8: {
+        uint64_t bits;
+        double d;
+        if (len != 8)
+            return -1;
+        bits = pgcb_value_be64(p);
+        memcpy(&d, &bits, sizeof d);
+        pgcb_sum_float8(s, d);
+        return 0;
+    }
+    }
+    return -1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PGCB_VALUE_H */
