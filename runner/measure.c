@@ -5,30 +5,52 @@
 
 /* Inline in the loop below: the common plan (no transaction, no
  * parameters) costs one branch more than a bare run_batch call. */
-static inline int batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
+/* The plan's fields come in as values: copied once per block, they stay in
+ * registers across the driver's calls (through a pointer they would be
+ * loaded again after every call). */
+struct hot {
+    int (*run_batch)(struct pgcb_conn *, struct pgcb_stmt *, uint32_t, struct pgcb_sum *,
+                     char *, size_t);
+    int (*run_batch_params)(struct pgcb_conn *, struct pgcb_stmt *, uint32_t,
+                            const struct pgcb_params *, struct pgcb_sum *, char *, size_t);
+    struct pgcb_conn *conn;
+    struct pgcb_stmt *stmt, *begin, *commit;
+    uint32_t depth, nparams;
+    const char **values;
+    const int *lengths;
+};
+
+static inline struct hot hot_of(const struct pgcb_plan *p)
+{
+    return (struct hot){p->drv->run_batch, p->nparams ? p->drv->run_batch_params : NULL,
+                        p->conn, p->stmt, p->begin, p->commit, p->depth, p->nparams,
+                        p->values, p->lengths};
+}
+
+static inline int batch(const struct hot h, size_t i, struct pgcb_sum *sum, char *err,
                         size_t errlen)
 {
     int rc;
     sum->hash = 0;
     sum->rows = 0;
-    if (p->begin && (rc = p->drv->run_batch(p->conn, p->begin, 1, sum, err, errlen)) != PGCB_OK)
+    if (h.begin && (rc = h.run_batch(h.conn, h.begin, 1, sum, err, errlen)) != PGCB_OK)
         return rc;
-    if (p->nparams) {
-        size_t at = i * p->depth * p->nparams;
-        struct pgcb_params params = {p->nparams, p->values + at, p->lengths + at};
-        rc = p->drv->run_batch_params(p->conn, p->stmt, p->depth, &params, sum, err, errlen);
+    if (h.nparams) {
+        size_t at = i * h.depth * h.nparams;
+        struct pgcb_params params = {h.nparams, h.values + at, h.lengths + at};
+        rc = h.run_batch_params(h.conn, h.stmt, h.depth, &params, sum, err, errlen);
     } else {
-        rc = p->drv->run_batch(p->conn, p->stmt, p->depth, sum, err, errlen);
+        rc = h.run_batch(h.conn, h.stmt, h.depth, sum, err, errlen);
     }
-    if (rc == PGCB_OK && p->commit)
-        rc = p->drv->run_batch(p->conn, p->commit, 1, sum, err, errlen);
+    if (rc == PGCB_OK && h.commit)
+        rc = h.run_batch(h.conn, h.commit, 1, sum, err, errlen);
     return rc;
 }
 
 int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
                        size_t errlen)
 {
-    return batch(p, i, sum, err, errlen);
+    return batch(hot_of(p), i, sum, err, errlen);
 }
 
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
@@ -37,6 +59,7 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
     uint64_t rows_bad = 0, sum_bad = 0;
     const uint64_t expect_rows = p->expect_rows, expect_sum = p->expect_sum;
     const int check_rows = p->check_rows, check_sum = p->check_sum;
+    const struct hot h = hot_of(p);
     struct pgcb_sum sum = {0, 0};
     size_t i = 0;
     int rc = PGCB_OK;
@@ -45,7 +68,7 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
     uint64_t start = pgcb_now_ns();
     uint64_t prev = start;
     for (; i < n; i++) {
-        rc = batch(p, i, &sum, err, errlen);
+        rc = batch(h, i, &sum, err, errlen);
         uint64_t now = pgcb_now_ns();
         if (rc != PGCB_OK)
             break;
