@@ -307,6 +307,19 @@ static int parse_depths(struct ctx *c, struct pgcb_cfg_suite *s, const char *key
     return 1;
 }
 
+/* `value` of `key` in the current section as an integer in [min, max]: 1,
+ * or 0 with the error "[SECTION] KEY: 'VALUE' is not an integer from MIN to
+ * MAX" recorded. */
+static int int_key(struct ctx *c, const char *key, const char *value, uint64_t min, uint64_t max,
+                   uint64_t *out)
+{
+    if (pgcb_parse_u64(value, min, max, out) == 0)
+        return 1;
+    fail(c, "[%s] %s: '%s' is not an integer from %llu to %llu", c->section, key, value,
+         (unsigned long long)min, (unsigned long long)max);
+    return 0;
+}
+
 /* yes/no, true/false, on/off, 1/0; -1 for anything else. */
 static int parse_bool(const char *v)
 {
@@ -376,11 +389,8 @@ static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const 
         }
         b->rate = r;
     } else if (strcmp(key, "connections") == 0) {
-        if (pgcb_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
-            fail(c, "[%s] connections: '%s' is not an integer from 1 to %d", c->section, value,
-                 PGCB_MAX_THREADS);
+        if (!int_key(c, key, value, 1, PGCB_MAX_THREADS, &u))
             return 0;
-        }
         b->connections = (uint32_t)u;
     } else if (strcmp(key, "cpus") == 0) {
         char e[160];
@@ -415,31 +425,22 @@ static int apply(struct ctx *c, const char *key, const char *value)
         return 1; /* the section error is already recorded */
     case SEC_BENCH:
         if (strcmp(key, "time_ms") == 0) {
-            if (pgcb_parse_u64(value, 0, 86400000ull, &u)) {
-                fail(c, "[bench] time_ms: '%s' is not an integer from 0 to 86400000", value);
+            if (!int_key(c, key, value, 0, 86400000ull, &u))
                 return 0;
-            }
             cfg->time_ms = u;
             cfg->time_source = "file";
         } else if (strcmp(key, "queries") == 0) {
-            if (pgcb_parse_u64(value, 1, UINT32_MAX, &u)) {
-                fail(c, "[bench] queries: '%s' is not an integer from 1 to %u", value, UINT32_MAX);
+            if (!int_key(c, key, value, 1, UINT32_MAX, &u))
                 return 0;
-            }
             cfg->min_queries = u;
             cfg->queries_source = "file";
         } else if (strcmp(key, "warmup_ms") == 0) {
-            if (pgcb_parse_u64(value, 0, 3600000ull, &u)) {
-                fail(c, "[bench] warmup_ms: '%s' is not an integer from 0 to 3600000", value);
+            if (!int_key(c, key, value, 0, 3600000ull, &u))
                 return 0;
-            }
             cfg->warmup_ms = u;
         } else if (strcmp(key, "batch_timeout_ms") == 0) {
-            if (pgcb_parse_u64(value, 1, 86400000ull, &u)) {
-                fail(c, "[bench] batch_timeout_ms: '%s' is not an integer from 1 to 86400000",
-                     value);
+            if (!int_key(c, key, value, 1, 86400000ull, &u))
                 return 0;
-            }
             cfg->batch_timeout_ms = u;
         } else if (strcmp(key, "cpus") == 0) {
             char e[160];
@@ -551,20 +552,14 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return parse_depths(c, s, key, value);
         }
         if (strcmp(key, "ops") == 0) {
-            if (pgcb_parse_u64(value, 1, UINT32_MAX, &u)) {
-                fail(c, "[%s] ops: '%s' is not an integer from 1 to %u", c->section, value,
-                     UINT32_MAX);
+            if (!int_key(c, key, value, 1, UINT32_MAX, &u))
                 return 0;
-            }
             s->ops = u;
             return 1;
         }
         if (strcmp(key, "warmup_ms") == 0) {
-            if (pgcb_parse_u64(value, 0, 3600000ull, &u)) {
-                fail(c, "[%s] warmup_ms: '%s' is not an integer from 0 to 3600000", c->section,
-                     value);
+            if (!int_key(c, key, value, 0, 3600000ull, &u))
                 return 0;
-            }
             s->warmup_ms = (int64_t)u;
             return 1;
         }
@@ -575,11 +570,8 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return 1;
         }
         if (strcmp(key, "threads") == 0) {
-            if (pgcb_parse_u64(value, 1, PGCB_MAX_THREADS, &u)) {
-                fail(c, "[%s] threads: '%s' is not an integer from 1 to %d", c->section, value,
-                     PGCB_MAX_THREADS);
+            if (!int_key(c, key, value, 1, PGCB_MAX_THREADS, &u))
                 return 0;
-            }
             s->threads = (uint32_t)u;
             return 1;
         }
