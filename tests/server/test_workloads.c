@@ -165,6 +165,38 @@ static void test_params_and_old_abi(void **state)
     pgcb_result_free(&res);
 }
 
+/* Random keys of which half are missing, and rows = 1: the row check
+ * catches the misses, counted over every checked batch (each thread's first
+ * batch included, in both numbers). */
+static void test_rows_checked(void **state)
+{
+    (void)state;
+    char body[2000];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[query.point]\nsql = SELECT id FROM benchmark_rows WHERE id = $1\n"
+             "param1 = uniform 1 1000\nrows = 1\n"
+             "[suite.s]\n",
+             e2e_build);
+    const char *out = e2e_json_path("rows");
+    struct e2e_run r = e2e_run_runner(e2e_write_ini("rows", body), out, NULL, NULL, 0, NULL);
+    assert_int_equal(r.status, 2); /* an invalid result */
+    e2e_run_free(&r);
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    const struct pgcb_res_cell *c = &res.groups[0].cells[0];
+    assert_int_equal(c->status, PGCB_CELL_INVALID);
+    unsigned long long bad, all, rows;
+    assert_int_equal(sscanf(c->error, "%llu of %llu batches did not return %llu rows", &bad, &all,
+                            &rows), 3);
+    assert_int_equal(rows, 1);
+    assert_true(all == c->samples + 1); /* the measured batches and the first one */
+    /* Half the keys are missing: between a quarter and three quarters. */
+    assert_true(bad > all / 4 && bad < 3 * all / 4);
+    pgcb_result_free(&res);
+}
+
 /* The background connection inserts 200 rows/s while a group runs for about
  * 2 s: about 400 executions, every one a row in the table. */
 static void test_background_rate(void **state)
@@ -257,6 +289,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_write_steps),
         cmocka_unit_test(test_params_and_old_abi),
+        cmocka_unit_test(test_rows_checked),
         cmocka_unit_test(test_background_rate),
         cmocka_unit_test(test_sla_failure),
     };
