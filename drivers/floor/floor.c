@@ -100,29 +100,14 @@ static int floor_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uin
     struct floor_reply r;
     int rc;
 
-    if (c->broken) {
-        rw_errf(err, errlen, "the connection is broken (an earlier error); it must be closed");
-        return PGCB_ERR_IO;
-    }
-    if ((rc = rw_conn_batch_bytes(c, st, depth, p, err, errlen)) != PGCB_OK)
+    if ((rc = rw_conn_batch_start(c, st, depth, p, err, errlen)) != PGCB_OK)
         return rc;
     r.sum = sum;
     r.depth = depth;
     r.ready = 0;
     r.have_error = 0;
     rc = rw_io_pipeline(c, c->batch.data, c->batch.len, floor_feed, &r, err, errlen);
-    if (rc == PGCB_OK) {
-        if (!r.have_error)
-            return PGCB_OK;
-        rw_errf(err, errlen, "%s", r.qerr);
-        return PGCB_ERR_QUERY;
-    }
-    if (rc == PGCB_ERR_IO && r.have_error) {
-        char io[PGCB_ERRLEN];
-        snprintf(io, sizeof io, "%s", err);
-        rw_errf(err, errlen, "%s; %s", r.qerr, io);
-    }
-    return rw_conn_fail(c, rc);
+    return rw_conn_batch_end(c, rc, r.have_error ? r.qerr : NULL, err, errlen);
 }
 
 static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,

@@ -24,6 +24,36 @@ int rw_conn_fail(struct pgcb_conn *c, int rc)
     return rc;
 }
 
+int rw_conn_batch_start(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
+                        const struct pgcb_params *p, char *err, size_t errlen)
+{
+    if (c->broken) {
+        rw_errf(err, errlen, "the connection is broken (an earlier error); it must be closed");
+        return PGCB_ERR_IO;
+    }
+    if (depth == 0) {
+        rw_errf(err, errlen, "depth must be at least 1");
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    return rw_conn_batch_bytes(c, st, depth, p, err, errlen);
+}
+
+int rw_conn_batch_end(struct pgcb_conn *c, int rc, const char *qerr, char *err, size_t errlen)
+{
+    if (rc == PGCB_OK) {
+        if (!qerr)
+            return PGCB_OK;
+        rw_errf(err, errlen, "%s", qerr);
+        return PGCB_ERR_QUERY;
+    }
+    if (rc == PGCB_ERR_IO && qerr) {
+        char io[PGCB_ERRLEN];
+        snprintf(io, sizeof io, "%s", err);
+        rw_errf(err, errlen, "%s; %s", qerr, io);
+    }
+    return rw_conn_fail(c, rc);
+}
+
 static void rw_free_stmts(struct pgcb_conn *c)
 {
     while (c->stmts) {

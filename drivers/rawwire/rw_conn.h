@@ -87,4 +87,16 @@ int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_
 /* Mark c broken and return `rc` (for IO/PROTOCOL errors). */
 int rw_conn_fail(struct pgcb_conn *c, int rc);
 
+/* The start of every batch (rawwire's and floor's): c must not be broken
+ * and depth must be >= 1; then c->batch holds its bytes
+ * (rw_conn_batch_bytes). PGCB_OK, or the error with err written. */
+int rw_conn_batch_start(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
+                        const struct pgcb_params *p, char *err, size_t errlen);
+
+/* The end of every batch: `rc` is what rw_io_pipeline returned, `qerr` the
+ * first ErrorResponse the replies held (NULL if none). A query error is
+ * PGCB_ERR_QUERY with qerr; an I/O error after an ErrorResponse says both
+ * (the server said why before it closed); IO/PROTOCOL errors break c. */
+int rw_conn_batch_end(struct pgcb_conn *c, int rc, const char *qerr, char *err, size_t errlen);
+
 #endif /* RW_CONN_H */
