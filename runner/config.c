@@ -320,6 +320,22 @@ static int int_key(struct ctx *c, const char *key, const char *value, uint64_t m
     return 0;
 }
 
+/* `value` of `key` as a number above 0 and at most max: 1, or 0 with the
+ * error "[SECTION] KEY: 'VALUE' is not WHAT" recorded. */
+static int real_key(struct ctx *c, const char *key, const char *value, double max,
+                    const char *what, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(value, &end);
+    if (errno || end == value || *end || !(v > 0) || v > max) {
+        fail(c, "[%s] %s: '%s' is not %s", c->section, key, value, what);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
 /* yes/no, true/false, on/off, 1/0; -1 for anything else. */
 static int parse_bool(const char *v)
 {
@@ -379,15 +395,8 @@ static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const 
         pn->names = pgcb_xstrdup(value);
         pn->line = c->lineno;
     } else if (strcmp(key, "rate") == 0) {
-        char *end;
-        errno = 0;
-        double r = strtod(value, &end);
-        if (errno || end == value || *end || !(r > 0) || r > 1e7) {
-            fail(c, "[%s] rate: '%s' is not a number of executions per second above 0 and up "
-                    "to 10000000", c->section, value);
-            return 0;
-        }
-        b->rate = r;
+        return real_key(c, key, value, 1e7, "a number of executions per second above 0 and up "
+                        "to 10000000", &b->rate);
     } else if (strcmp(key, "connections") == 0) {
         if (!int_key(c, key, value, 1, PGCB_MAX_THREADS, &u))
             return 0;
@@ -401,15 +410,8 @@ static int apply_background(struct ctx *c, struct pgcb_cfg_background *b, const 
         }
         b->ncpus = (size_t)n;
     } else if (strcmp(key, "sla") == 0) {
-        char *end;
-        errno = 0;
-        double v = strtod(value, &end);
-        if (errno || end == value || *end || !(v > 0) || v > 1) {
-            fail(c, "[%s] sla: '%s' is not a fraction of the target rate above 0 and up to 1 "
-                    "(e.g. 0.95)", c->section, value);
-            return 0;
-        }
-        b->sla = v;
+        return real_key(c, key, value, 1, "a fraction of the target rate above 0 and up to 1 "
+                        "(e.g. 0.95)", &b->sla);
     }
     return 1;
 }

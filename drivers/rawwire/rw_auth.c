@@ -15,14 +15,7 @@
 /* Encode one message with enc(b, ...) already done; send and free it. */
 static int rw_auth_send(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t errlen)
 {
-    int rc;
-
-    if (b->failed) {
-        rw_errf(err, errlen, "out of memory");
-        rc = PGCB_ERR_NOMEM;
-    } else {
-        rc = rw_io_write_all(c, b->data, b->len, err, errlen);
-    }
+    int rc = rw_io_send_buf(c, b, err, errlen);
     if (b->data)
         OPENSSL_cleanse(b->data, b->cap); /* may hold a password or its hash */
     rw_buf_free(b);

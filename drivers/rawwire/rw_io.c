@@ -184,6 +184,15 @@ int rw_io_connect(struct pgcb_conn *c, const struct rw_target *t, char *err, siz
 
 /* ---- write -------------------------------------------------------------- */
 
+int rw_io_send_buf(struct pgcb_conn *c, const struct rw_buf *b, char *err, size_t errlen)
+{
+    if (b->failed) {
+        rw_errf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    return rw_io_write_all(c, b->data, b->len, err, errlen);
+}
+
 int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen)
 {
     while (n > 0) {

@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 
+#include "rw_codec.h"
 #include "rw_conn.h"
 #include "rw_conninfo.h"
 
@@ -22,6 +23,10 @@ int rw_io_connect(struct pgcb_conn *c, const struct rw_target *t, char *err, siz
 
 /* Write all n bytes (blocking; bounded by the deadline if set). */
 int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen);
+
+/* Write the messages encoded in b (rw_codec.h), or PGCB_ERR_NOMEM if
+ * encoding them failed. b stays the caller's to free. */
+int rw_io_send_buf(struct pgcb_conn *c, const struct rw_buf *b, char *err, size_t errlen);
 
 /* Make room for `need` unread bytes in the read buffer (compacting, growing
  * if a message is larger than it), then read once (blocking). */

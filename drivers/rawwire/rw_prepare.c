@@ -87,14 +87,7 @@ static int rw_read_until_ready(struct pgcb_conn *c, struct rw_described *d, char
 /* Encode and send the messages in b, then free b. */
 static int rw_send_buf(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t errlen)
 {
-    int rc;
-
-    if (b->failed) {
-        rw_errf(err, errlen, "out of memory");
-        rc = PGCB_ERR_NOMEM;
-    } else {
-        rc = rw_io_write_all(c, b->data, b->len, err, errlen);
-    }
+    int rc = rw_io_send_buf(c, b, err, errlen);
     rw_buf_free(b);
     return rc;
 }
