@@ -59,6 +59,13 @@ struct pgcb_res_cell {
     size_t norders;
     uint64_t checksum;          /* of one batch */
     uint64_t rows_per_batch;    /* as received */
+    /* A self-timed driver (a bridge: PGCB_CAP_SELF_TIMED) times its batches
+     * itself, in blocks; cpu_ns_per_query is then the CPU time its process
+     * spent in the timed batches. For other drivers blocks = 0 and both
+     * figures are NAN. */
+    uint64_t blocks;                  /* blocks timed in the measured orders */
+    double overhead_ns_per_block;     /* wall time of a block beyond its samples, mean */
+    double overhead_cpu_ns_per_block; /* CPU time outside the timed batches, mean */
 };
 
 /* Background load that ran during a group ([background.NAME]). */

@@ -114,6 +114,8 @@ static json_t *caps_json(unsigned caps)
         json_array_append_new(a, json_string("no_io"));
     if (caps & PGCB_CAP_REFERENCE)
         json_array_append_new(a, json_string("reference"));
+    if (caps & PGCB_CAP_SELF_TIMED)
+        json_array_append_new(a, json_string("self_timed"));
     return a;
 }
 
@@ -146,6 +148,12 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "order_medians_ns", om);
     json_object_set_new(j, "checksum", json_string(sum));
     json_object_set_new(j, "rows_per_batch", json_integer((json_int_t)c->rows_per_batch));
+    if (r->drivers[d].caps & PGCB_CAP_SELF_TIMED) {
+        json_object_set_new(j, "blocks", json_integer((json_int_t)c->blocks));
+        json_object_set_new(j, "overhead_ns_per_block", real_or_null(c->overhead_ns_per_block));
+        json_object_set_new(j, "overhead_cpu_ns_per_block",
+                            real_or_null(c->overhead_cpu_ns_per_block));
+    }
     return j;
 }
 
@@ -376,6 +384,8 @@ static unsigned caps_from_json(json_t *a)
             caps |= PGCB_CAP_NO_IO;
         else if (strcmp(s, "reference") == 0)
             caps |= PGCB_CAP_REFERENCE;
+        else if (strcmp(s, "self_timed") == 0)
+            caps |= PGCB_CAP_SELF_TIMED;
     }
     return caps;
 }
@@ -671,6 +681,9 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
             const char *sum = json_string_value(json_object_get(c, "checksum"));
             cell->checksum = sum ? strtoull(sum, NULL, 16) : 0;
             cell->rows_per_batch = get_u64(c, "rows_per_batch");
+            cell->blocks = get_u64(c, "blocks");
+            cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
+            cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");
         }
     }
     json_decref(j);

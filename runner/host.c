@@ -289,6 +289,7 @@ struct cworker {
     int pin_rc;
     char pin_err[160];
     uint64_t *samples;          /* PGCB_BLOCK_MAX */
+    struct pgcb_sum *sums;      /* PGCB_BLOCK_MAX, for a self-timed driver; else NULL */
     double est_ns;              /* ns per batch, for block sizing */
     /* Parameters of the current block (grown per job, outside the loop). */
     const char **values;
@@ -541,17 +542,40 @@ static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const 
     close_conn(w->c, w->index);
 }
 
+/* Tell the driver what starts (ABI 1.2 phase: an adapter collects garbage),
+ * outside any timing. Returns 0, or -1 with the thread failed. */
+static int worker_phase(struct cworker *w, struct pgcb_host_thread *ht, const struct pgcb_job *job,
+                        enum pgcb_phase phase)
+{
+    const struct pgcb_driver *drv = w->c->sd->ld.drv;
+    if (!PGCB_DRIVER_HAS(drv, 2, phase))
+        return 0;
+    char why[PGCB_ERRLEN] = "";
+    int rc = drv->phase(w->c->conns[w->index], phase, why, sizeof why);
+    atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
+    if (rc == PGCB_OK)
+        return 0;
+    worker_failed(w, ht, job, rc, phase == PGCB_PHASE_WARMUP ? "before the warm-up" :
+                  "before the order", why);
+    return -1;
+}
+
 static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
                           const struct pgcb_job *job, struct pgcb_plan *plan, size_t cap)
 {
     struct child *c = w->c;
     const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
-    struct pgcb_block b;
+    struct pgcb_measured b;
     uint64_t last = 0;
+    if (worker_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
+        return;
     params_draw(w, cq, job->depth, 1);
+    /* The first batch sets the group's checksum: one run_batch, even for a
+     * self-timed driver (whose run_batch checks every value). */
     struct pgcb_plan first = *plan;
     first.check_rows = first.check_sum = 0;
+    first.sums = NULL;
     pgcb_measure_block(&first, 1, w->samples, &b, why, sizeof why);
     atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     if (b.rc != PGCB_OK) {
@@ -587,6 +611,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
     uint64_t spent = 0, batches = 0, last = 0;
     char why[PGCB_ERRLEN] = "", phase[64];
     snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, job->norders);
+    if (worker_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
+        return;
 
     while ((spent < job->time_floor_ns || batches < job->batch_floor) &&
            !atomic_load(&c->sh->stop)) {
@@ -597,7 +623,7 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
             left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns) + 1;
         size_t n = block_size(w->est_ns, left, cap);
         params_draw(w, cq, job->depth, n);
-        struct pgcb_block b;
+        struct pgcb_measured b;
         pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
         /* Outside the timed loop: the heartbeat, and the block into the
          * histogram. */
@@ -608,6 +634,9 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
         ht->cpu_ns += b.cpu_ns;
         ht->rows_bad += b.rows_bad;
         ht->sum_bad += b.sum_bad;
+        ht->blocks += plan->sums != NULL;
+        ht->overhead_ns += b.overhead_ns;
+        ht->overhead_cpu_ns += b.overhead_cpu_ns;
         if (b.n)
             w->est_ns = (double)b.wall_ns / (double)b.n;
         if (b.rc != PGCB_OK) {
@@ -688,6 +717,7 @@ static void run_job(struct cworker *w)
     const struct pgcb_config *cfg = c->s->cfg;
     struct pgcb_host_thread *ht = &c->sh->threads[w->index];
     ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
+    ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
     ht->rc = PGCB_OK;
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);
@@ -721,6 +751,7 @@ static void run_job(struct cworker *w)
         .check_sum = job->check_sum,
         .expect_rows = job->expect_rows,
         .expect_sum = ht->expect_sum,
+        .sums = w->sums,
     };
     if (!plan.stmt) {
         worker_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
@@ -803,6 +834,8 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
         w->index = t;
         w->cpu = spec->cpus[t % spec->ncpus];
         w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
+        if (pgcb_sdriver_self_timed(c.sd))
+            w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
         if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
             child_fail(&c, reply_fd, "cannot start a measuring thread");
     }
@@ -839,6 +872,7 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
         struct cworker *w = &c.workers[t];
         pthread_join(w->tid, NULL);
         free(w->samples);
+        free(w->sums);
         free(w->values);
         free(w->lengths);
         free(w->arena);

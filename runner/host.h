@@ -59,6 +59,9 @@ struct pgcb_job {
 struct pgcb_host_thread {
     struct pgcb_hist hist;        /* counts inside the shared region */
     uint64_t batches, cpu_ns, rows_bad, sum_bad;
+    /* Self-timed drivers, measured orders: blocks run, and the time and CPU
+     * they cost beyond the samples (measure.h). */
+    uint64_t blocks, overhead_ns, overhead_cpu_ns;
     uint64_t expect_sum;          /* checksum of its first batch in the group */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */

@@ -110,6 +110,10 @@ int pgcb_loader_open(const char *label, const char *path, struct pgcb_loaded *ou
             return reject(h, err, errlen, label, path, why);
         }
     }
+    if ((d->caps & PGCB_CAP_SELF_TIMED) && !PGCB_DRIVER_HAS(d, 2, run_block))
+        return reject(h, err, errlen, label, path,
+                      "required operation run_block is missing (NULL): the descriptor has "
+                      "PGCB_CAP_SELF_TIMED (ABI 1.2)");
     out->handle = h;
     out->drv = d;
     return 0;
@@ -129,7 +133,8 @@ void pgcb_loader_caps_str(unsigned caps, char *buf, size_t n)
         const char *word;
     } names[] = {{PGCB_CAP_PIPELINE, "pipeline"},
                  {PGCB_CAP_NO_IO, "no-io"},
-                 {PGCB_CAP_REFERENCE, "reference"}};
+                 {PGCB_CAP_REFERENCE, "reference"},
+                 {PGCB_CAP_SELF_TIMED, "self-timed"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (caps & names[i].bit)

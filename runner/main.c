@@ -97,11 +97,11 @@ static void list_drivers(const struct pgcb_session *s)
 {
     for (size_t i = 0; i < s->ndrivers; i++) {
         const struct pgcb_driver *d = s->drivers[i].ld.drv;
-        char caps[64];
-        pgcb_loader_caps_str(d->caps, caps, sizeof caps);
+        char caps[96];
+        pgcb_loader_caps_str(s->drivers[i].caps, caps, sizeof caps);
         printf("%s: %s %s (ABI %u.%u), links: %s, caps: %s\n", s->drivers[i].cfg->name, d->name,
                d->version, (unsigned)d->abi_major, (unsigned)d->abi_minor,
-               d->links[0] ? d->links : "-", caps);
+               s->drivers[i].links[0] ? s->drivers[i].links : "-", caps);
         printf("  path: %s\n", s->drivers[i].cfg->path);
         if (d->description)
             printf("  %s\n", d->description);
@@ -265,7 +265,7 @@ int main(int argc, char **argv)
      * setup script. */
     int need_server = cfg.setup != NULL;
     for (size_t i = 0; i < s.ndrivers; i++)
-        need_server |= !(s.drivers[i].ld.drv->caps & PGCB_CAP_NO_IO);
+        need_server |= !(s.drivers[i].caps & PGCB_CAP_NO_IO);
     struct pgcb_server_info si = {0};
     if (need_server && pgcb_server_prepare(cfg.conninfo, cfg.setup, &si, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);

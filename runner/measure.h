@@ -10,6 +10,11 @@
  * together. The loop stores samples into a caller-owned buffer and counts
  * rows/checksum disagreements; it does not allocate, print, lock or call
  * anything but the driver and the clock.
+ *
+ * A self-timed plan (a driver with PGCB_CAP_SELF_TIMED, e.g. the bridge)
+ * runs the whole block in one run_block call: the driver times each batch
+ * (in its adapter process) and the runner times the call, so that what the
+ * call cost beyond the samples is the driver's overhead, never a sample.
  */
 #ifndef PGCB_MEASURE_H
 #define PGCB_MEASURE_H
@@ -31,9 +36,11 @@ struct pgcb_plan {
     const int *lengths;               /*   [(i * depth + k) * nparams + j] */
     int check_rows, check_sum;        /* count disagreements with these: */
     uint64_t expect_rows, expect_sum;
+    struct pgcb_sum *sums;            /* non-NULL: self-timed (run_block), one sum per
+                                         batch of a block, PGCB_BLOCK_MAX of them */
 };
 
-struct pgcb_block {
+struct pgcb_measured {
     size_t n;               /* samples stored (batches that succeeded) */
     uint64_t wall_ns;       /* sum of the stored samples */
     uint64_t cpu_ns;        /* thread CPU time of the whole block */
@@ -42,6 +49,11 @@ struct pgcb_block {
     uint64_t last_rows;     /* rows and checksum of the last good batch */
     uint64_t last_sum;
     int rc;                 /* PGCB_OK, or the failing batch's status */
+    /* Self-timed blocks only (0 otherwise): the call's wall time beyond the
+     * samples, and the CPU time spent outside the timed batches (this
+     * thread's, and the driver's other processes' as it reports them). */
+    uint64_t overhead_ns;
+    uint64_t overhead_cpu_ns;
 };
 
 /* Run one batch of plan p (batch index i of its parameter arrays) into
@@ -51,8 +63,9 @@ int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum
 
 /* Run up to n batches (n >= 1) of plan p, storing each batch's latency in
  * samples[0..]. Stops at the first failing batch (its time is not stored;
- * its message is in err). */
+ * its message is in err). A self-timed plan: one run_block call, whose
+ * cpu_ns is the driver's CPU time of the timed batches. */
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
-                        struct pgcb_block *out, char *err, size_t errlen);
+                        struct pgcb_measured *out, char *err, size_t errlen);
 
 #endif

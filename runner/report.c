@@ -63,6 +63,8 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
             strcat(caps, "no-io ");
         if (rd->caps & PGCB_CAP_REFERENCE)
             strcat(caps, "reference ");
+        if (rd->caps & PGCB_CAP_SELF_TIMED)
+            strcat(caps, "self-timed ");
         size_t n = strlen(caps);
         if (n)
             caps[n - 1] = '\0';
@@ -330,6 +332,19 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             !(r->drivers[d].caps & PGCB_CAP_NO_IO)) {
             fprintf(out, "%s%s: no pipelining: runs the %u queries of a batch one after "
                          "another\n", bullet, r->drivers[d].label, gr->depth);
+            notes++;
+        }
+        if (c->blocks > 0 && isfinite(c->overhead_ns_per_block)) {
+            char per[32], over[32], cpu[32];
+            double block = (double)c->wall_ns / (double)c->blocks;
+            fmt_duration(per, sizeof per, block);
+            fmt_duration(over, sizeof over, c->overhead_ns_per_block);
+            fmt_duration(cpu, sizeof cpu, c->overhead_cpu_ns_per_block);
+            fprintf(out, "%s%s: self-timed in %llu blocks of %s of samples; beyond them the "
+                         "bridge took %s per block (%.1f%%) and %s of CPU outside the timed "
+                         "batches; Client CPU is the adapter process's, all its threads\n",
+                    bullet, r->drivers[d].label, (unsigned long long)c->blocks, per, over,
+                    100.0 * c->overhead_ns_per_block / (c->overhead_ns_per_block + block), cpu);
             notes++;
         }
         double bound = server_bound_cpus(r, gr);

@@ -65,6 +65,37 @@ static int check_options(const struct pgcb_config *cfg, struct pgcb_sdriver *sd,
     return 0;
 }
 
+/* What this section makes of the driver: its instance() for these options
+ * (ABI 1.2: a bridge starts its adapter once to ask), else the descriptor. */
+static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver *sd, char *err,
+                             size_t errlen)
+{
+    const struct pgcb_driver *d = sd->ld.drv;
+    sd->caps = d->caps;
+    snprintf(sd->links, sizeof sd->links, "%s", d->links);
+    if (!PGCB_DRIVER_HAS(d, 2, instance))
+        return 0;
+    struct pgcb_instance in;
+    memset(&in, 0, sizeof in);
+    char why[PGCB_ERRLEN] = "";
+    if (d->instance(sd->opts, sd->nopts, &in, why, sizeof why) != PGCB_OK) {
+        snprintf(err, errlen, "%s:%d: [driver.%s]: %s", cfg->file, sd->cfg->line, sd->cfg->name,
+                 why[0] ? why : "the driver refused these options");
+        return -1;
+    }
+    sd->caps = in.caps;
+    in.links[sizeof in.links - 1] = '\0';
+    if (in.links[0])
+        snprintf(sd->links, sizeof sd->links, "%s", in.links);
+    if ((sd->caps & PGCB_CAP_SELF_TIMED) && !PGCB_DRIVER_HAS(d, 2, run_block)) {
+        snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says it times its own blocks "
+                 "(PGCB_CAP_SELF_TIMED) but has no run_block", cfg->file, sd->cfg->line,
+                 sd->cfg->name, d->name);
+        return -1;
+    }
+    return 0;
+}
+
 /* Load driver `cd` into sd. 0, or -1 with one line in err. */
 static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driver *cd,
                        struct pgcb_sdriver *sd, char *err, size_t errlen)
@@ -76,7 +107,9 @@ static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driv
         snprintf(err, errlen, "%s:%d: %s", cfg->file, cd->path_line, why);
         return -1;
     }
-    return check_options(cfg, sd, err, errlen);
+    if (check_options(cfg, sd, err, errlen) != 0)
+        return -1;
+    return describe_instance(cfg, sd, err, errlen);
 }
 
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
@@ -173,7 +206,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
     const char *first = NULL;
     int runnable = 0, io = 0;
     for (size_t d = 0; d < s->ndrivers; d++) {
-        if (s->drivers[d].ld.drv->caps & PGCB_CAP_NO_IO)
+        if (s->drivers[d].caps & PGCB_CAP_NO_IO)
             continue;
         io = 1;
         for (size_t q = 0; q < cfg->nqueries; q++) {
@@ -209,10 +242,10 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
             .label = pgcb_xstrdup(s->drivers[i].cfg->name),
             .name = pgcb_xstrdup(d->name),
             .version = pgcb_xstrdup(d->version),
-            .links = pgcb_xstrdup(d->links),
+            .links = pgcb_xstrdup(s->drivers[i].links),
             .path = real ? real : pgcb_xstrdup(s->drivers[i].cfg->path),
             .description = d->description ? pgcb_xstrdup(d->description) : NULL,
-            .caps = d->caps,
+            .caps = s->drivers[i].caps,
             .abi_major = d->abi_major,
             .abi_minor = d->abi_minor,
         };
@@ -253,6 +286,7 @@ void pgcb_session_free(struct pgcb_session *s)
 struct gstate {
     uint64_t expect_sum;         /* thread 1's first batch */
     uint64_t batches, rows_bad, sum_bad, cpu_ns;
+    uint64_t blocks, overhead_ns, overhead_cpu_ns; /* self-timed: measured orders */
     int threads_disagree;        /* the threads' first checksums differ */
     int check_rows;              /* the rows per batch are known and checked */
     uint64_t srv_cpu_ns, srv_wall_ns; /* the server's CPU time over the measured jobs */
@@ -285,6 +319,9 @@ static void collect(const struct pgcb_host_shared *sh, uint32_t nthreads, struct
         gs->cpu_ns += ht->cpu_ns;
         gs->rows_bad += ht->rows_bad;
         gs->sum_bad += ht->sum_bad;
+        gs->blocks += ht->blocks;
+        gs->overhead_ns += ht->overhead_ns;
+        gs->overhead_cpu_ns += ht->overhead_cpu_ns;
         if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
             cell_fail(cell, "%s", ht->err);
@@ -299,6 +336,12 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
     c->samples = h->n;
     c->queries = h->n * depth;
     c->checksum = gs->expect_sum;
+    c->blocks = gs->blocks;
+    c->overhead_ns_per_block = c->overhead_cpu_ns_per_block = NAN;
+    if (gs->blocks) {
+        c->overhead_ns_per_block = (double)gs->overhead_ns / (double)gs->blocks;
+        c->overhead_cpu_ns_per_block = (double)gs->overhead_cpu_ns / (double)gs->blocks;
+    }
     if (h->n == 0) {
         c->mean_ns = c->sd_ns = c->rme_pct = c->median_ns = c->p99_ns = NAN;
         c->ops_per_s = c->queries_per_s = c->cpu_ns_per_query = NAN;
@@ -334,7 +377,7 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
         struct pgcb_res_cell *c = &gr->cells[d];
         if (c->status != PGCB_CELL_OK)
             continue;
-        char buf[256];
+        char buf[320];
         if (gs[d].rows_bad) {
             snprintf(buf, sizeof buf, "%llu of %llu batches did not return %llu rows",
                      (unsigned long long)gs[d].rows_bad, (unsigned long long)gs[d].batches,
@@ -342,6 +385,11 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
         } else if (check_sum && gs[d].threads_disagree) {
             snprintf(buf, sizeof buf, "the measuring threads' connections returned different "
                      "checksums for the same batch");
+        } else if (check_sum && gs[d].sum_bad && pgcb_sdriver_self_timed(&s->drivers[d])) {
+            snprintf(buf, sizeof buf, "the fold of %llu of %llu batches did not match the rows "
+                     "the client returned: the adapter did not consume every value alike in "
+                     "every batch (or a non-deterministic query: set [query] check = rows)",
+                     (unsigned long long)gs[d].sum_bad, (unsigned long long)gs[d].batches);
         } else if (check_sum && gs[d].sum_bad) {
             snprintf(buf, sizeof buf, "checksum changed in %llu of %llu batches (a "
                      "non-deterministic query? set [query] check = rows)",
@@ -359,13 +407,13 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
     size_t nclients = 0, best = SIZE_MAX, best_votes = 0;
     for (size_t d = 0; d < s->ndrivers; d++) {
         if (gr->cells[d].status != PGCB_CELL_OK ||
-            (s->drivers[d].ld.drv->caps & PGCB_CAP_REFERENCE))
+            (s->drivers[d].caps & PGCB_CAP_REFERENCE))
             continue;
         nclients++;
         size_t votes = 0;
         for (size_t k = 0; k < s->ndrivers; k++)
             if (gr->cells[k].status == PGCB_CELL_OK &&
-                !(s->drivers[k].ld.drv->caps & PGCB_CAP_REFERENCE) &&
+                !(s->drivers[k].caps & PGCB_CAP_REFERENCE) &&
                 gs[k].expect_sum == gs[d].expect_sum)
                 votes++;
         if (votes > best_votes) {
@@ -378,7 +426,7 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
     int majority = 2 * best_votes > nclients;
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_res_cell *c = &gr->cells[d];
-        if (c->status != PGCB_CELL_OK || (s->drivers[d].ld.drv->caps & PGCB_CAP_REFERENCE))
+        if (c->status != PGCB_CELL_OK || (s->drivers[d].caps & PGCB_CAP_REFERENCE))
             continue;
         if (majority && gs[d].expect_sum == gs[best].expect_sum)
             continue;
@@ -612,6 +660,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
          * in the row check (so it stays in the count of batches the "N of
          * M batches did not return" note divides by). */
         gs[d].cpu_ns = gs[d].sum_bad = 0;
+        gs[d].blocks = gs[d].overhead_ns = gs[d].overhead_cpu_ns = 0;
         stopped = *s->stop != 0;
     }
 
@@ -639,7 +688,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             job->time_floor_ns = time_floor;
             job->batch_floor = batch_floor;
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
-            int srv = s->postmaster_pid && !(s->drivers[d].ld.drv->caps & PGCB_CAP_NO_IO) &&
+            int srv = s->postmaster_pid && !(s->drivers[d].caps & PGCB_CAP_NO_IO) &&
                       pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
             int ok = run_job(s, r, g, d, &gs[d]) == 0;
             if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {

@@ -31,8 +31,18 @@ struct pgcb_sdriver {
     struct pgcb_loaded ld;
     struct pgcb_option *opts;     /* the driver's INI keys, pointing into cfg */
     size_t nopts;
+    /* What this section of the driver is: the descriptor's caps and links,
+     * or what its instance() said for these options (ABI 1.2). */
+    unsigned caps;
+    char links[PGCB_LINKS_LEN];
     struct pgcb_host host;        /* the process that runs it */
 };
+
+/* The driver times its own blocks (run_block) in this section. */
+static inline int pgcb_sdriver_self_timed(const struct pgcb_sdriver *sd)
+{
+    return (sd->caps & PGCB_CAP_SELF_TIMED) && PGCB_DRIVER_HAS(sd->ld.drv, 2, run_block);
+}
 
 /* A [background.NAME]: its own load of the driver, its own host. */
 struct pgcb_sbg {

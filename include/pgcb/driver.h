@@ -55,7 +55,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 1
+#define PGCB_ABI_MINOR 2
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -105,6 +105,10 @@ enum pgcb_status {
  * I/O (no PGCB_CAP_NO_IO; drivers/floor) is the wire floor: tables show every
  * driver's median as a ratio to its median ("x floor"). */
 #define PGCB_CAP_REFERENCE (1u << 2)
+/* (ABI 1.2) run_block times the batches itself: set by a driver that has
+ * run_block. The runner uses run_block in its timed blocks and run_batch
+ * everywhere else. */
+#define PGCB_CAP_SELF_TIMED (1u << 3)
 
 /* ------------------------------------------------------------------------ */
 /* Driver options                                                           */
@@ -262,6 +266,51 @@ struct pgcb_params {
     const int *lengths;         /* bytes of each value */
 };
 
+/* What a [driver.NAME] section makes of the driver (ABI 1.2, instance):
+ * filled by the driver from the section's options, before any connection. */
+#define PGCB_LINKS_LEN 256
+struct pgcb_instance {
+    /* PGCB_CAP_* of connections opened with these options: replaces the
+     * descriptor's caps for this section (a bridge's `client = null` is
+     * NO_IO and REFERENCE; one that pipelines is PIPELINE). */
+    uint32_t caps;
+    /* What such a connection runs, one line: replaces the descriptor's
+     * `links` in the tables and the result (e.g. "pg 8.23.1 (pure
+     * JavaScript); Node.js v20.20.2"). "" keeps the descriptor's. */
+    char links[PGCB_LINKS_LEN];
+};
+
+/* One self-timed block (ABI 1.2, run_block): `nbatches` batches, each one
+ * `depth` executions of `stmt` -- with `begin` before and `commit` after
+ * when both are set, timed with it -- and, when `params` is set, query k of
+ * batch i binding params->values[(i * depth + k) * params->nparams + j] as
+ * $j+1 (as run_batch_params does). Everything belongs to the runner. */
+struct pgcb_block {
+    struct pgcb_stmt *stmt;
+    struct pgcb_stmt *begin, *commit;
+    uint32_t depth;
+    uint32_t nbatches;
+    const struct pgcb_params *params; /* NULL: no parameters */
+};
+
+/* What run_block reports. `samples` and `sums` are the runner's, nbatches
+ * entries each (sums zeroed); the driver fills the first `done`. */
+struct pgcb_block_out {
+    uint64_t *samples;        /* each batch's latency, ns, as the driver timed it */
+    struct pgcb_sum *sums;    /* each batch's checksum, as run_batch would fold it */
+    uint32_t done;            /* batches that completed (all, on PGCB_OK) */
+    uint64_t cpu_ns;          /* CPU time of the timed batches: every process and thread
+                                 that worked for them (an adapter's GC and JIT included) */
+    uint64_t outside_cpu_ns;  /* CPU time the driver's other processes spent on the block
+                                 outside the timed batches (an adapter's encoding, IPC) */
+};
+
+/* The moments the runner tells a driver about (ABI 1.2, phase). */
+enum pgcb_phase {
+    PGCB_PHASE_WARMUP = 1,    /* a group's warm-up starts on this connection */
+    PGCB_PHASE_ORDER = 2      /* an execution order's measurement starts */
+};
+
 struct pgcb_driver {
     /* --- ABI 1.0 ------------------------------------------------------- */
 
@@ -337,7 +386,36 @@ struct pgcb_driver {
                             const struct pgcb_params *params, struct pgcb_sum *sum,
                             char *err, size_t errlen);
 
-    /* --- ABI 1.2 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.2 ------------------------------------------------------- */
+
+    /* What a [driver.NAME] section with these options is, before any
+     * connection: its capabilities and what it links (struct
+     * pgcb_instance, zeroed by the caller). Called in the runner's own
+     * process when the run loads its drivers and by --list-drivers, never
+     * in a timed loop. Returns PGCB_OK, or PGCB_ERR_CONFIG (a bad option
+     * value, a client that cannot be loaded) with err. Optional: without
+     * it, the descriptor's caps and links stand for every section. */
+    int (*instance)(const struct pgcb_option *opts, size_t nopts, struct pgcb_instance *out,
+                    char *err, size_t errlen);
+
+    /* A self-timed block, for a driver whose batches run elsewhere (the
+     * bridge: in an adapter process) so that a round trip per batch would
+     * land in every sample: run block->nbatches batches back to back, time
+     * each, and fill *out. The runner calls it in its timed blocks instead
+     * of calling run_batch once per batch, and reports the time the call
+     * took beyond the samples as the driver's overhead. Each sum is what
+     * run_batch would have folded for that batch. On failure returns the
+     * failing batch's status with err; out->done batches completed before
+     * it. Required with PGCB_CAP_SELF_TIMED, ignored without. */
+    int (*run_block)(struct pgcb_conn *conn, const struct pgcb_block *block,
+                     struct pgcb_block_out *out, char *err, size_t errlen);
+
+    /* The runner is about to warm up or to measure an execution order on
+     * this connection, outside any timing: a driver of a garbage-collected
+     * language collects garbage. Optional; a failure fails the group. */
+    int (*phase)(struct pgcb_conn *conn, enum pgcb_phase phase, char *err, size_t errlen);
+
+    /* --- ABI 1.3 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -348,7 +426,8 @@ struct pgcb_driver {
      (d)->field != NULL)
 
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
- * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params.) */
+ * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
+ * instance, run_block, phase.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 
