@@ -45,6 +45,7 @@ DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
 DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto)
+DRIVER_LIBS_bridge         = $(PQ_LIBS) $(shell pkg-config --libs jansson libcrypto)
 
 FIXTURE_SRC = $(wildcard tests/fixtures/*.c)
 FIXTURE_SOS = $(FIXTURE_SRC:tests/fixtures/%.c=$(B)/tests/fixtures/%.so)

@@ -1,0 +1,237 @@
+/*
+ * br_config.c -- the bridge's [driver.NAME] keys: which adapter to run
+ * (a shipped one, `adapter = node | python | go`, or any `command`), which
+ * client it is to use, and the client's own options. See br_conn.h.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "br_conn.h"
+
+/* The shipped adapters: where each lives under the adapters directory and
+ * how it is started. */
+static const struct br_builtin {
+    const char *name;
+    const char *runtime;  /* NULL: the file is the program */
+    const char *flag;     /* one runtime flag, or NULL */
+    const char *file;     /* relative to the adapters directory */
+} br_builtins[] = {
+    {"node", "node", "--expose-gc", "node/adapter.js"},
+    {"python", "/usr/bin/python3", "-u", "python/adapter.py"},
+    {"go", NULL, NULL, "go/pgcb-adapter-go"},
+};
+
+void br_config_free(struct br_config *cfg)
+{
+    if (cfg->argv)
+        for (char **a = cfg->argv; *a; a++)
+            free(*a);
+    free(cfg->argv);
+    free(cfg->what);
+    free(cfg->client);
+    json_decref(cfg->options);
+    *cfg = (struct br_config){0};
+}
+
+/* The adapters directory next to this object's own: DIR/drivers/bridge.so
+ * -> DIR/adapters. */
+static char *br_default_adapters(void)
+{
+    Dl_info info;
+    if (!dladdr((void *)&br_default_adapters, &info) || !info.dli_fname)
+        return NULL;
+    char *so = realpath(info.dli_fname, NULL);
+    if (!so)
+        return NULL;
+    char *dir = dirname(so);  /* DIR/drivers */
+    char *up = strdup(dir);
+    char *top = up ? dirname(up) : NULL;  /* DIR */
+    char *out = NULL;
+    if (top && asprintf(&out, "%s/adapters", top) < 0)
+        out = NULL;
+    free(up);
+    free(so);
+    return out;
+}
+
+/* Split s on spaces and tabs into a new NULL-terminated argv. */
+static char **br_split(const char *s, size_t *n_out)
+{
+    size_t n = 0, cap = 4;
+    char **v = calloc(cap, sizeof *v);
+    while (v && *s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        const char *e = s;
+        while (*e && *e != ' ' && *e != '\t')
+            e++;
+        if (n + 2 > cap) {
+            char **nv = realloc(v, (cap *= 2) * sizeof *v);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        v[n++] = strndup(s, (size_t)(e - s));
+        v[n] = NULL;
+        s = e;
+    }
+    if (n_out)
+        *n_out = n;
+    return v;
+}
+
+/* `options = k=v k=v` into a JSON object of strings. */
+static json_t *br_client_options(const char *s, char *err, size_t errlen)
+{
+    json_t *o = json_object();
+    size_t n = 0;
+    char **words = br_split(s ? s : "", &n);
+    for (size_t i = 0; o && words && i < n; i++) {
+        char *eq = strchr(words[i], '=');
+        if (!eq || eq == words[i]) {
+            snprintf(err, errlen, "options: '%s' is not KEY=VALUE (several are separated by "
+                     "spaces)", words[i]);
+            json_decref(o);
+            o = NULL;
+            break;
+        }
+        *eq = '\0';
+        json_object_set_new(o, words[i], json_string(eq + 1));
+    }
+    for (size_t i = 0; words && i < n; i++)
+        free(words[i]);
+    free(words);
+    return o;
+}
+
+static const char *br_opt(const struct pgcb_option *opts, size_t nopts, const char *key)
+{
+    const char *v = NULL;
+    for (size_t i = 0; i < nopts; i++)
+        if (strcmp(opts[i].key, key) == 0)
+            v = opts[i].value;
+    return v && *v ? v : NULL;
+}
+
+int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
+                   char *err, size_t errlen)
+{
+    *cfg = (struct br_config){.timeout_ms = 30000};
+    const char *adapter = br_opt(opts, nopts, "adapter");
+    const char *command = br_opt(opts, nopts, "command");
+    const char *client = br_opt(opts, nopts, "client");
+    const char *runtime = br_opt(opts, nopts, "runtime");
+    const char *timeout = br_opt(opts, nopts, "start_timeout_ms");
+    if (adapter && command) {
+        snprintf(err, errlen, "set adapter or command, not both");
+        return PGCB_ERR_CONFIG;
+    }
+    if (!adapter && !command) {
+        snprintf(err, errlen, "no adapter: set adapter = node, python or go (a shipped one), "
+                 "or command = the adapter's command line");
+        return PGCB_ERR_CONFIG;
+    }
+    if (!client) {
+        snprintf(err, errlen, "no client: set client = the client library the adapter is to "
+                 "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null)");
+        return PGCB_ERR_CONFIG;
+    }
+    if (timeout) {
+        char *end;
+        errno = 0;
+        long t = strtol(timeout, &end, 10);
+        if (errno || *end || t < 100 || t > 3600000) {
+            snprintf(err, errlen, "start_timeout_ms = '%s': expected milliseconds, 100 to "
+                     "3600000", timeout);
+            return PGCB_ERR_CONFIG;
+        }
+        cfg->timeout_ms = (int)t;
+    }
+    cfg->client = strdup(client);
+    cfg->options = br_client_options(br_opt(opts, nopts, "options"), err, errlen);
+    if (!cfg->client || !cfg->options) {
+        if (cfg->client && !cfg->options) {
+            br_config_free(cfg);
+            return PGCB_ERR_CONFIG;
+        }
+        br_config_free(cfg);
+        snprintf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    if (command) {
+        if (runtime) {
+            snprintf(err, errlen, "runtime is for a shipped adapter; with command, put the "
+                     "interpreter in the command");
+            br_config_free(cfg);
+            return PGCB_ERR_CONFIG;
+        }
+        size_t n = 0;
+        cfg->argv = br_split(command, &n);
+        if (n == 0 || asprintf(&cfg->what, "adapter '%s' (client %s)", command, client) < 0) {
+            snprintf(err, errlen, n ? "out of memory" : "command is empty");
+            cfg->what = NULL;
+            br_config_free(cfg);
+            return PGCB_ERR_CONFIG;
+        }
+        return PGCB_OK;
+    }
+    const struct br_builtin *b = NULL;
+    for (size_t i = 0; i < sizeof br_builtins / sizeof br_builtins[0]; i++)
+        if (strcmp(br_builtins[i].name, adapter) == 0)
+            b = &br_builtins[i];
+    if (!b) {
+        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python and go "
+                 "(or set command)", adapter);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    if (runtime && !b->runtime) {
+        snprintf(err, errlen, "adapter %s is a program of its own: it takes no runtime", b->name);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    const char *dir_opt = br_opt(opts, nopts, "adapters");
+    char *dir = dir_opt ? strdup(dir_opt) : br_default_adapters();
+    char *file = NULL;
+    struct stat st;
+    if (!dir || asprintf(&file, "%s/%s", dir, b->file) < 0) {
+        snprintf(err, errlen, "cannot find the adapters directory (set adapters = DIR)");
+        free(dir);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    free(dir);
+    int bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+    if (bad) {
+        snprintf(err, errlen, "adapter %s: %s: %s (make builds the shipped adapters into "
+                 "build/adapters/)", b->name, file, bad > 0 ? strerror(bad) : "not a file");
+        free(file);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    cfg->argv = calloc(4, sizeof *cfg->argv);
+    size_t k = 0;
+    if (cfg->argv) {
+        if (b->runtime)
+            cfg->argv[k++] = strdup(runtime ? runtime : b->runtime);
+        if (b->runtime && b->flag)
+            cfg->argv[k++] = strdup(b->flag);
+        cfg->argv[k++] = file;
+        file = NULL;
+    }
+    free(file);
+    if (!cfg->argv || asprintf(&cfg->what, "adapter %s (client %s)", b->name, client) < 0) {
+        cfg->what = NULL;
+        br_config_free(cfg);
+        snprintf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    return PGCB_OK;
+}

@@ -1,0 +1,115 @@
+/*
+ * br_conn.h -- one bridge connection: its adapter process, what the adapter
+ * said of itself, its statements; and the request/reply exchange with it
+ * (docs/bridge-protocol.md). Private to drivers/bridge/.
+ *
+ * Ownership: a connection owns its adapter (br_proc), the hello reply, its
+ * statements (a list, each with the last dump the bridge read for it), the
+ * password it must scrub from messages, and its receive buffer.
+ */
+#ifndef BR_CONN_H
+#define BR_CONN_H
+
+#include <jansson.h>
+#include <locale.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <pgcb/driver.h>
+
+#include "br_dump.h"
+#include "br_proc.h"
+
+/* The protocol version this bridge speaks. */
+#define BR_PROTOCOL 1
+
+/* What the [driver.NAME] options say (br_config). */
+struct br_config {
+    char **argv;            /* the adapter's command line, NULL-terminated; owned */
+    char *what;             /* "adapter node (client pg)", for messages; owned */
+    char *client;           /* owned */
+    json_t *options;        /* the client's options, an object; owned */
+    int timeout_ms;         /* for every request but run */
+};
+
+/* What the adapter said in its hello reply. */
+struct br_hello {
+    char adapter[64], adapter_version[64], runtime[128], client[64], client_version[64];
+    char links[PGCB_LINKS_LEN];
+    int pipeline, no_io;
+    enum br_textlen text_length;
+};
+
+struct pgcb_stmt {
+    struct pgcb_stmt *next;   /* the connection's list */
+    uint32_t id;              /* the protocol's statement number */
+    uint32_t nparams;
+    unsigned char *kinds;     /* ncols, from the last dump; NULL before it */
+    uint32_t ncols;
+    /* The last dump of a batch of this statement: what a timed batch at the
+     * same depth must return, and the checksum it then stands for. */
+    int have_expect;
+    uint32_t expect_depth;
+    uint64_t expect_rows;
+    uint32_t expect_fold;     /* the fold of the dump with `kinds` */
+    uint64_t expect_hash;
+};
+
+struct pgcb_conn {
+    struct br_config cfg;
+    struct br_proc proc;
+    struct br_hello hello;
+    char *password;           /* the one given to the adapter (to scrub); owned */
+    struct pgcb_stmt *stmts;
+    uint32_t next_id;
+    locale_t c_locale;
+    char *buf;                /* receive buffer */
+    size_t cap;
+    int broken;               /* the adapter is gone: every call fails */
+};
+
+/* Parse the options into cfg (its argv from `adapter` or `command`).
+ * PGCB_OK, or PGCB_ERR_CONFIG with err. */
+int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
+                   char *err, size_t errlen);
+void br_config_free(struct br_config *cfg);
+
+/* Start the adapter of cfg into c (which takes cfg over) and exchange
+ * hello. PGCB_OK, or a status with err (the adapter is stopped then). */
+int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen);
+
+/* Send `req` (a JSON object, stolen) and read the reply into *reply (the
+ * caller's reference, also set when the reply is a failure). timeout_ms < 0
+ * waits without limit. Returns PGCB_OK for {"ok": true}; the failure's
+ * status for {"ok": false} with err "SQLSTATE: message" (kind query) or the
+ * message; PGCB_ERR_IO or PGCB_ERR_PROTOCOL when the adapter died, went
+ * silent past the timeout or sent a bad frame -- then the adapter is
+ * stopped, c->broken is set and *reply is NULL. */
+int br_call(struct pgcb_conn *c, json_t *req, int timeout_ms, json_t **reply, char *err,
+            size_t errlen);
+
+/* The adapter broke the protocol: stop it, mark c broken, and write
+ * "<what>: <why>" into err. Returns PGCB_ERR_PROTOCOL. */
+int br_conn_fail(struct pgcb_conn *c, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Replace every occurrence of the connection's password in s with ***. */
+void br_conn_scrub(const struct pgcb_conn *c, char *s, size_t size);
+
+/* Stop the adapter: close, wait a little, kill. */
+void br_conn_stop(struct pgcb_conn *c);
+
+/* Resolve the runner's conninfo with libpq (br_conninfo.c): connect once,
+ * and return the settings libpq connected with as the protocol's "conn"
+ * object (new reference), the password it used in *password (malloc'd,
+ * NULL if none). NULL with err (PGCB_ERR_CONNECT's message) on failure. */
+json_t *br_conninfo_resolve(const char *conninfo, char **password, char *err, size_t errlen);
+
+/* The run request of a batch or a block (br_run.c). */
+int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
+                 const struct pgcb_params *params, struct pgcb_sum *sum, char *err,
+                 size_t errlen);
+int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_block_out *out,
+                 char *err, size_t errlen);
+
+#endif

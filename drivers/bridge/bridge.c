@@ -1,0 +1,246 @@
+/*
+ * bridge.c -- the "bridge" driver: a PostgreSQL client of another language
+ * (Node.js, Python, Go, or any adapter that speaks docs/bridge-protocol.md)
+ * in a child process per connection, measured in self-timed blocks.
+ *
+ * The descriptor and its operations; the exchange is in br_call.c, the
+ * adapter process in br_proc.c, the runs in br_run.c, dumps in br_dump.c,
+ * the options in br_config.c, the conninfo in br_conninfo.c.
+ *
+ * Threading: one connection is used by one thread at a time (driver.h);
+ * nothing is global but the descriptor and its `links`, computed once.
+ */
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pgcb/driver.h>
+
+#include "br_conn.h"
+
+PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
+
+static const struct pgcb_option_spec br_options[] = {
+    {"adapter", NULL, "a shipped adapter: node, python or go (or set command)"},
+    {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
+                     "null; python: psycopg, asyncpg, null; go: pgx, null)"},
+    {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
+                    "(docs/bridge-protocol.md; e.g. pipeline=no)"},
+    {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
+                      "separated by spaces, the first looked up in PATH"},
+    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3)"},
+    {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
+                       "the directory of bridge.so, e.g. build/adapters)"},
+    {"start_timeout_ms", "30000", "how long the adapter may take to answer anything but a run "
+                                  "(hello, connect, prepare, phase, close)"},
+    {NULL, NULL, NULL},
+};
+
+static void br_free_stmts(struct pgcb_conn *c)
+{
+    for (struct pgcb_stmt *s = c->stmts, *next; s; s = next) {
+        next = s->next;
+        free(s->kinds);
+        free(s);
+    }
+    c->stmts = NULL;
+}
+
+static void br_close(struct pgcb_conn *c)
+{
+    if (!c)
+        return;
+    if (!c->broken && c->proc.pid > 0) {
+        char err[PGCB_ERRLEN];
+        json_t *r;
+        /* A polite close; a failure only means it is killed below. */
+        br_call(c, json_pack("{s:s}", "op", "close"), c->cfg.timeout_ms < 2000 ? c->cfg.timeout_ms
+                                                                              : 2000,
+                &r, err, sizeof err);
+        json_decref(r);
+    }
+    br_proc_stop(&c->proc, 2000);
+    br_free_stmts(c);
+    br_config_free(&c->cfg);
+    if (c->password) {
+        explicit_bzero(c->password, strlen(c->password));
+        free(c->password);
+    }
+    if (c->c_locale)
+        freelocale(c->c_locale);
+    free(c->buf);
+    free(c);
+}
+
+/* A connection whose adapter answered hello (not connected yet). */
+static int br_new(const struct pgcb_option *opts, size_t nopts, struct pgcb_conn **out, char *err,
+                  size_t errlen)
+{
+    *out = NULL;
+    struct pgcb_conn *c = calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    c->proc = (struct br_proc){.sock = -1, .out = -1};
+    int rc = br_config_read(opts, nopts, &c->cfg, err, errlen);
+    if (rc == PGCB_OK && !(c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0))) {
+        snprintf(err, errlen, "cannot create the C locale");
+        rc = PGCB_ERR_NOMEM;
+    }
+    if (rc == PGCB_OK)
+        rc = br_conn_start(c, err, errlen);
+    if (rc != PGCB_OK) {
+        br_close(c);
+        return rc;
+    }
+    *out = c;
+    return PGCB_OK;
+}
+
+static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                   struct pgcb_conn **out, char *err, size_t errlen)
+{
+    struct pgcb_conn *c;
+    int rc = br_new(opts, nopts, &c, err, errlen);
+    if (rc != PGCB_OK) {
+        *out = NULL;
+        return rc == PGCB_ERR_CONFIG || rc == PGCB_ERR_NOMEM ? rc : PGCB_ERR_CONNECT;
+    }
+    json_t *conn = json_null();
+    if (!c->hello.no_io) {
+        char why[PGCB_ERRLEN];
+        json_decref(conn);
+        conn = br_conninfo_resolve(conninfo, &c->password, why, sizeof why);
+        if (!conn) {
+            snprintf(err, errlen, "%s", why);
+            br_close(c);
+            *out = NULL;
+            return PGCB_ERR_CONNECT;
+        }
+    }
+    json_t *r;
+    rc = br_call(c, json_pack("{s:s, s:o}", "op", "connect", "conn", conn), c->cfg.timeout_ms, &r,
+                 err, errlen);
+    json_decref(r);
+    if (rc != PGCB_OK) {
+        br_close(c);
+        *out = NULL;
+        return rc == PGCB_ERR_QUERY || rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL
+                   ? PGCB_ERR_CONNECT : rc;
+    }
+    *out = c;
+    return PGCB_OK;
+}
+
+static int br_instance(const struct pgcb_option *opts, size_t nopts, struct pgcb_instance *out,
+                       char *err, size_t errlen)
+{
+    struct pgcb_conn *c;
+    int rc = br_new(opts, nopts, &c, err, errlen);
+    if (rc != PGCB_OK)
+        return PGCB_ERR_CONFIG;
+    const struct br_hello *h = &c->hello;
+    out->caps = PGCB_CAP_SELF_TIMED | (h->pipeline ? PGCB_CAP_PIPELINE : 0) |
+                (h->no_io ? PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE : 0);
+    snprintf(out->links, sizeof out->links, "%.170s [adapter %.24s %.16s, bridge protocol %d]",
+             h->links,
+             h->adapter, h->adapter_version, BR_PROTOCOL);
+    br_close(c);
+    return PGCB_OK;
+}
+
+static int br_prepare(struct pgcb_conn *c, const char *name, const char *sql,
+                      struct pgcb_stmt **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct pgcb_stmt *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
+    s->id = c->next_id++;
+    /* The server infers the parameters; the adapter is told how many the
+     * SQL has, the highest $N in it, for clients that want the count. */
+    uint32_t nparams = 0;
+    for (const char *p = sql; *p; p++)
+        if (*p == '$' && p[1] >= '1' && p[1] <= '9') {
+            uint32_t k = (uint32_t)strtoul(p + 1, NULL, 10);
+            nparams = k > nparams ? k : nparams;
+        }
+    s->nparams = nparams;
+    json_t *r;
+    int rc = br_call(c, json_pack("{s:s, s:I, s:s, s:s, s:I}", "op", "prepare", "stmt",
+                                  (json_int_t)s->id, "name", name, "sql", sql, "nparams",
+                                  (json_int_t)nparams),
+                     c->cfg.timeout_ms, &r, err, errlen);
+    json_decref(r);
+    if (rc != PGCB_OK) {
+        free(s);
+        return rc;
+    }
+    s->next = c->stmts;
+    c->stmts = s;
+    *out = s;
+    return PGCB_OK;
+}
+
+static int br_run_batch_op(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
+                           struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    return br_run_batch(c, s, depth, NULL, sum, err, errlen);
+}
+
+static int br_run_batch_params_op(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
+                                  const struct pgcb_params *params, struct pgcb_sum *sum,
+                                  char *err, size_t errlen)
+{
+    return br_run_batch(c, s, depth, params, sum, err, errlen);
+}
+
+static int br_phase(struct pgcb_conn *c, enum pgcb_phase phase, char *err, size_t errlen)
+{
+    char why[PGCB_ERRLEN];
+    if (br_proc_pin(&c->proc, why, sizeof why) != 0)
+        return br_conn_fail(c, err, errlen, "%s", why);
+    json_t *r;
+    int rc = br_call(c, json_pack("{s:s, s:s}", "op", "phase", "phase",
+                                  phase == PGCB_PHASE_WARMUP ? "warmup" : "order"),
+                     c->cfg.timeout_ms, &r, err, errlen);
+    json_decref(r);
+    return rc;
+}
+
+const struct pgcb_driver *pgcb_driver_entry(void)
+{
+    static char links[160];
+    static struct pgcb_driver d = {
+        .magic = PGCB_DRIVER_MAGIC,
+        .abi_major = PGCB_ABI_MAJOR,
+        .abi_minor = PGCB_ABI_MINOR,
+        .struct_size = sizeof(struct pgcb_driver),
+        .caps = PGCB_CAP_SELF_TIMED,
+        .name = "bridge",
+        .version = "1.0.0",
+        .links = links,
+        .description = "a client of another language in an adapter process per connection "
+                       "(docs/bridge-protocol.md), timing its own blocks of batches",
+        .options = br_options,
+        .open = br_open,
+        .close = br_close,
+        .prepare = br_prepare,
+        .run_batch = br_run_batch_op,
+        .run_batch_params = br_run_batch_params_op,
+        .instance = br_instance,
+        .run_block = br_run_block,
+        .phase = br_phase,
+    };
+    if (!links[0]) {
+        int v = PQlibVersion();
+        snprintf(links, sizeof links, "bridge protocol %d; jansson %s; libpq %d.%d (conninfo)",
+                 BR_PROTOCOL, JANSSON_VERSION, v / 10000, v % 100);
+    }
+    return &d;
+}
