@@ -237,12 +237,15 @@ static int usage_error(struct chk *c, const char *fmt, ...)
     return 2;
 }
 
-int pgcb_check_driver(const char *so_path, const struct pgcb_config *cfg, FILE *out)
+int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_t nopts,
+                      const struct pgcb_config *cfg, FILE *out)
 {
     struct chk c;
     memset(&c, 0, sizeof c);
     c.out = out;
     c.path = so_path;
+    c.opts = opts;
+    c.nopts = nopts;
     c.timeout_s = PGCB_CHECK_TIMEOUT_S;
     int ret;
 
@@ -293,6 +296,12 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_config *cfg, FILE *
 
     fprintf(out, "Checking %s against the pgclientbench driver ABI %d.%d\n", so_path,
             PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
+    if (nopts) {
+        fprintf(out, "Options:");
+        for (size_t i = 0; i < nopts; i++)
+            fprintf(out, " %s=%s", opts[i].key, opts[i].value);
+        fprintf(out, "\n");
+    }
     fflush(out);
 
     pgcb_chk_run_task(&c, pgcb_chk_task_load, "load", 0);
@@ -404,6 +413,8 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_config *cfg, FILE *
                     "queries skip the driver\n");
         fflush(out);
     }
+    if (c.has_block || c.has_phase)
+        pgcb_chk_run_task(&c, pgcb_chk_task_block, "block", 0);
     pgcb_chk_run_task(&c, pgcb_chk_task_close_clean, "close_clean", 0);
     ret = finish(&c);
 out:

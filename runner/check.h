@@ -19,8 +19,10 @@
  * the built-in limit_1, limit_100 and limit_500 over benchmark_rows (created
  * as sql/benchmark_rows.sql does when the table is missing). With a config,
  * its [server] conninfo and setup are used as a run uses them; without one,
- * PGCB_CONNINFO, else "" (the PG* variables). The driver is opened with no
- * options (every option at its default).
+ * PGCB_CONNINFO, else "" (the PG* variables). The driver is opened with the
+ * options given (runner -O KEY=VALUE; none: every option at its default),
+ * which an ABI 1.2 driver's instance() also describes (a bridge: which
+ * adapter and client).
  *
  * Checksums are compared with those of the reference driver libpq_sync,
  * run the same way: PGCB_CHECK_REFERENCE (a path) if set, else
@@ -30,6 +32,7 @@
 #ifndef PGCB_CHECK_H
 #define PGCB_CHECK_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct pgcb_config;
@@ -37,12 +40,15 @@ struct pgcb_config;
 /* Seconds one driver call may take before its check fails "timed out". */
 #define PGCB_CHECK_TIMEOUT_S 10
 
-/* Run the conformance suite on the driver `so_path`, with the queries,
- * conninfo and setup of `cfg` (NULL: the built-in queries and the PG*
- * environment). Prints to `out`. Returns 0 when every check passed, 1 when
+/* Run the conformance suite on the driver `so_path`, opened with the nopts
+ * options `opts` (may be NULL), with the queries, conninfo and setup of
+ * `cfg` (NULL: the built-in queries and the PG* environment). Prints to
+ * `out`. Returns 0 when every check passed, 1 when
  * any failed, 2 when there was nothing to check (the file cannot be loaded,
  * no reference driver, no server for a driver that needs one, a bad
  * PGCB_CHECK_TIMEOUT): the last line then starts with "error: ". */
-int pgcb_check_driver(const char *so_path, const struct pgcb_config *cfg, FILE *out);
+struct pgcb_option;
+int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_t nopts,
+                      const struct pgcb_config *cfg, FILE *out);
 
 #endif

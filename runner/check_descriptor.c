@@ -35,7 +35,7 @@ static int valid_key(const char *s)
 /* Fill an error buffer of errlen bytes plus the canary. */
 void pgcb_chk_task_load(struct chk *c)
 {
-    char err[PGCB_ERRLEN], caps[64];
+    char err[PGCB_ERRLEN], caps[96];
     size_t i = pgcb_chk_plan(c, "load");
     pgcb_chk_begin(c, i);
     pgcb_chk_phase(c, "load");
@@ -51,12 +51,37 @@ void pgcb_chk_task_load(struct chk *c)
         return;
     }
     const struct pgcb_driver *d = c->ld.drv;
-    pgcb_loader_caps_str(d->caps, caps, sizeof caps);
-    pgcb_chk_send(c, 'D', "caps %u", (unsigned)d->caps);
-    pgcb_chk_send(c, 'D', "abi_minor %u params %d", (unsigned)d->abi_minor,
-                  PGCB_DRIVER_HAS(d, 1, run_batch_params) ? 1 : 0);
-    pgcb_chk_result(c, i, 1, "%s %s (ABI %u.%u), caps: %s", d->name, d->version,
-                    (unsigned)d->abi_major, (unsigned)d->abi_minor, caps);
+    /* What a run makes of it with these options (ABI 1.2 instance). */
+    unsigned dcaps = d->caps;
+    char links[PGCB_LINKS_LEN + 16] = "";
+    if (PGCB_DRIVER_HAS(d, 2, instance)) {
+        struct pgcb_instance in;
+        memset(&in, 0, sizeof in);
+        char why[PGCB_ERRLEN + CHK_CANARY], qm[300];
+        pgcb_chk_phase(c, "instance");
+        int rc = d->instance(c->opts, c->nopts, &in, pgcb_chk_err_reset(why, PGCB_ERRLEN),
+                             PGCB_ERRLEN);
+        if (rc != PGCB_OK) {
+            pgcb_chk_result(c, i, 0, "instance() refused the options: %s",
+                            pgcb_chk_quote_msg(qm, sizeof qm, why, PGCB_ERRLEN));
+            return;
+        }
+        dcaps = in.caps;
+        in.links[sizeof in.links - 1] = '\0';
+        if (in.links[0])
+            snprintf(links, sizeof links, ", links: %s", in.links);
+    }
+    if ((dcaps & PGCB_CAP_SELF_TIMED) && !PGCB_DRIVER_HAS(d, 2, run_block)) {
+        pgcb_chk_result(c, i, 0, "instance() says self-timed, but run_block is NULL");
+        return;
+    }
+    pgcb_loader_caps_str(dcaps, caps, sizeof caps);
+    pgcb_chk_send(c, 'D', "caps %u", dcaps);
+    pgcb_chk_send(c, 'D', "abi_minor %u params %d block %d phase %d", (unsigned)d->abi_minor,
+                  PGCB_DRIVER_HAS(d, 1, run_batch_params) ? 1 : 0,
+                  (dcaps & PGCB_CAP_SELF_TIMED) ? 1 : 0, PGCB_DRIVER_HAS(d, 2, phase) ? 1 : 0);
+    pgcb_chk_result(c, i, 1, "%s %s (ABI %u.%u), caps: %s%s", d->name, d->version,
+                    (unsigned)d->abi_major, (unsigned)d->abi_minor, caps, links);
 }
 
 void pgcb_chk_task_descriptor(struct chk *c)
@@ -136,13 +161,17 @@ void pgcb_chk_task_descriptor(struct chk *c)
         pgcb_chk_result(c, i_desc, 1, "\"%s\"", d->description);
 
     pgcb_chk_begin(c, i_caps);
-    unsigned known = PGCB_CAP_PIPELINE | PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE;
-    char caps[64];
+    unsigned known = PGCB_CAP_PIPELINE | PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE |
+                     PGCB_CAP_SELF_TIMED;
+    char caps[96];
     pgcb_loader_caps_str(d->caps & known, caps, sizeof caps);
     if (d->caps & ~known)
         pgcb_chk_result(c, i_caps, 0, "unknown capability bits 0x%x (known: pipeline 0x%x, "
-                        "no-io 0x%x, reference 0x%x)", (unsigned)(d->caps & ~known),
-                        PGCB_CAP_PIPELINE, PGCB_CAP_NO_IO, PGCB_CAP_REFERENCE);
+                        "no-io 0x%x, reference 0x%x, self-timed 0x%x)",
+                        (unsigned)(d->caps & ~known), PGCB_CAP_PIPELINE, PGCB_CAP_NO_IO,
+                        PGCB_CAP_REFERENCE, PGCB_CAP_SELF_TIMED);
+    else if ((d->caps & PGCB_CAP_SELF_TIMED) && !PGCB_DRIVER_HAS(d, 2, run_block))
+        pgcb_chk_result(c, i_caps, 0, "self-timed, but run_block is not set (ABI 1.2)");
     else
         pgcb_chk_result(c, i_caps, 1, "%s", caps);
 

@@ -160,7 +160,8 @@ void pgcb_chk_task_errors(struct chk *c)
     pgcb_chk_begin(c, i_short);
     conn = NULL;
     pgcb_chk_phase(c, "open (setup)");
-    rc = d->open(c->conninfo, NULL, 0, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN), PGCB_ERRLEN);
+    rc = d->open(c->conninfo, c->opts, c->nopts, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN),
+                 PGCB_ERRLEN);
     if (rc != PGCB_OK || !conn) {
         pgcb_chk_result(c, i_short, 0, "not run: open (setup) returned %s",
                         pgcb_chk_status_name(rc, rcb, sizeof rcb));
@@ -209,7 +210,7 @@ static int life_cycle(struct chk *c, const struct pgcb_driver *d, char *why, siz
     char err[PGCB_ERRLEN + CHK_CANARY], rcb[48];
     struct pgcb_conn *conn = NULL;
     pgcb_chk_phase(c, "open (setup)");
-    int rc = d->open(c->conninfo, NULL, 0, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN),
+    int rc = d->open(c->conninfo, c->opts, c->nopts, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN),
                      PGCB_ERRLEN);
     if (rc != PGCB_OK || !conn) {
         snprintf(why, n, "open (setup) returned %s", pgcb_chk_status_name(rc, rcb, sizeof rcb));

@@ -57,6 +57,8 @@ struct chk {
     char label[64];          /* its file name without .so, for the loader */
     char *ref_path;          /* the reference driver, or NULL */
     const char *conninfo;
+    const struct pgcb_option *opts; /* the checked driver's options (runner -O) */
+    size_t nopts;
     struct chk_query *q;
     size_t nq;
     int timeout_s;
@@ -64,6 +66,8 @@ struct chk {
     unsigned caps;           /* of the checked driver, once loaded */
     unsigned abi_minor;      /* ... its ABI minor version */
     int has_params;          /* ... PGCB_DRIVER_HAS(d, 1, run_batch_params) */
+    int has_block;           /* ... self-timed: PGCB_CAP_SELF_TIMED and run_block */
+    int has_phase;           /* ... PGCB_DRIVER_HAS(d, 2, phase) */
     int unloadable;          /* the load child found that dlopen() fails */
 
     /* Parent: results so far (inherited by later children). */
@@ -141,7 +145,8 @@ const struct pgcb_driver *pgcb_chk_load(struct chk *c, const char *label, const 
  * failed. */
 const struct pgcb_driver *pgcb_chk_load_checked(struct chk *c);
 
-/* Open with no options; on failure fails the rest of the plan. */
+/* Open with the checked driver's options (c->opts); on failure fails the
+ * rest of the plan. */
 struct pgcb_conn *pgcb_chk_open_setup(struct chk *c, const struct pgcb_driver *d);
 
 /* The start of a task on one connection: `open` passed, the driver still
@@ -189,5 +194,8 @@ void pgcb_chk_task_close_clean(struct chk *c);
 
 /* check_params.c: run_batch_params (ABI 1.1). */
 void pgcb_chk_task_params(struct chk *c);
+
+/* check_block.c: run_block and phase (ABI 1.2), for a self-timed driver. */
+void pgcb_chk_task_block(struct chk *c);
 
 #endif

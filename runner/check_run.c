@@ -93,12 +93,15 @@ static void on_data(struct chk *c, char *s)
     unsigned long long rows, hash;
     int n = 0;
     unsigned minor;
-    int has;
+    int has, block, phase;
     if (strncmp(s, "caps ", 5) == 0) {
         c->caps = (unsigned)strtoul(s + 5, NULL, 10);
-    } else if (sscanf(s, "abi_minor %u params %d", &minor, &has) == 2) {
+    } else if (sscanf(s, "abi_minor %u params %d block %d phase %d", &minor, &has, &block,
+                      &phase) == 4) {
         c->abi_minor = minor;
         c->has_params = has;
+        c->has_block = block;
+        c->has_phase = phase;
     } else if (strcmp(s, "unloadable") == 0) {
         c->unloadable = 1;
     } else if (strncmp(s, "referr ", 7) == 0) {

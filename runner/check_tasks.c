@@ -51,7 +51,7 @@ void pgcb_chk_task_open(struct chk *c)
     pgcb_chk_phase(c, "open");
     struct pgcb_conn *conn;
     uint64_t t0 = pgcb_now_ns();
-    int rc = open_with(c, d, NULL, 0, err, PGCB_ERRLEN, &conn);
+    int rc = open_with(c, d, c->opts, c->nopts, err, PGCB_ERRLEN, &conn);
     double ms = ms_since(t0);
     if (rc != PGCB_OK) {
         char why[160];
@@ -92,11 +92,17 @@ void pgcb_chk_task_options(struct chk *c)
     const struct pgcb_driver *d = pgcb_chk_load_checked(c);
     if (!d)
         return;
-    const struct pgcb_option bad = {CHK_UNKNOWN_OPTION, "1"};
+    /* The options given (-O), and one the driver cannot know. */
+    struct pgcb_option with_bad[65];
+    size_t nbad = 0;
+    for (size_t k = 0; k < c->nopts && nbad < 64; k++)
+        with_bad[nbad++] = c->opts[k];
+    with_bad[nbad++] = (struct pgcb_option){CHK_UNKNOWN_OPTION, "1"};
+    const struct pgcb_option *bad = with_bad;
     struct pgcb_conn *conn;
 
     pgcb_chk_begin(c, i_unknown);
-    int rc = open_with(c, d, &bad, 1, err, PGCB_ERRLEN, &conn);
+    int rc = open_with(c, d, bad, nbad, err, PGCB_ERRLEN, &conn);
     if (rc == PGCB_OK) {
         pgcb_chk_phase(c, "close");
         if (is_conn(conn))
@@ -118,7 +124,7 @@ void pgcb_chk_task_options(struct chk *c)
     }
 
     pgcb_chk_begin(c, i_short);
-    rc = open_with(c, d, &bad, 1, err, CHK_SHORT_ERRLEN, &conn);
+    rc = open_with(c, d, bad, nbad, err, CHK_SHORT_ERRLEN, &conn);
     if (rc == PGCB_OK) {
         pgcb_chk_phase(c, "close");
         if (is_conn(conn))
@@ -137,16 +143,25 @@ void pgcb_chk_task_options(struct chk *c)
         pgcb_chk_result(c, i_defaults, 0, "not run: open failed");
         return;
     }
+    /* Every declared default, with the options given (-O) for the keys that
+     * have no default, or whose value was given. */
     struct pgcb_option opts[64];
-    size_t n = 0;
+    size_t n = 0, ndefaults = 0;
     char list[256] = "";
-    for (const struct pgcb_option_spec *o = d->options; o && o->key && n < 64; o++)
-        if (o->default_value) {
-            opts[n++] = (struct pgcb_option){o->key, o->default_value};
-            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=%s", n > 1 ? ", " : "",
-                     o->key, o->default_value);
-        }
-    if (n == 0) {
+    for (const struct pgcb_option_spec *o = d->options; o && o->key && n < 64; o++) {
+        const char *given = NULL;
+        for (size_t k = 0; k < c->nopts; k++)
+            if (strcmp(c->opts[k].key, o->key) == 0)
+                given = c->opts[k].value;
+        if (!given && !o->default_value)
+            continue;
+        opts[n++] = (struct pgcb_option){o->key, given ? given : o->default_value};
+        ndefaults += !given;
+        if (!given)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s=%s",
+                     ndefaults > 1 ? ", " : "", o->key, o->default_value);
+    }
+    if (ndefaults == 0) {
         pgcb_chk_result(c, i_defaults, 1, "no option declares a default: nothing to check");
         return;
     }

@@ -221,7 +221,7 @@ struct pgcb_conn *pgcb_chk_open_setup(struct chk *c, const struct pgcb_driver *d
     char err[PGCB_ERRLEN + CHK_CANARY], rcb[48], qm[300];
     struct pgcb_conn *conn = NULL;
     pgcb_chk_phase(c, "open (setup)");
-    int rc = d->open(c->conninfo, NULL, 0, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN),
+    int rc = d->open(c->conninfo, c->opts, c->nopts, &conn, pgcb_chk_err_reset(err, PGCB_ERRLEN),
                      PGCB_ERRLEN);
     if (rc != PGCB_OK || !conn) {
         pgcb_chk_fail_rest(c, "open (setup) returned %s: %s",

@@ -42,7 +42,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: runner -c FILE [-o RESULT.json] [--list-drivers] [-q] [-h] [-V]\n"
-            "       runner --check-driver FILE.so [-c FILE]\n"
+            "       runner --check-driver FILE.so [-O KEY=VALUE ...] [-c FILE]\n"
             "\n"
             "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
             "INI file, over every execution order, and write a JSON result.\n"
@@ -59,6 +59,8 @@ static void usage(FILE *out)
             "                       with -c, the config's queries, conninfo and setup, else\n"
             "                       the built-in queries on the PG* server (README.md,\n"
             "                       \"Checking a driver\")\n"
+            "  -O, --driver-option KEY=VALUE  with --check-driver: open the driver with this\n"
+            "                       option (repeatable), e.g. -O adapter=node -O client=pg\n"
             "  -V, --version        print the runner's version and exit\n"
             "  -h, --help           this help\n"
             "\n"
@@ -187,15 +189,29 @@ int main(int argc, char **argv)
         {"list-drivers", no_argument, NULL, 'L'}, {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
         {"check-driver", required_argument, NULL, 'K'},
+        {"driver-option", required_argument, NULL, 'O'},
         {NULL, 0, NULL, 0}};
+    struct pgcb_option dopts[64];
+    size_t ndopts = 0;
     const char *config_path = NULL, *output_arg = NULL, *check_so = NULL;
     int list = 0, quiet = 0, opt;
-    while ((opt = getopt_long(argc, argv, "c:o:qhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "c:o:O:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config_path = optarg; break;
         case 'o': output_arg = optarg; break;
         case 'L': list = 1; break;
         case 'K': check_so = optarg; break;
+        case 'O': {
+            char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || ndopts == sizeof dopts / sizeof dopts[0]) {
+                fprintf(stderr, "runner: -O %s: expected KEY=VALUE (at most 64 of them)\n",
+                        optarg);
+                return 1;
+            }
+            *eq = '\0';
+            dopts[ndopts++] = (struct pgcb_option){optarg, eq + 1};
+            break;
+        }
         case 'q': quiet = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
@@ -211,13 +227,18 @@ int main(int argc, char **argv)
         return 1;
     }
     char err[1024];
+    if (ndopts && !check_so) {
+        fprintf(stderr, "runner: -O is for --check-driver (a run takes a driver's options from "
+                        "its [driver.NAME] section)\n");
+        return 1;
+    }
     if (check_so) {
         struct pgcb_config ccfg;
         if (config_path && pgcb_config_load(config_path, &ccfg, err, sizeof err) != 0) {
             fprintf(stderr, "runner: %s\n", err);
             return 2;
         }
-        int crc = pgcb_check_driver(check_so, config_path ? &ccfg : NULL, stdout);
+        int crc = pgcb_check_driver(check_so, dopts, ndopts, config_path ? &ccfg : NULL, stdout);
         if (config_path)
             pgcb_config_free(&ccfg);
         return crc;

@@ -13,6 +13,22 @@
 
 #include "br_conn.h"
 
+const struct pgcb_option_spec br_options[] = {
+    {"adapter", NULL, "a shipped adapter: node, python or go (or set command)"},
+    {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
+                     "null; python: psycopg, asyncpg, null; go: pgx, null)"},
+    {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
+                    "(docs/bridge-protocol.md; e.g. pipeline=no)"},
+    {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
+                      "separated by spaces, the first looked up in PATH"},
+    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3)"},
+    {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
+                       "the directory of bridge.so, e.g. build/adapters)"},
+    {"start_timeout_ms", "30000", "how long the adapter may take to answer anything but a run "
+                                  "(hello, connect, prepare, phase, close)"},
+    {NULL, NULL, NULL},
+};
+
 /* The shipped adapters: where each lives under the adapters directory and
  * how it is started. */
 static const struct br_builtin {
@@ -124,6 +140,16 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
                    char *err, size_t errlen)
 {
     *cfg = (struct br_config){.timeout_ms = 30000};
+    for (size_t i = 0; i < nopts; i++) {
+        const struct pgcb_option_spec *o = br_options;
+        while (o->key && strcmp(o->key, opts[i].key) != 0)
+            o++;
+        if (!o->key) {
+            snprintf(err, errlen, "unknown option '%s' (the bridge's are adapter, client, "
+                     "options, command, runtime, adapters, start_timeout_ms)", opts[i].key);
+            return PGCB_ERR_CONFIG;
+        }
+    }
     const char *adapter = br_opt(opts, nopts, "adapter");
     const char *command = br_opt(opts, nopts, "command");
     const char *client = br_opt(opts, nopts, "client");

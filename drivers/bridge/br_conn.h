@@ -68,6 +68,9 @@ struct pgcb_conn {
     int broken;               /* the adapter is gone: every call fails */
 };
 
+/* The keys a [driver.NAME] section of the bridge accepts (br_config.c). */
+extern const struct pgcb_option_spec br_options[];
+
 /* Parse the options into cfg (its argv from `adapter` or `command`).
  * PGCB_OK, or PGCB_ERR_CONFIG with err. */
 int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,

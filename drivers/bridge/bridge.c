@@ -22,21 +22,6 @@
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
-static const struct pgcb_option_spec br_options[] = {
-    {"adapter", NULL, "a shipped adapter: node, python or go (or set command)"},
-    {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
-                     "null; python: psycopg, asyncpg, null; go: pgx, null)"},
-    {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
-                    "(docs/bridge-protocol.md; e.g. pipeline=no)"},
-    {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
-                      "separated by spaces, the first looked up in PATH"},
-    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3)"},
-    {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
-                       "the directory of bridge.so, e.g. build/adapters)"},
-    {"start_timeout_ms", "30000", "how long the adapter may take to answer anything but a run "
-                                  "(hello, connect, prepare, phase, close)"},
-    {NULL, NULL, NULL},
-};
 
 static void br_free_stmts(struct pgcb_conn *c)
 {

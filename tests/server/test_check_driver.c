@@ -40,8 +40,10 @@ static void out_free(struct out *o)
 }
 
 /* Run the suite on `so` (relative to the build directory unless absolute),
- * with the config file `ini` (NULL: built-in queries). */
-static struct out check(const char *so, const char *ini)
+ * opened with `opts` (nopts of them), with the config file `ini` (NULL:
+ * built-in queries). */
+static struct out check_with(const char *so, const char *ini, const struct pgcb_option *opts,
+                             size_t nopts)
 {
     char path[1200];
     if (so[0] == '/')
@@ -58,11 +60,16 @@ static struct out check(const char *so, const char *ini)
     size_t len = 0;
     FILE *f = open_memstream(&o.text, &len);
     assert_non_null(f);
-    o.rc = pgcb_check_driver(path, ini ? &cfg : NULL, f);
+    o.rc = pgcb_check_driver(path, opts, nopts, ini ? &cfg : NULL, f);
     fclose(f);
     if (ini)
         pgcb_config_free(&cfg);
     return o;
+}
+
+static struct out check(const char *so, const char *ini)
+{
+    return check_with(so, ini, NULL, 0);
 }
 
 /* The line that starts with `prefix`, or NULL. */
@@ -158,7 +165,7 @@ static void test_shipped_drivers_pass(void **state)
         struct out o = check(so, NULL);
         if (o.rc != 0)
             fail_msg("%s: exit %d\n%s", name, o.rc, o.text);
-        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.1)", name);
+        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.2)", name);
         expect_line(&o, want, NULL);
         expect_line(&o, "Reference: ", "(next to the checked driver)");
         expect_line(&o, "PASS open: ", NULL);
@@ -242,7 +249,7 @@ static void test_abi10_driver(void **state)
     if (o.rc != 0)
         fail_msg("exit %d\n%s", o.rc, o.text);
     expect_line(&o, "PASS load: abi10 1.0.0 (ABI 1.0)", NULL);
-    expect_line(&o, "PASS abi: 1.0 (this runner: 1.1)", NULL);
+    expect_line(&o, "PASS abi: 1.0 (this runner: 1.2)", NULL);
     expect_line(&o, "PASS struct_size: ", NULL);
     expect_line(&o, "SKIP params: the driver has ABI 1.0; run_batch_params came in ABI 1.1", NULL);
     assert_int_equal(count_lines(o.text, "SKIP "), 1);
@@ -375,7 +382,7 @@ static void test_sloppy_driver(void **state)
     use_reference();
     struct out o = check("tests/fixtures/check_sloppy.so", NULL);
     assert_int_equal(o.rc, 1);
-    expect_line(&o, "PASS load: check_sloppy  (ABI 1.1)", NULL);
+    expect_line(&o, "PASS load: check_sloppy  (ABI 1.2)", NULL);
     expect_line(&o, "FAIL version: empty", NULL);
     expect_line(&o, "FAIL caps: unknown capability bits 0x80", NULL);
     expect_line(&o, "FAIL options: option \"rows\" declared twice", NULL);
