@@ -63,12 +63,22 @@ AGG_OBJ    = $(AGG_SRC:%.c=$(B)/obj/%.o)
 
 PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
 
+# The shipped adapters of the bridge driver (adapters/LANG/, the protocol in
+# docs/bridge-protocol.md), copied into $(B)/adapters/LANG/, where
+# build/drivers/bridge.so finds them. Their Node.js packages are installed
+# by scripts/install-deps.sh (`npm ci` from the committed lockfile) into
+# build/adapters/node/node_modules, which another build directory links to.
+ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.py' -o -name 'package*.json' \) \
+                -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
+ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go
+NODE_MODULES = build/adapters/node/node_modules
+
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
 # appended to by the fragments in mk/.
 TEST_EXTRA =
 
-.PHONY: FORCE all deps drivers fixtures tests test test-unit test-server test-san bench clean
-all: deps $(PROGRAMS) drivers
+.PHONY: FORCE all deps drivers adapters fixtures tests test test-unit test-server test-san bench clean
+all: deps $(PROGRAMS) drivers adapters
 
 # Install what is missing (Debian packages); a no-op when everything is there.
 deps:
@@ -76,7 +86,24 @@ deps:
 
 drivers: $(DRIVER_SOS)
 fixtures: $(FIXTURE_SOS)
-tests: $(UNIT_BIN) $(SERVER_BIN) fixtures drivers $(PROGRAMS)
+tests: $(UNIT_BIN) $(SERVER_BIN) fixtures drivers adapters $(PROGRAMS)
+
+adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules)
+
+$(B)/adapters/%: adapters/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# The Go adapter: a static binary built offline from Debian's Go sources.
+$(B)/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) adapters/go/build.sh
+	adapters/go/build.sh $@
+
+# Another build directory (build-san) uses build's installed packages.
+ifneq ($(B),build)
+$(B)/adapters/node/node_modules:
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath $(NODE_MODULES)) $@
+endif
 
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -1,21 +1,30 @@
 #!/usr/bin/env bash
-# Install the Debian packages the project needs that are missing.
-# Quiet no-op when everything is installed. Never prompts: as root it runs
-# apt-get directly; otherwise through sudo (without a password prompt when
-# there is no terminal); without sudo it prints the command to run and fails.
+# Install what the project needs that is missing: the Debian packages, then
+# the Node.js packages of the bridge's Node.js adapter, at the versions of
+# the committed lockfile (adapters/node/package-lock.json, `npm ci` into
+# build/adapters/node/). Quiet no-op when everything is installed. Never
+# prompts: as root it runs apt-get directly; otherwise through sudo (without
+# a password prompt when there is no terminal); without sudo it prints the
+# command to run and fails.
 set -euo pipefail
 
 prog=install-deps.sh
+root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
     libcmocka-dev postgresql postgresql-client valgrind shellcheck clang git jq
+    # The Python adapter's clients, for Debian's /usr/bin/python3.
+    python3 python3-psycopg python3-asyncpg
+    # The Go adapter: Go and pgx v4, built offline from Debian's sources.
+    golang-go golang-github-jackc-pgx-v4-dev
 )
 # make lint: Debian's docker-compose (checks docker/docker-compose.yml) and
 # Node.js with npm (the workflow linters). Only when the command is missing:
 # a Node.js from elsewhere (NodeSource, CI images) bundles its own npm, which
 # Debian's npm package would conflict with.
 command -v docker-compose >/dev/null 2>&1 || pkgs+=(docker-compose)
-command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
+# Debian's Node.js also needs its headers for pg-native's addon (node-gyp).
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs libnode-dev)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
@@ -29,11 +38,33 @@ while IFS=$'\t' read -r name status; do
     if [[ $status == "install ok installed" ]]; then installed[$name]=1; fi
 done < <(dpkg-query -W -f='${Package}\t${Status}\n' "${pkgs[@]}" 2>/dev/null || true)
 
+# The Node.js adapter's packages: `npm ci` from the committed lockfile, once
+# per lockfile (a stamp beside them). pg-native builds a libpq addon with
+# node-gyp, against the running Node.js's headers: nothing is downloaded but
+# the packages themselves.
+node_packages() {
+    local src=$root/adapters/node dir=$root/build/adapters/node
+    [[ -f $src/package-lock.json ]] || return 0
+    if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || die "npm not found: it installs the Node.js adapter's packages"
+    printf '%s: installing the Node.js adapter packages (npm ci) into %s\n' "$prog" "$dir" >&2
+    mkdir -p "$dir"
+    cp "$src/package.json" "$src/package-lock.json" "$dir/"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error </dev/null) >&2 \
+        || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
+    cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
+}
+
 missing=()
 for p in "${pkgs[@]}"; do
     [[ -n ${installed[$p]:-} ]] || missing+=("$p")
 done
-((${#missing[@]})) || exit 0
+if ((${#missing[@]} == 0)); then
+    node_packages
+    exit 0
+fi
 
 command -v apt-get >/dev/null 2>&1 || die "apt-get not found; install by hand: ${missing[*]}"
 
@@ -58,3 +89,4 @@ printf '%s: installing missing packages: %s\n' "$prog" "${missing[*]}" >&2
     || die "apt-get update failed; as root run: $apt_cmd"
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null \
     || die "apt-get install failed for: ${missing[*]}"
+node_packages
