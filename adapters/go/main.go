@@ -1,0 +1,272 @@
+// pgcb-adapter-go -- the Go adapter of pgclientbench's bridge driver
+// (docs/bridge-protocol.md, protocol 1). Clients: "pgx" (github.com/
+// jackc/pgx/v4, one *pgx.Conn) and "null" (no I/O: the benchmark table's
+// rows built in Go). Build: adapters/go/build.sh (README.md beside it).
+//
+// Files: frames.go (frames, requests, the JSON writer), fold.go (the
+// fold), dump.go (dumps), run.go (a block of batches, timed),
+// client_pgx.go and client_null.go (the clients), main.go (the requests,
+// in order).
+package main
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgtype"
+)
+
+const (
+	protocolVersion = 1
+	adapterVersion  = "1.0.0"
+)
+
+// Versions of the libraries compiled in, set by build.sh with -ldflags -X
+// from the packages that own their sources ("unknown" if built otherwise).
+var (
+	pgxVersion      = "unknown"
+	pgconnVersion   = "unknown"
+	pgtypeVersion   = "unknown"
+	pgproto3Version = "unknown"
+)
+
+// goVersion is the runtime's version, "Go 1.19.8".
+func goVersion() string {
+	return "Go " + strings.TrimPrefix(runtime.Version(), "go")
+}
+
+// helloInfo is the client-dependent part of the hello reply.
+type helloInfo struct {
+	client, clientVersion, links string
+	pipeline, noIO               bool
+}
+
+// client is one client library behind the protocol.
+type client interface {
+	info() helloInfo
+	connect(c *connRequest) *failure
+	// prepare makes st ready (a named prepared statement) and sets st.ncols.
+	prepare(st *statement) *failure
+	// runBatch runs batch i of the plan: its rows, its fold, or a failure
+	// after which (kind query) the connection is usable.
+	runBatch(p *plan, i int) (uint64, uint32, *failure)
+	connInfo() *pgtype.ConnInfo
+	close()
+}
+
+// statement is one prepared statement, by the bridge's number.
+type statement struct {
+	name, sql string
+	nparams   int // as the bridge said
+	ncols     int // result columns as prepared (sizes the fold)
+	// serverParams: the parameters the server says the statement takes;
+	// -1: any count (the null client ignores them).
+	serverParams int
+	rows         [][]interface{} // null client: the rows of one execution
+	columns      []column        // null client: their columns
+}
+
+// adapter is the state of the one connection this process serves.
+type adapter struct {
+	ch        *channel
+	cl        client
+	connected bool
+	stmts     map[int]*statement
+}
+
+// secret is the connection's password, never to appear in a reply.
+var secret string
+
+func scrub(s string) string {
+	if secret != "" && strings.Contains(s, secret) {
+		s = strings.ReplaceAll(s, secret, "***")
+	}
+	return s
+}
+
+func main() {
+	fd := 3
+	if s := os.Getenv("PGCB_BRIDGE_FD"); s != "" {
+		if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+			fd = n
+		}
+	}
+	a := &adapter{ch: openChannel(fd), stmts: map[int]*statement{}}
+	for {
+		payload, err := a.ch.read()
+		if err != nil {
+			if err != errEOF {
+				fmt.Fprintln(os.Stderr, "pgcb-adapter-go:", err)
+			}
+			a.shutdown()
+			os.Exit(0) // end of file on fd 3: the bridge is gone
+		}
+		w := newJW()
+		exit := a.handle(payload, w)
+		if err := a.ch.write(w); err != nil {
+			fmt.Fprintln(os.Stderr, "pgcb-adapter-go: cannot write a reply:", err)
+			a.shutdown()
+			os.Exit(1)
+		}
+		if exit {
+			os.Exit(0)
+		}
+	}
+}
+
+func (a *adapter) shutdown() {
+	if a.cl != nil {
+		a.cl.close()
+	}
+}
+
+// handle answers one request into w; true: exit after sending it.
+func (a *adapter) handle(payload []byte, w *jw) bool {
+	rq, err := decodeRequest(payload)
+	if err != nil {
+		w.failure(&failure{kind: "protocol", msg: "request is not a JSON object: " + err.Error()})
+		w.finish()
+		return false
+	}
+	if rq.Op != "hello" && rq.Op != "close" && a.cl == nil {
+		w.failure(&failure{kind: "protocol", msg: fmt.Sprintf("%q before hello", rq.Op)})
+		w.finish()
+		return false
+	}
+	var f *failure
+	exit := false
+	switch rq.Op {
+	case "hello":
+		f = a.hello(rq, w)
+	case "connect":
+		f = a.connect(rq, w)
+	case "prepare":
+		f = a.prepare(rq, w)
+	case "run":
+		f = a.run(rq, w) // writes its own failure (with the completed batches)
+	case "phase":
+		runtime.GC()
+		w.boolean("ok", true)
+		w.boolean("gc", true)
+	case "close":
+		a.shutdown()
+		a.cl = nil
+		w.boolean("ok", true)
+		exit = true
+	default:
+		f = &failure{kind: "protocol", msg: fmt.Sprintf("unknown request %q", rq.Op)}
+	}
+	if f != nil {
+		w.failure(f)
+	}
+	w.finish()
+	return exit
+}
+
+func (a *adapter) hello(rq *request, w *jw) *failure {
+	if a.cl != nil {
+		return &failure{kind: "protocol", msg: "a second hello"}
+	}
+	if rq.Protocol == nil || *rq.Protocol != protocolVersion {
+		v := "none"
+		if rq.Protocol != nil {
+			v = strconv.Itoa(*rq.Protocol)
+		}
+		return &failure{kind: "unsupported", msg: "the Go adapter speaks bridge protocol 1, not " + v}
+	}
+	opts := map[string]string{}
+	for k, v := range rq.Options {
+		switch x := v.(type) {
+		case string:
+			opts[k] = x
+		default:
+			opts[k] = fmt.Sprint(x)
+		}
+	}
+	var cl client
+	var f *failure
+	switch rq.Client {
+	case "pgx":
+		cl, f = newPgxClient(opts)
+	case "null":
+		cl, f = newNullClient(opts)
+	default:
+		return &failure{kind: "config", msg: fmt.Sprintf("unknown client %q: the Go adapter knows pgx, null", rq.Client)}
+	}
+	if f != nil {
+		return f
+	}
+	a.cl = cl
+	in := cl.info()
+	w.boolean("ok", true)
+	w.int("protocol", protocolVersion)
+	w.str("adapter", "go")
+	w.str("adapter_version", adapterVersion)
+	w.str("runtime", goVersion())
+	w.str("client", in.client)
+	w.str("client_version", in.clientVersion)
+	w.str("links", in.links)
+	w.boolean("pipeline", in.pipeline)
+	w.boolean("no_io", in.noIO)
+	w.str("text_length", "bytes")
+	return nil
+}
+
+// checkOptions rejects option keys a client does not know.
+func checkOptions(client string, opts map[string]string, known ...string) *failure {
+	var bad []string
+	for k := range opts {
+		ok := false
+		for _, kk := range known {
+			ok = ok || k == kk
+		}
+		if !ok {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	knows := strings.Join(known, ", ")
+	if knows == "" {
+		knows = "no options"
+	}
+	return &failure{kind: "config", msg: fmt.Sprintf("unknown option %q for client %s: it knows %s", bad[0], client, knows)}
+}
+
+func (a *adapter) connect(rq *request, w *jw) *failure {
+	if a.connected {
+		return &failure{kind: "protocol", msg: "a second connect"}
+	}
+	if f := a.cl.connect(rq.Conn); f != nil {
+		return f
+	}
+	a.connected = true
+	w.boolean("ok", true)
+	return nil
+}
+
+func (a *adapter) prepare(rq *request, w *jw) *failure {
+	if !a.connected {
+		return &failure{kind: "protocol", msg: "prepare before connect"}
+	}
+	if rq.Stmt == nil || *rq.Stmt < 0 {
+		return &failure{kind: "protocol", msg: "prepare without a stmt number"}
+	}
+	name := rq.Name
+	if name == "" {
+		name = "pgcb_go_" + strconv.Itoa(*rq.Stmt)
+	}
+	st := &statement{name: name, sql: rq.SQL, nparams: rq.Nparams}
+	if f := a.cl.prepare(st); f != nil {
+		return f
+	}
+	a.stmts[*rq.Stmt] = st
+	w.boolean("ok", true)
+	return nil
+}
