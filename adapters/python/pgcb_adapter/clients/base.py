@@ -1,0 +1,94 @@
+"""What every client implements; the session drives it.
+
+Lifecycle: Client(options) at hello (a bad option: AdapterError config),
+info() for hello's reply, connect(conn) once, prepare(...) per statement,
+then per run: plan(...) outside timing, run_block(...) timed, describe(...)
+for a dump, failure(exc) when a batch raised; phase() for gc; close() at
+`close`, terminate() at end of file.
+"""
+from ..errors import AdapterError
+
+
+class Plan:
+    """One run's batches, built outside the timed loop.
+
+    batch     callable i -> the list of the executions' row lists of batch i
+              (a coroutine function for an async client)
+    runnable  batches that may run (fewer than asked when the parameters of
+              batch `runnable` cannot be bound: then `pending` is its error)
+    pending   AdapterError to report after the `runnable` batches, or None
+    columns   callable k -> [(name, type oid)] of execution k of the last
+              batch, for dumps
+    """
+
+    __slots__ = ("batch", "runnable", "pending", "columns")
+
+    def __init__(self, batch, runnable, pending=None, columns=None):
+        self.batch = batch
+        self.runnable = runnable
+        self.pending = pending
+        self.columns = columns or (lambda k: [])
+
+
+class Client:
+    name = "?"
+    no_io = False
+    options = {}  # option name -> (default, allowed values or None, help)
+
+    def __init__(self, options: dict):
+        known = self.options
+        self.opts = {k: v[0] for k, v in known.items()}
+        for key, value in options.items():
+            if key not in known:
+                raise AdapterError("config", "unknown option %r (= %r); %s knows %s" % (
+                    key, value, self.name, ", ".join(known) if known else "no options"))
+            allowed = known[key][1]
+            if allowed is not None and value not in allowed:
+                raise AdapterError("config", "option %s = %r: expected %s" % (
+                    key, value, " or ".join(allowed)))
+            self.opts[key] = value
+
+    # hello: {"client_version", "links", "pipeline"}
+    def info(self) -> dict:
+        raise NotImplementedError
+
+    def connect(self, conn) -> None:
+        raise NotImplementedError
+
+    def prepare(self, number: int, name: str, sql: str, nparams: int):
+        """A statement object (opaque to the session)."""
+        raise NotImplementedError
+
+    def param_count(self, stmt):
+        """How many parameters an execution of stmt binds, to check each
+        params entry before timing; None: no check (the null client)."""
+        raise NotImplementedError
+
+    def plan(self, stmt, depth, begin, commit, params, runnable) -> Plan:
+        """The run's Plan. params: None or a list of batches*depth lists of
+        str/None, already checked against param_count; runnable: how many
+        batches have valid parameters."""
+        raise NotImplementedError
+
+    def run_block(self, n, plan, kinds, buf):
+        """(done, cpu_ns, exc) of n batches of plan: block.run_sync/run_async."""
+        raise NotImplementedError
+
+    def failure(self, exc) -> AdapterError:
+        """The failure reply for an exception a batch raised (or a request
+        raised), after making the connection usable again when it is not
+        broken (a failed transaction rolled back, a pipeline left)."""
+        raise NotImplementedError
+
+    def phase(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def terminate(self) -> None:
+        """End of file: drop the connection at once, quietly."""
+        try:
+            self.close()
+        except Exception:
+            pass

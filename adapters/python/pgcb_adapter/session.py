@@ -1,0 +1,316 @@
+"""The request loop (docs/bridge-protocol.md, "The requests, in order").
+
+main() reads requests from PGCB_BRIDGE_FD (3) and answers each with exactly
+one reply; it returns 0 at end of file (after dropping the connection) or
+after `close`, 1 when the stream breaks (a bad frame length, end of file
+inside a frame, the socket gone). Nothing is sent unasked.
+
+Session.handle() turns every outcome into a reply, never an exception: an
+AdapterError is its failure reply; any other exception is mapped by the
+client (client.failure: query with the SQLSTATE, io when the connection is
+broken ...) or, without a client, is kind protocol; its traceback goes to
+stderr, which the bridge keeps the tail of. Every failure message is one
+line and has the connect request's password replaced by ***.
+
+Order: hello first and once; connect once, after it; prepare and run after
+connect; phase and close at any time.
+"""
+import asyncio
+import gc
+import os
+import sys
+import traceback
+
+from . import ADAPTER, ADAPTER_VERSION, PROTOCOL, clients, runtime
+from .block import Buffers
+from .dump import encode_result
+from .errors import AdapterError, describe_exception
+from .fold import compile_kinds
+from .frames import BadPayload, Channel, FrameError, FrameTooLarge
+
+_RUN_FIELDS = ("done", "samples", "rows", "folds", "cpu_ns")
+
+
+def _int(req, key, lo, default=None):
+    v = req.get(key, default)
+    if type(v) is not int or v < lo:
+        raise AdapterError("protocol", "%s: %s must be an integer >= %d, got %r"
+                           % (req.get("op"), key, lo, v))
+    return v
+
+
+class Session:
+    def __init__(self):
+        self.client = None
+        self.client_name = None
+        self.connected = False
+        self.stmts = {}
+        self.password = None
+        self.buf = Buffers()
+        self.closed = False
+        self.last_done = 0
+        self.handlers = {"hello": self.hello, "connect": self.connect, "prepare": self.prepare,
+                         "run": self.run, "phase": self.phase, "close": self.close}
+
+    # -- plumbing ---------------------------------------------------------
+
+    def scrub(self, msg: str) -> str:
+        """msg with the password replaced by ***. As the bridge does, a
+        password shorter than 3 characters is left alone: replacing it would
+        garble every message (and no client quotes passwords)."""
+        if self.password and len(self.password) >= 3:
+            msg = msg.replace(self.password, "***")
+        return msg
+
+    def handle(self, req) -> dict:
+        try:
+            if not isinstance(req, dict):
+                raise AdapterError("protocol", "request is not a JSON object")
+            op = req.get("op")
+            handler = self.handlers.get(op) if isinstance(op, str) else None
+            if handler is None:
+                if isinstance(op, str):
+                    raise AdapterError("unsupported", "unknown op %r (protocol %d: %s)"
+                                       % (op, PROTOCOL, ", ".join(self.handlers)))
+                raise AdapterError("protocol", "request without a string op")
+            return handler(req)
+        except AdapterError as e:
+            return self._as_run(req, e.reply(self.scrub))
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            if self.client is not None and self.connected:
+                try:
+                    return self._as_run(req, self.client.failure(e).reply(self.scrub))
+                except Exception:
+                    traceback.print_exc(file=sys.stderr)
+            return self._as_run(req, AdapterError(
+                "protocol", "internal error: %s" % describe_exception(e)).reply(self.scrub))
+
+    def _as_run(self, req, reply):
+        """A failed run always says how many batches completed: a failure
+        before the first batch (a bad request ...) completed none."""
+        if isinstance(req, dict) and req.get("op") == "run" and "done" not in reply:
+            reply.update(done=0, samples="", rows="", folds="", cpu_ns=0)
+        return reply
+
+    def too_large(self, reply: dict, exc) -> dict:
+        """The failure sent instead of a reply that exceeds the frame limit (a
+        huge dump): the block's own fields are kept."""
+        out = AdapterError("unsupported", str(exc)).reply(self.scrub)
+        for k in _RUN_FIELDS:
+            if k in reply:
+                out[k] = reply[k]
+        if "samples" in reply and "done" not in reply:
+            out["done"] = self.last_done
+        return out
+
+    def terminate(self) -> None:
+        if self.client is not None:
+            self.client.terminate()
+
+    def _need_connection(self, op):
+        if not self.connected:
+            raise AdapterError("protocol", "%s before connect" % op)
+
+    # -- requests ---------------------------------------------------------
+
+    def hello(self, req):
+        if self.client is not None:
+            raise AdapterError("protocol", "hello was already answered")
+        proto = req.get("protocol")
+        if type(proto) is not int:
+            raise AdapterError("protocol", "hello: protocol must be an integer")
+        if proto != PROTOCOL:
+            raise AdapterError("unsupported", "the Python adapter speaks bridge protocol %d, "
+                               "not %d" % (PROTOCOL, proto))
+        options = req.get("options")
+        if options is None:
+            options = {}
+        if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
+            raise AdapterError("config", "hello: options must be an object of strings")
+        name = req.get("client")
+        cls = clients.load(name)
+        client = cls(options)
+        reply = {"ok": True, "protocol": PROTOCOL, "adapter": ADAPTER,
+                 "adapter_version": ADAPTER_VERSION, "runtime": runtime(), "client": name}
+        reply.update(client.info())
+        reply["no_io"] = client.no_io
+        reply["text_length"] = "codepoints"
+        self.client, self.client_name = client, name
+        return reply
+
+    def connect(self, req):
+        if self.client is None:
+            raise AdapterError("protocol", "connect before hello")
+        if self.connected:
+            raise AdapterError("protocol", "connect was already answered")
+        conn = req.get("conn")
+        if conn is not None and not isinstance(conn, dict):
+            raise AdapterError("protocol", "connect: conn must be an object or null")
+        if conn and isinstance(conn.get("password"), str):
+            self.password = conn["password"]
+        try:
+            self.client.connect(conn)
+        except AdapterError:
+            raise
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            raise AdapterError("connect", describe_exception(e)) from None
+        self.connected = True
+        return {"ok": True}
+
+    def prepare(self, req):
+        self._need_connection("prepare")
+        number = _int(req, "stmt", 0)
+        name, sql = req.get("name", ""), req.get("sql")
+        if not isinstance(sql, str) or not isinstance(name, str):
+            raise AdapterError("protocol", "prepare: sql and name must be strings")
+        nparams = _int(req, "nparams", 0, default=0)
+        self.stmts.pop(number, None)
+        self.stmts[number] = self.client.prepare(number, name, sql, nparams)
+        return {"ok": True}
+
+    def _stmt(self, req, key):
+        number = req.get(key)
+        if type(number) is not int or number not in self.stmts:
+            raise AdapterError("protocol", "run: %s %r is not a prepared statement" % (key, number))
+        return self.stmts[number]
+
+    def run(self, req):
+        self._need_connection("run")
+        client = self.client
+        st = self._stmt(req, "stmt")
+        depth = _int(req, "depth", 1)
+        batches = _int(req, "batches", 1)
+        begin = commit = None
+        if req.get("begin") is not None or req.get("commit") is not None:
+            begin, commit = self._stmt(req, "begin"), self._stmt(req, "commit")
+        try:
+            kinds = compile_kinds(req.get("kinds"))
+        except ValueError as e:
+            raise AdapterError("protocol", "run: %s" % e) from None
+        dump = req.get("dump", False)
+        if type(dump) is not bool:
+            raise AdapterError("protocol", "run: dump must be a boolean")
+        if dump and batches != 1:
+            raise AdapterError("protocol", "run: a dump needs batches = 1, got %d" % batches)
+        params = req.get("params")
+        if params is not None:
+            if (not isinstance(params, list) or len(params) != batches * depth
+                    or not all(isinstance(p, list) for p in params)):
+                raise AdapterError("protocol", "run: params must be batches x depth = %d arrays"
+                                   % (batches * depth))
+            for p in params:
+                for v in p:
+                    if v is not None and not isinstance(v, str):
+                        raise AdapterError("protocol", "run: a parameter is %r, not a string "
+                                           "or null" % (v,))
+
+        # Parameter counts, checked before timing: the first execution that
+        # binds the wrong number fails its batch as the server refuses a Bind.
+        runnable, pending = batches, None
+        want = client.param_count(st)
+        if want is not None and (params is not None or want):
+            for idx in range(batches * depth):
+                got = len(params[idx]) if params is not None else 0
+                if got != want:
+                    runnable = idx // depth
+                    pending = AdapterError(
+                        "query", 'bind message supplies %d parameters, but prepared statement '
+                        '"" requires %d' % (got, want), "08P01")
+                    break
+
+        plan = client.plan(st, depth, begin, commit, params, runnable)
+        if plan.runnable < runnable or plan.pending is not None:
+            runnable, pending = plan.runnable, plan.pending
+        kept = None
+        if dump:
+            kept = []
+            inner = plan.batch
+            if asyncio.iscoroutinefunction(inner):
+                async def keep(i):
+                    r = await inner(i)
+                    kept.append(r)
+                    return r
+            else:
+                def keep(i):
+                    r = inner(i)
+                    kept.append(r)
+                    return r
+            plan.batch = keep
+
+        buf = self.buf
+        buf.reserve(runnable)
+        done, cpu_ns, exc = client.run_block(runnable, plan, kinds, buf)
+        self.last_done = done
+        if exc is not None:
+            if not isinstance(exc, AdapterError):
+                pending = client.failure(exc)
+            else:
+                pending = exc
+        if pending is not None:
+            reply = pending.reply(self.scrub)
+            reply["done"] = done
+            reply.update(buf.encoded(done))
+            reply["cpu_ns"] = cpu_ns
+            return reply
+        reply = {"ok": True}
+        reply.update(buf.encoded(done))
+        reply["cpu_ns"] = cpu_ns
+        if dump:
+            reply["results"] = [encode_result(plan.columns(k), rows)
+                                for k, rows in enumerate(kept[-1])]
+        return reply
+
+    def phase(self, req):
+        gc.collect()
+        if self.client is not None:
+            self.client.phase()
+        return {"ok": True, "gc": True}
+
+    def close(self, req):
+        self.closed = True
+        if self.client is not None:
+            try:
+                self.client.close()
+            except Exception:
+                traceback.print_exc(file=sys.stderr)
+        return {"ok": True}
+
+
+def main() -> int:
+    try:
+        fd = int(os.environ.get("PGCB_BRIDGE_FD", "3"))
+    except ValueError:
+        fd = 3
+    chan = Channel(fd)
+    session = Session()
+    while True:
+        try:
+            req = chan.read()
+        except BadPayload as e:
+            reply = AdapterError("protocol", str(e)).reply()
+        except (FrameError, OSError) as e:
+            print("pgcb python adapter: fd %d: %s" % (fd, e), file=sys.stderr)
+            session.terminate()
+            return 1
+        else:
+            if req is None:
+                session.terminate()
+                return 0
+            reply = session.handle(req)
+        try:
+            frame = chan.encode(reply)
+        except FrameTooLarge as e:
+            frame = chan.encode(session.too_large(reply, e))
+        except ValueError as e:
+            frame = chan.encode(AdapterError(
+                "protocol", "internal error: reply not encodable: %s" % e).reply())
+        try:
+            chan.write_frame(frame)
+        except OSError as e:
+            print("pgcb python adapter: fd %d: %s" % (fd, e), file=sys.stderr)
+            session.terminate()
+            return 1
+        if session.closed:
+            return 0
