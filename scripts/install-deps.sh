@@ -52,7 +52,14 @@ node_packages() {
     printf '%s: installing the Node.js adapter packages (npm ci) into %s\n' "$prog" "$dir" >&2
     mkdir -p "$dir"
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error </dev/null) >&2 \
+    # node-gyp builds against the headers of the Node.js that runs it (its
+    # prefix's include/node: NodeSource's package, Debian's libnode-dev),
+    # never ones it would download.
+    local prefix
+    prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+    [[ -f $prefix/include/node/node.h ]] \
+        || die "no Node.js headers in $prefix/include/node (Debian: apt-get install libnode-dev): pg-native's addon needs them"
+    (cd "$dir" && npm_config_nodedir=$prefix npm_config_update_notifier=false npm ci --no-audit --no-fund --loglevel=error </dev/null) >&2 \
         || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
 }

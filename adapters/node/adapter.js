@@ -1,0 +1,351 @@
+'use strict';
+// The Node.js adapter of pgclientbench's bridge driver: one process, one
+// connection, driven over fd 3 with the bridge protocol, version 1
+// (docs/bridge-protocol.md is the contract).
+//
+//   node --expose-gc adapters/node/adapter.js
+//
+// Requests (one frame each, one reply each, nothing unasked): hello, connect,
+// prepare, run (with dump), phase, close. The process exits when fd 3 reaches
+// end of file, and with status 0 after `close`. Clients: pg, pg-native,
+// postgres, null (lib/clients/). The timed loop is lib/block.js, the fold
+// lib/fold.js, the dump encoding lib/dump.js, the frames lib/frames.js.
+//
+// Nothing is printed on stdout or stderr except a fatal error with no request
+// to report it to; the bridge keeps the tail of both for its messages.
+
+// util.deprecate() notices (pg's "client.query() while a query is running",
+// which a depth > 1 batch with pipeline=no triggers on purpose) would be
+// printed on stderr in the middle of a timed block.
+process.noDeprecation = true;
+
+const net = require('net');
+const { FrameReader, encodeFrame, encodeFrameText, encodeAsciiFrame } = require('./lib/frames');
+const { AdapterError, registerSecret, failureReply, oneLine, messageOf } = require('./lib/errors');
+const { createClient } = require('./lib/clients');
+const { FoldCache, KIND_NAMES } = require('./lib/fold');
+const { BlockBuffers, runBlock } = require('./lib/block');
+const { encodeResults } = require('./lib/dump');
+
+const PROTOCOL = 1;
+const ADAPTER_VERSION = '1.0.0';
+const BRIDGE_FD = process.env.PGCB_BRIDGE_FD ? Number(process.env.PGCB_BRIDGE_FD) : 3;
+const CLOSE_TIMEOUT_MS = 1500;
+
+// ---- state of the one connection --------------------------------------------
+
+let client = null;           // after hello
+let helloDone = false;
+let connected = false;
+const stmts = new Map();     // the bridge's statement number -> {num, name, sql, nparams, handle, folds}
+const bufs = new BlockBuffers();
+let pending = null;          // the request being answered: {op, replied}
+let exiting = false;
+
+// ---- the socket --------------------------------------------------------------
+
+const sock = new net.Socket({ fd: BRIDGE_FD, readable: true, writable: true, allowHalfOpen: false });
+let queue = Promise.resolve();
+
+const reader = new FrameReader(
+    (payload) => { queue = queue.then(() => handleFrame(payload)); },
+    (msg) => {
+        // The stream cannot be resynchronised: say so and stop.
+        queue = queue.then(() => {
+            send({ ok: false, kind: 'protocol', error: oneLine(msg) });
+            exitAfterFlush(2);
+        });
+    });
+
+sock.on('data', (chunk) => reader.push(chunk));
+sock.on('end', () => process.exit(0));            // end of file on fd 3: the bridge is gone
+sock.on('error', (err) => {
+    if (exiting) return;
+    process.stderr.write(`pgcb node adapter: fd ${BRIDGE_FD}: ${messageOf(err)}\n`);
+    process.exit(1);
+});
+
+function send(reply) {
+    sendBytes(encodeFrame(reply));
+}
+
+function sendBytes(buf) {
+    if (pending !== null) {
+        if (pending.replied) return;  // one reply per request (a late one after a fatal error)
+        pending.replied = true;
+    }
+    sock.write(buf);
+}
+
+function exitAfterFlush(status) {
+    exiting = true;
+    sock.end(() => process.exit(status));
+    setTimeout(() => process.exit(status), 1000).unref();
+}
+
+// ---- fatal errors ------------------------------------------------------------
+
+// An exception or rejection nothing handled: the state of the client is
+// unknown. Report it to the pending request (kind io: the bridge closes the
+// connection), or on stderr when there is none, and exit non-zero.
+function fatal(what, err) {
+    const msg = `${what}: ${oneLine(err && err.stack ? err.stack : messageOf(err), 1500)}`;
+    if (pending !== null && !pending.replied && !exiting) {
+        try {
+            send({ ok: false, kind: 'io', error: oneLine(`node adapter: ${msg}`) });
+        } catch (e) {
+            // nothing more to do
+        }
+        exitAfterFlush(70);
+        return;
+    }
+    process.stderr.write(`pgcb node adapter: ${msg}\n`);
+    process.exit(70);
+}
+
+process.on('uncaughtException', (err) => fatal('uncaught exception', err));
+process.on('unhandledRejection', (err) => fatal('unhandled rejection', err));
+
+// ---- requests ----------------------------------------------------------------
+
+async function handleFrame(payload) {
+    let req;
+    try {
+        req = JSON.parse(payload.toString('utf8'));
+    } catch (err) {
+        pending = null;
+        send({ ok: false, kind: 'protocol', error: oneLine(`request is not JSON: ${messageOf(err)}`) });
+        return;
+    }
+    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+        pending = null;
+        send({ ok: false, kind: 'protocol', error: 'request is not a JSON object' });
+        return;
+    }
+    pending = { op: req.op, replied: false };
+    try {
+        // A reply is an object, the JSON text of one (a dump), or a Buffer
+        // holding the frame already (a block's reply).
+        const reply = await dispatch(req);
+        if (Buffer.isBuffer(reply)) sendBytes(reply);
+        else if (typeof reply === 'string') sendBytes(encodeFrameText(reply));
+        else send(reply);
+    } catch (err) {
+        // An AdapterError keeps its kind; anything else (a reply too big for
+        // a frame, a bug) is "protocol".
+        send(failureReply(err, 'protocol'));
+    }
+    const op = pending.op;
+    pending = null;
+    if (op === 'close') exitAfterFlush(0);
+}
+
+function dispatch(req) {
+    switch (req.op) {
+    case 'hello': return hello(req);
+    case 'connect': return connect(req);
+    case 'prepare': return prepare(req);
+    case 'run': return run(req);
+    case 'phase': return phase(req);
+    case 'close': return close();
+    default:
+        throw new AdapterError('unsupported', `unknown request ${JSON.stringify(req.op)} (protocol ${PROTOCOL} has ` +
+            'hello, connect, prepare, run, phase, close)');
+    }
+}
+
+function protocolError(msg) {
+    return new AdapterError('protocol', msg);
+}
+
+async function hello(req) {
+    if (helloDone) throw protocolError('hello was already sent');
+    if (req.protocol !== PROTOCOL) {
+        throw new AdapterError('unsupported', `the Node.js adapter speaks bridge protocol ${PROTOCOL}, ` +
+            `not ${JSON.stringify(req.protocol)}`);
+    }
+    client = createClient(req.client, req.options);
+    helloDone = true;
+    const info = client.info;
+    return {
+        ok: true,
+        protocol: PROTOCOL,
+        adapter: 'node',
+        adapter_version: ADAPTER_VERSION,
+        runtime: `Node.js ${process.version}`,
+        client: req.client,
+        client_version: info.client_version,
+        links: info.links,
+        pipeline: info.pipeline,
+        no_io: info.no_io,
+        text_length: 'utf16',
+    };
+}
+
+async function connect(req) {
+    if (!helloDone) throw protocolError('connect before hello');
+    if (connected) throw protocolError('connect was already sent');
+    const conn = req.conn === undefined ? null : req.conn;
+    if (conn !== null) {
+        if (typeof conn !== 'object' || Array.isArray(conn)) throw protocolError('"conn" must be an object or null');
+        registerSecret(conn.password);
+        for (const [k, v] of Object.entries(conn)) {
+            if (typeof v !== 'string') throw protocolError(`conn.${k} must be a string`);
+        }
+    }
+    if (client.info.no_io && conn !== null) throw protocolError('the null client takes "conn": null');
+    if (!client.info.no_io && conn === null) throw protocolError('connect needs "conn" for this client');
+    await client.connect(conn);
+    connected = true;
+    return { ok: true };
+}
+
+function requireConnection() {
+    if (!connected) throw protocolError('no connection: connect first');
+    if (client.broken()) {
+        const why = client.lost ? `: ${client.lost}` : '';
+        throw new AdapterError('io', `the connection to the server was lost${why}`);
+    }
+}
+
+function isCount(x, min) {
+    return Number.isSafeInteger(x) && x >= min;
+}
+
+async function prepare(req) {
+    requireConnection();
+    if (!isCount(req.stmt, 0)) throw protocolError('prepare: "stmt" must be an integer >= 0');
+    if (typeof req.sql !== 'string') throw protocolError('prepare: "sql" must be a string');
+    if (req.name !== undefined && req.name !== null && typeof req.name !== 'string') {
+        throw protocolError('prepare: "name" must be a string');
+    }
+    const nparams = req.nparams === undefined || req.nparams === null ? 0 : req.nparams;
+    if (!isCount(nparams, 0)) throw protocolError('prepare: "nparams" must be an integer >= 0');
+    if (stmts.has(req.stmt)) throw protocolError(`statement ${req.stmt} is already prepared`);
+    const stmt = { num: req.stmt, name: req.name || null, sql: req.sql, nparams, handle: null, folds: new FoldCache() };
+    try {
+        await client.prepare(stmt);
+    } catch (err) {
+        throw client.failure(err);
+    }
+    stmts.set(req.stmt, stmt);
+    return { ok: true };
+}
+
+function statement(x, what) {
+    if (!isCount(x, 0) || !stmts.has(x)) throw protocolError(`run: ${what} ${JSON.stringify(x)} is not a prepared statement`);
+    return stmts.get(x);
+}
+
+const KIND_SET = new Set(KIND_NAMES);
+
+function checkRun(req) {
+    const stmt = statement(req.stmt, '"stmt"');
+    if (!isCount(req.depth, 1)) throw protocolError('run: "depth" must be an integer >= 1');
+    if (!isCount(req.batches, 1)) throw protocolError('run: "batches" must be an integer >= 1');
+    const hasBegin = req.begin !== undefined && req.begin !== null;
+    const hasCommit = req.commit !== undefined && req.commit !== null;
+    if (hasBegin !== hasCommit) throw protocolError('run: "begin" and "commit" go together');
+    const begin = hasBegin ? statement(req.begin, '"begin"') : null;
+    const commit = hasCommit ? statement(req.commit, '"commit"') : null;
+    let kinds = req.kinds === undefined ? null : req.kinds;
+    if (kinds !== null) {
+        if (!Array.isArray(kinds) || !kinds.every((k) => KIND_SET.has(k))) {
+            throw protocolError(`run: "kinds" must be null or an array of ${KIND_NAMES.join(', ')}`);
+        }
+        kinds = kinds.slice();
+    }
+    const dump = req.dump === true;
+    if (dump && req.batches !== 1) throw protocolError('run: a dump runs one batch ("batches": 1)');
+    let params = req.params === undefined ? null : req.params;
+    if (params !== null) {
+        const want = req.batches * req.depth;
+        if (!Array.isArray(params) || params.length !== want) {
+            throw protocolError(`run: "params" must be an array of batches * depth = ${want} arrays`);
+        }
+        // The count of each array is not checked against nparams: a wrong
+        // count goes to the server, whose refusal is a `query` failure.
+        for (let i = 0; i < want; i++) {
+            const p = params[i];
+            if (!Array.isArray(p)) throw protocolError(`run: params[${i}] must be an array of values`);
+            for (let j = 0; j < p.length; j++) {
+                if (p[j] !== null && typeof p[j] !== 'string') {
+                    throw protocolError(`run: params[${i}][${j}] must be a string or null`);
+                }
+            }
+        }
+    }
+    return {
+        stmt, begin, commit,
+        depth: req.depth,
+        batches: req.batches,
+        params,
+        kinds,
+        kindsKey: kinds === null ? '' : kinds.join(','),
+        dump,
+    };
+}
+
+async function run(req) {
+    requireConnection();
+    const plan = checkRun(req);
+    bufs.ensure(plan.batches);
+    const out = await runBlock(client, plan, bufs);
+    const n = out.done;
+    const cpuNs = Math.round(out.cpuNs);
+    if (out.error === null && !plan.dump) {
+        // The common reply, built without JSON.stringify: all ASCII.
+        return encodeAsciiFrame(['{"ok":true,"samples":"', bufs.samplesB64(n), '","rows":"', bufs.rowsB64(n),
+            '","folds":"', bufs.foldsB64(n), '","cpu_ns":', String(cpuNs), '}']);
+    }
+    const partial = {
+        samples: bufs.samplesB64(n),
+        rows: bufs.rowsB64(n),
+        folds: bufs.foldsB64(n),
+        cpu_ns: cpuNs,
+    };
+    if (out.error !== null) {
+        let err = client.failure(out.error);
+        if (err.kind === 'query') {
+            // The connection must work for the next request.
+            try {
+                await client.recover(plan.begin !== null);
+            } catch (e) {
+                err = client.failure(e);
+                if (err.kind === 'query') err = new AdapterError('io', `cannot roll back after a failed batch: ${messageOf(e)}`);
+            }
+        }
+        if (client.broken() && err.kind !== 'io') err = new AdapterError('io', err.message);
+        return failureReply(err, 'protocol', Object.assign({ done: n }, partial));
+    }
+    const reply = Object.assign({ ok: true }, partial);
+    // The dump: encoded now, after the batch was timed and folded.
+    const entries = out.last.map((r) => ({ columns: client.columnsOf(r), rows: client.rowsOf(r) }));
+    const head = JSON.stringify(reply);
+    return `${head.slice(0, -1)},"results":${encodeResults(entries)}}`;
+}
+
+async function phase(req) {
+    if (typeof req.phase !== 'string') throw protocolError('phase: "phase" must be a string');
+    if (typeof global.gc === 'function') {
+        global.gc();
+        return { ok: true, gc: true };
+    }
+    return { ok: true, gc: false };
+}
+
+async function close() {
+    const c = client;
+    client = null;
+    connected = false;
+    if (c !== null) {
+        // Best effort, bounded: the bridge kills the adapter 2 s after close.
+        let timer;
+        await Promise.race([
+            c.close().catch(() => {}),
+            new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_TIMEOUT_MS); }),
+        ]);
+        clearTimeout(timer);
+    }
+    return { ok: true };
+}

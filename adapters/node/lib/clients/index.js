@@ -1,0 +1,50 @@
+'use strict';
+// The clients of the Node.js adapter, by the name `hello` gives.
+//
+// Contract of a client (what adapter.js and block.js use):
+//   create(options) -> client, or throws AdapterError "config" (a bad option,
+//     a module that cannot be loaded). `options` are the strings of hello's
+//     `options`; options.js checks them.
+//   client.info: {client_version, links, pipeline, no_io} for hello's reply.
+//   async client.connect(conn): opens the one connection (conn null for a
+//     no_io client); throws AdapterError "connect".
+//   async client.prepare(stmt): makes stmt ({num, name, sql, nparams}) ready
+//     and sets stmt.handle, what exec() takes; throws like a batch.
+//   client.exec(handle, values) -> Promise of one result: one execution, the
+//     client's idiom; values undefined (no parameters) or an array of strings
+//     and nulls. The hot path: no allocation beyond the client's own.
+//   client.rowsOf(result) -> the rows (objects keyed by column name).
+//   client.namesOf(result) -> the column names, in order.
+//   client.columnsOf(result) -> [{name, type: OID}] for a dump.
+//   client.failure(err) -> AdapterError: kind "query" with the SQLSTATE when
+//     the server refused a statement and the connection still works, "io" when
+//     the connection broke, "protocol" for any other refusal.
+//   async client.recover(inTransaction): after a failed batch, leaves the
+//     connection idle outside any transaction (rolls back a failed one).
+//   client.broken() -> true once the connection is lost (then every later
+//     request fails with "io": no client may reconnect behind our back);
+//     client.lost: why (a message), or null.
+//   async client.close().
+
+const { AdapterError } = require('../errors');
+
+const CLIENTS = {
+    'pg': () => require('./pg').create.bind(null, 'pg'),
+    'pg-native': () => require('./pg').create.bind(null, 'pg-native'),
+    'postgres': () => require('./postgres').create,
+    'null': () => require('./null').create,
+};
+
+function clientNames() {
+    return Object.keys(CLIENTS);
+}
+
+function createClient(name, options) {
+    if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(CLIENTS, name)) {
+        throw new AdapterError('config',
+            `unknown client ${JSON.stringify(name)} (the Node.js adapter has: ${clientNames().join(', ')})`);
+    }
+    return CLIENTS[name]()(options == null ? {} : options);
+}
+
+module.exports = { createClient, clientNames };

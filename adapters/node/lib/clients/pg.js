@@ -1,0 +1,288 @@
+'use strict';
+// Clients `pg` (brianc/node-postgres, pure JavaScript: pg.Client) and
+// `pg-native` (the same API over pg-native and libpq: pg.native.Client), the
+// contract of clients/index.js.
+//
+// Options:
+//   pipeline = yes | no (default yes): the client's `pipeline: true`. pg keeps
+//     the queries of a batch on the wire together (each its own Sync); pg's
+//     native client sends the queries queued at once in libpq pipeline mode.
+//     With `no` the client queues them and runs one after another.
+//   flush_fix = yes | no (pg-native only, default yes): see drainReading() -
+//     without it pg-native deadlocks on a pipeline too big for the socket
+//     buffers.
+//   types = pg-types-4 | bundled (default pg-types-4): the type parsers, as
+//     `types: {getTypeParser}`. pg 8 bundles pg-types 2, whose int2/int4
+//     parser is parseInt(x, 10); pg-types 4 parses them with Number (like
+//     postgres.js's +x), leaves int8 and date as strings and parses
+//     timestamps into Date.
+//
+// Statements are pg's named query configs {name, text} (one object per
+// statement, as the public benchmark keeps its QueryConfig), executed as
+// client.query(config, values): pg parses a name once per connection, then
+// only binds and executes it. The native client is prepared at `prepare` time
+// through pg-native's own prepare() and then registered as pg registers a name
+// it has prepared, because pg's native pipeline prepares a name again for
+// every query of the first pipeline that uses it (42P05 when one pipeline holds
+// several: begin + depth > 1 executions + commit, say).
+
+const { AdapterError, messageOf, isSqlstate } = require('../errors');
+const { requireModule, packageVersion, packageDir, mappedLibrary } = require('../modules');
+const { parseOptions } = require('./options');
+
+const OPTIONS = {
+    pipeline: { values: ['yes', 'no'], dflt: 'yes' },
+    types: { values: ['pg-types-4', 'bundled'], dflt: 'pg-types-4' },
+};
+const NATIVE_OPTIONS = Object.assign({ flush_fix: { values: ['yes', 'no'], dflt: 'yes' } }, OPTIONS);
+
+// How often a native flush that cannot complete is retried (see drainReading).
+const FLUSH_RETRY_MS = 1;
+
+// pg's own statement-name limit warning (console.error on every execution
+// of the native client) and the server's NAMEDATALEN: longer names are
+// replaced by a short one of ours.
+const MAX_NAME_BYTES = 63;
+
+function create(variant, options) {
+    const native = variant === 'pg-native';
+    const opts = parseOptions(variant, options, native ? NATIVE_OPTIONS : OPTIONS);
+    // NODE_PG_FORCE_NATIVE would make pg.Client the native client.
+    delete process.env.NODE_PG_FORCE_NATIVE;
+    const pg = requireModule('pg');
+    let Client = pg.Client;
+    let links;
+    const pgVersion = packageVersion('pg');
+    const pgDir = packageDir('pg');
+    let types;
+    let typesText;
+    if (opts.types === 'pg-types-4') {
+        const pgTypes = requireModule('pg-types');
+        types = { getTypeParser: pgTypes.getTypeParser };
+        typesText = `pg-types ${packageVersion('pg-types')}`;
+    } else {
+        types = undefined;
+        typesText = `pg-types ${packageVersion('pg-types', pgDir)} (bundled)`;
+    }
+    if (native) {
+        requireModule('pg-native');  // a missing or unbuilt addon is a config error naming it
+        let nativePg = null;
+        try {
+            nativePg = pg.native;
+        } catch (err) {
+            throw new AdapterError('config', `cannot load pg's native client (${messageOf(err)}): run scripts/install-deps.sh`);
+        }
+        if (nativePg == null) {
+            throw new AdapterError('config', "cannot load pg's native client (pg-native not found): run scripts/install-deps.sh");
+        }
+        Client = nativePg.Client;
+        const nativeDir = packageDir('pg-native');
+        const lib = mappedLibrary('libpq.so');
+        const m = lib && /libpq\.so\.5\.(\d+)$/.exec(lib);
+        const libpq = lib === null ? 'libpq (system)'
+            : m ? `libpq ${m[1]} (system, ${lib})` : `libpq (system, ${lib})`;
+        links = `pg ${pgVersion} native (pg-native ${packageVersion('pg-native')}, ` +
+            `libpq addon ${packageVersion('libpq', nativeDir)}, ${libpq}), ${typesText}; Node.js ${process.version}`;
+    } else {
+        links = `pg ${pgVersion} (pure JavaScript, pg-protocol ${packageVersion('pg-protocol', pgDir)}), ` +
+            `${typesText}; Node.js ${process.version}`;
+    }
+    if (native && opts.flush_fix === 'yes') links = links.replace(' native (', ' native (flush fix, ');
+    return new PgClient(variant, pg, Client, opts.pipeline === 'yes', types, native && opts.flush_fix === 'yes', {
+        client_version: pgVersion,
+        links,
+        pipeline: opts.pipeline === 'yes',
+        no_io: false,
+    });
+}
+
+class PgClient {
+    constructor(variant, pg, Client, pipeline, types, flushFix, info) {
+        this.variant = variant;
+        this.native = variant === 'pg-native';
+        this.pg = pg;
+        this.Client = Client;
+        this.pipeline = pipeline;
+        this.types = types;
+        this.flushFix = flushFix;
+        this.info = info;
+        this.client = null;
+        this.lost = null;  // why the connection broke, once it has
+        // The hot path: one call into pg per execution.
+        this.exec = (config, values) => this.client.query(config, values);
+    }
+
+    async connect(conn) {
+        if (conn === null || typeof conn !== 'object') {
+            throw new AdapterError('protocol', 'connect needs "conn" for this client');
+        }
+        const config = {
+            host: conn.host,
+            port: conn.port === undefined ? undefined : Number(conn.port),
+            user: conn.user,
+            password: conn.password,
+            database: conn.dbname,
+            pipeline: this.pipeline,
+        };
+        if (conn.application_name !== undefined) config.application_name = conn.application_name;
+        if (conn.options !== undefined) config.options = conn.options;
+        // libpq's sslmode=require encrypts without verifying the server;
+        // the native client hands sslmode to libpq as it is.
+        const tls = conn.sslmode === 'require';
+        if (this.native) config.ssl = { sslmode: tls ? 'require' : 'disable' };
+        else config.ssl = tls ? { rejectUnauthorized: false } : false;
+        if (this.types !== undefined) config.types = this.types;
+
+        const client = new this.Client(config);
+        // An error event without a listener would throw out of the event loop.
+        client.on('error', (err) => { if (this.lost === null) this.lost = messageOf(err); });
+        client.on('end', () => { if (this.lost === null) this.lost = 'the connection was closed'; });
+        try {
+            await client.connect();
+        } catch (err) {
+            try { client.end().catch(() => {}); } catch (e) { /* already closed */ }
+            throw new AdapterError('connect', messageOf(err));
+        }
+        this.client = client;
+        this.lost = null;
+        if (this.flushFix) client.native._waitForDrain = drainReading;
+    }
+
+    async prepare(stmt) {
+        let name = typeof stmt.name === 'string' && stmt.name !== '' ? stmt.name : `pgcb_s${stmt.num}`;
+        if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) name = `pgcb_s${stmt.num}`;
+        // One config object per statement, reused by every execution (pg
+        // copies it into a new Query each time).
+        stmt.handle = { name, text: stmt.sql };
+        if (this.native) await this.prepareNative(name, stmt.sql, stmt.nparams);
+    }
+
+    // Prepares `name` with pg-native and records it in pg's native client as
+    // pg does after it prepared a name itself (client.namedQueries).
+    prepareNative(name, text, nparams) {
+        const client = this.client;
+        if (client.namedQueries[name] !== undefined) {
+            if (client.namedQueries[name] === text) return Promise.resolve();
+            return Promise.reject(new AdapterError('protocol', `statement name ${name} is already used for another statement`));
+        }
+        return new Promise((resolve, reject) => {
+            client.native.prepare(name, text, nparams, (err) => {
+                if (err) {
+                    // pg-native's error carries only the message: take the
+                    // fields from libpq's result, as pg's NativeQuery does.
+                    const fields = client.native.pq.resultErrorFields();
+                    if (fields) {
+                        if (fields.sqlState) err.sqlState = fields.sqlState;
+                        if (fields.severity) err.severity = fields.severity;
+                        if (fields.messagePrimary) err.messagePrimary = fields.messagePrimary;
+                    }
+                    reject(err);
+                    return;
+                }
+                client.namedQueries[name] = text;
+                resolve();
+            });
+        });
+    }
+
+    rowsOf(result) {
+        return result.rows;
+    }
+
+    namesOf(result) {
+        const f = result.fields;
+        const names = new Array(f.length);
+        for (let i = 0; i < f.length; i++) names[i] = f[i].name;
+        return names;
+    }
+
+    columnsOf(result) {
+        return result.fields.map((f) => ({ name: f.name, type: f.dataTypeID }));
+    }
+
+    broken() {
+        if (this.lost !== null) return true;
+        const c = this.client;
+        return c !== null && c._queryable === false;
+    }
+
+    failure(err) {
+        if (err instanceof AdapterError) return err;
+        // pg-native's errors from a pipeline, and from our prepare, carry
+        // libpq's whole message ("ERROR:  ...\nLINE 1: ..."): take the primary one.
+        const msg = err && typeof err.messagePrimary === 'string' && err.messagePrimary !== ''
+            ? err.messagePrimary : messageOf(err);
+        // The server's error: pg's DatabaseError has .code; pg's native client
+        // has .code outside a pipeline and .sqlState (libpq's field name) in one.
+        const sqlstate = err && (isSqlstate(err.sqlState) ? err.sqlState : isSqlstate(err.code) ? err.code : null);
+        const severity = err && typeof err.severity === 'string' ? err.severity : '';
+        if (this.broken() || severity === 'FATAL' || severity === 'PANIC') {
+            return new AdapterError('io', this.lost !== null && sqlstate === null ? this.lost : msg);
+        }
+        if (sqlstate !== null) return new AdapterError('query', msg, sqlstate);
+        return new AdapterError('protocol', msg);
+    }
+
+    async recover() {
+        const c = this.client;
+        if (c === null || this.broken()) return;
+        const status = c.getTransactionStatus();
+        if (status === 'T' || status === 'E') await c.query('ROLLBACK');
+    }
+
+    async close() {
+        const c = this.client;
+        this.client = null;
+        if (c === null) return;
+        await c.end();
+    }
+}
+
+// pg-native 3.9.0 sends a whole pipeline before it reads any of it, and
+// while libpq still holds data to send (PQflush returns 1) it waits only for
+// the socket to become writable. libpq asks the caller to wait for read *or*
+// write readiness and to read on read readiness: a server blocked writing its
+// results to us (our receive buffer full) no longer reads our queries, so the
+// socket never becomes writable and both wait for ever (depth 1000 of LIMIT 1
+// or LIMIT 500 here: the server sits in ClientWrite). This replacement of
+// pg-native's Client#_waitForDrain (installed on the connection's instance
+// with flush_fix=yes) also retries the flush every FLUSH_RETRY_MS while it
+// waits; libpq's PQflush reads what the server sent when it cannot write,
+// which unblocks the server. When a flush completes at once (every batch that
+// fits in the socket buffers) it does exactly what pg-native's does.
+function drainReading(pq, cb) {
+    const res = pq.flush();
+    if (res === 0) return cb();
+    if (res === -1) return cb(pq.errorMessage());
+    let timer = null;
+    let settled = false;
+    const finish = (r) => {
+        settled = true;
+        clearTimeout(timer);
+        pq.removeListener('writable', onWritable);
+        // A write watcher left waiting emits one 'writable' nobody listens to,
+        // or is replaced by the next reader or writer (one poll handle).
+        if (r === 0) cb();
+        else cb(pq.errorMessage());
+    };
+    const onWritable = () => {
+        if (settled) return;
+        clearTimeout(timer);
+        settled = true;
+        drainReading(pq, cb);
+    };
+    const onTimer = () => {
+        if (settled) return;
+        const r = pq.flush();
+        if (r === 1) {
+            timer = setTimeout(onTimer, FLUSH_RETRY_MS);
+            return;
+        }
+        finish(r);
+    };
+    pq.writable(onWritable);
+    timer = setTimeout(onTimer, FLUSH_RETRY_MS);
+    return undefined;
+}
+
+module.exports = { create };

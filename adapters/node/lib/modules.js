@@ -1,0 +1,84 @@
+'use strict';
+// Loading the client libraries from the node_modules beside adapter.js, and
+// their versions.
+//
+// Contract: requireModule(name) returns the module or throws an AdapterError
+// of kind "config" naming the module and the way to install it;
+// packageVersion(name, fromDir) returns the version of the package `name` as
+// require() resolves it from fromDir (a package nested under another one, such
+// as pg's own pg-types, included), or "unknown".
+
+const fs = require('fs');
+const path = require('path');
+const { AdapterError, messageOf } = require('./errors');
+
+// The adapter's directory: node_modules is looked up from here.
+const ADAPTER_DIR = path.resolve(__dirname, '..');
+
+function requireModule(name) {
+    try {
+        return require(require.resolve(name, { paths: [ADAPTER_DIR] }));
+    } catch (err) {
+        const why = err && err.code === 'MODULE_NOT_FOUND'
+            ? `not installed in ${path.join(ADAPTER_DIR, 'node_modules')}`
+            : messageOf(err);
+        throw new AdapterError('config',
+            `cannot load the Node.js module '${name}' (${why}): run scripts/install-deps.sh`);
+    }
+}
+
+function packageVersion(name, fromDir = ADAPTER_DIR) {
+    try {
+        // Resolve the package's entry point (package.json itself may not be
+        // exported), then walk up to the package.json that names it.
+        let dir = path.dirname(require.resolve(name, { paths: [fromDir] }));
+        for (;;) {
+            const p = path.join(dir, 'package.json');
+            if (fs.existsSync(p)) {
+                const j = JSON.parse(fs.readFileSync(p, 'utf8'));
+                if (j.name === name && typeof j.version === 'string') return j.version;
+            }
+            const up = path.dirname(dir);
+            if (up === dir) return 'unknown';
+            dir = up;
+        }
+    } catch (err) {
+        return 'unknown';
+    }
+}
+
+// The directory of package `name` as resolved from fromDir (for the versions
+// of its own dependencies), or fromDir when it cannot be found.
+function packageDir(name, fromDir = ADAPTER_DIR) {
+    try {
+        let dir = path.dirname(require.resolve(name, { paths: [fromDir] }));
+        for (;;) {
+            const p = path.join(dir, 'package.json');
+            if (fs.existsSync(p) && JSON.parse(fs.readFileSync(p, 'utf8')).name === name) return dir;
+            const up = path.dirname(dir);
+            if (up === dir) return fromDir;
+            dir = up;
+        }
+    } catch (err) {
+        return fromDir;
+    }
+}
+
+// The shared library this process mapped whose file name starts with
+// `prefix` (e.g. "libpq.so"), resolved through symbolic links, or null.
+function mappedLibrary(prefix) {
+    try {
+        const maps = fs.readFileSync('/proc/self/maps', 'utf8');
+        for (const line of maps.split('\n')) {
+            const i = line.indexOf('/');
+            if (i < 0) continue;
+            const file = line.slice(i);
+            if (path.basename(file).startsWith(prefix)) return fs.realpathSync(file);
+        }
+    } catch (err) {
+        // not Linux, or no /proc: unknown
+    }
+    return null;
+}
+
+module.exports = { ADAPTER_DIR, requireModule, packageVersion, packageDir, mappedLibrary };
