@@ -137,15 +137,16 @@ int br_call(struct pgcb_conn *c, json_t *req, int timeout_ms, json_t **reply, ch
     const char *msg = json_string_value(json_object_get(r, "error"));
     const char *state = json_string_value(json_object_get(r, "sqlstate"));
     int status = br_status_of(kind);
-    if (status < 0 || !msg) {
+    if (status < 0 || !msg || (status == PGCB_ERR_QUERY && (!state || strlen(state) != 5))) {
+        /* kind and msg live in r: say what is wrong before releasing it. */
+        if (status < 0 || !msg)
+            snprintf(why, sizeof why, "its failure answering %s lacks a known \"kind\" or an "
+                     "\"error\" (kind %.40s)", op, kind ? kind : "missing");
+        else
+            snprintf(why, sizeof why, "a query failure answering %s without a 5-character "
+                     "\"sqlstate\": %.300s", op, msg);
         json_decref(r);
-        return br_conn_fail(c, err, errlen, "its failure answering %s lacks a known \"kind\" "
-                            "or an \"error\" (kind %s)", op, kind ? kind : "missing");
-    }
-    if (status == PGCB_ERR_QUERY && (!state || strlen(state) != 5)) {
-        json_decref(r);
-        return br_conn_fail(c, err, errlen, "a query failure answering %s without a 5-character "
-                            "\"sqlstate\": %s", op, msg);
+        return br_conn_fail(c, err, errlen, "%s", why);
     }
     if (status == PGCB_ERR_QUERY)
         snprintf(err, errlen, "%s: %s", state, msg);

@@ -166,7 +166,8 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     }
     if (!client) {
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
-                 "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null)");
+                 "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null; go: pgx, "
+                 "null)");
         return PGCB_ERR_CONFIG;
     }
     if (timeout) {

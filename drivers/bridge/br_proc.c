@@ -42,8 +42,9 @@ static char *br_resolve(const char *name)
     }
 }
 
-/* The adapter's environment: ours without PGPASSWORD and our own two
- * variables, then those two. A malloc'd array of pointers into environ
+/* The adapter's environment: ours without the passwords it might hold
+ * (PGPASSWORD, PGCB_CONNINFO: the bridge resolves the conninfo and hands
+ * the adapter what it needs) and our own two variables, then those two. A malloc'd array of pointers into environ
  * and into `own` (which the caller keeps until the exec). */
 static char **br_env(char own[2][64], int protocol)
 {
@@ -56,6 +57,7 @@ static char **br_env(char own[2][64], int protocol)
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (strncmp(environ[i], "PGPASSWORD=", 11) != 0 &&
+            strncmp(environ[i], "PGCB_CONNINFO=", 14) != 0 &&
             strncmp(environ[i], "PGCB_BRIDGE_FD=", 15) != 0 &&
             strncmp(environ[i], "PGCB_BRIDGE_PROTOCOL=", 21) != 0)
             env[k++] = environ[i];

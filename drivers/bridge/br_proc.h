@@ -35,7 +35,7 @@ struct br_proc {
 
 /* Start argv[0] (looked up in PATH) with argv, fd 3 the protocol socket,
  * fd 0 /dev/null, fds 1 and 2 the output pipe, the environment without
- * PGPASSWORD plus PGCB_BRIDGE_FD=3 and PGCB_BRIDGE_PROTOCOL=`protocol`,
+ * PGPASSWORD and PGCB_CONNINFO plus PGCB_BRIDGE_FD=3 and PGCB_BRIDGE_PROTOCOL=`protocol`,
  * dying with the calling thread (PR_SET_PDEATHSIG). Returns 0, or -1 with
  * err ("cannot run 'node': No such file or directory"). */
 int br_proc_start(struct br_proc *p, char *const argv[], int protocol, char *err, size_t errlen);

@@ -41,6 +41,20 @@
     "1e300::float8, (-2.5)::float8, 1e-30::float4, 1::float4, 'x'::char(4), 'y'::varchar, "   \
     "'z'::name, 'w'::text, 'v'::text, true, true"
 
+/* The same values under distinct names (c1 .. c17), for clients that return
+ * rows as objects keyed by column name (the Node.js clients), where
+ * DRVTEST_TYPES_SQL's repeated names would collapse; drvtest_expect_types
+ * holds for both. */
+#define DRVTEST_TYPES_SQL_NAMED                                                          \
+    "SELECT (-9223372036854775808)::int8 AS c1, (-2147483648)::int4 AS c2, (-1)::int2 AS c3, " \
+    "0::int8 AS c4, '-Infinity'::float4 AS c5, 'Infinity'::float8 AS c6, '-0'::float8 AS c7, " \
+    "0.1::float8 AS c8, 0.1::float4 AS c9, 3.4028235e38::float4 AS c10, 'ab'::char(4) AS c11, " \
+    "'wat'::varchar AS c12, 'nm'::name AS c13, ''::text AS c14, NULL::text AS c15, "        \
+    "false AS c16, NULL::bool AS c17 "                                                      \
+    "UNION ALL SELECT 1::int8, 2::int4, 3::int2, (-4)::int8, 'NaN'::float4, '-1e-300'::float8, " \
+    "1e300::float8, (-2.5)::float8, 1e-30::float4, 1::float4, 'x'::char(4), 'y'::varchar, "   \
+    "'z'::name, 'w'::text, 'v'::text, true, true"
+
 /* drvtest_run_ok and drvtest_run_fail raise SIGALRM (which ends the process)
  * when one batch takes longer than this many seconds: no test may hang. */
 #define DRVTEST_HANG_LIMIT_S 120

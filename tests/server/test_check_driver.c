@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "check.h"
+#include "pgcb/driver.h"
 #include "config.h"
 
 static char build[512];
@@ -208,6 +209,53 @@ static void use_reference(void)
     char ref[600];
     snprintf(ref, sizeof ref, "%s/drivers/libpq_sync.so", build);
     setenv("PGCB_CHECK_REFERENCE", ref, 1);
+}
+
+/* The bridge with every shipped adapter and client (the protocol's rules
+ * are the suite's block checks), and with the fake adapter breaking one. */
+static void test_shipped_adapters_pass(void **state)
+{
+    (void)state;
+    unsetenv("PGCB_CHECK_REFERENCE");
+    static const char *const clients[][2] = {
+        {"node", "pg"},     {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},
+        {"python", "psycopg"}, {"python", "asyncpg"}, {"python", "null"}, {"go", "pgx"},
+        {"go", "null"},
+    };
+    for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++) {
+        const struct pgcb_option o[] = {{"adapter", clients[i][0]}, {"client", clients[i][1]}};
+        struct out r = check_with("drivers/bridge.so", NULL, o, 2);
+        if (r.rc != 0)
+            fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
+        int noio = strcmp(clients[i][1], "null") == 0;
+        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.2), caps: ", "self-timed, links: ");
+        expect_line(&r, "PASS phase: phase(WARMUP) and phase(ORDER) returned PGCB_OK", NULL);
+        for (size_t q = 0; q < 3; q++) {
+            char b[128];
+            snprintf(b, sizeof b, "PASS block %s depth 10: 5 batches of ", queries[q]);
+            expect_line(&r, b, noio ? NULL : "each run_batch's checksum");
+            snprintf(b, sizeof b, "PASS checksum %s depth 1000: ", queries[q]);
+            expect_line(&r, b, "equal to libpq_sync's");
+        }
+        expect_line(&r, "PASS block_error: ", noio ? "not applicable"
+                                                    : "PGCB_ERR_QUERY \"22012: division by zero");
+        expect_line(&r, "PASS block_error_mid: ", noio ? "not applicable" : "done 2");
+        assert_int_equal(count_lines(r.text, "FAIL "), 0);
+        free(r.text);
+    }
+    /* An adapter whose blocks fold less than their rows: the block checks
+     * fail, naming the batch and both checksums. */
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/fixtures/adapters/fake_adapter.py",
+             top);
+    const struct pgcb_option f[] = {{"command", cmd}, {"client", "fake"},
+                                    {"options", "io=yes fault=skip_str at=block"}};
+    struct out r = check_with("drivers/bridge.so", NULL, f, 3);
+    assert_int_equal(r.rc, 1);
+    expect_line(&r, "FAIL block limit_100 depth 1: batch 1 of the block: checksum 0x",
+                "the timed batches do not consume the rows as the checked batch did");
+    expect_line(&r, "PASS batch limit_100 depth 1: ", NULL);
+    free(r.text);
 }
 
 static void test_conforming_fixture_passes(void **state)
@@ -579,6 +627,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shipped_drivers_pass),
+        cmocka_unit_test(test_shipped_adapters_pass),
         cmocka_unit_test(test_conforming_fixture_passes),
         cmocka_unit_test(test_abi10_driver),
         cmocka_unit_test(test_params_past_length),

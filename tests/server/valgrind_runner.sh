@@ -8,6 +8,10 @@
 # both with the benchmark query at LIMIT 1 and LIMIT 100.
 #   parameters: run_batch_params (ABI 1.1) of every driver that talks to a
 #               server, in process: the test_params binary under memcheck.
+#   bridge:     the bridge driver with a Node.js and a Python client and the
+#               fake adapter, in a run; and tests/server/test_bridge.c (every
+#               shipped client, dumps, faults, bad frames) under memcheck.
+#               The adapters themselves are other programs, not traced.
 set -euo pipefail
 
 prog=valgrind_runner.sh
@@ -68,6 +72,15 @@ ini "1 10 1000" libpq_pipeline:text libpq_pipeline:binary rawwire:text rawwire:b
 memcheck pipelining
 ini "1 2" libpq_sync:text libpq_sync:binary null >"$tmp/sequential.ini"
 memcheck sequential
+{
+    ini "1 10" libpq_sync
+    printf '[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n' "$build"
+    printf '[driver.asyncpg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = asyncpg\n' "$build"
+    printf '[driver.fake]\npath = %s/drivers/bridge.so\nclient = fake\n' "$build"
+    printf 'command = /usr/bin/python3 %s/tests/fixtures/adapters/fake_adapter.py\n' "$root"
+    printf 'options = io=yes\n'
+} >"$tmp/bridge.ini"
+memcheck bridge
 
 # The same memcheck on tests/server/test_params.c: NULLs, empty and 300 kB
 # values, depth 1000 with distinct values, errors, in every sync mode and
@@ -83,3 +96,14 @@ if ((status != 0)); then
     exit 1
 fi
 echo "$prog: parameters: no memory errors, no definite leaks"
+
+status=0
+PGCB_BUILD=$build valgrind --quiet --error-exitcode=99 --leak-check=full \
+    --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$tmp/bridge_test.log" \
+    "$build/tests/test_bridge" >"$tmp/bridge_test.out" 2>&1 || status=$?
+if ((status != 0)); then
+    cat "$tmp/bridge_test.out" "$tmp/bridge_test.log" >&2
+    echo "$prog: bridge: test_bridge under valgrind exited with status $status (99: memcheck found errors)" >&2
+    exit 1
+fi
+echo "$prog: bridge: test_bridge: no memory errors, no definite leaks"

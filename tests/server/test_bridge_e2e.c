@@ -1,0 +1,350 @@
+/*
+ * test_bridge_e2e.c -- the runner with bridged clients, end to end, against
+ * the real PostgreSQL that tests/run.sh started: a tiny run of a client of
+ * each shipped adapter beside libpq_sync (valid, self-timed figures in the
+ * JSON and under the tables); the fake adapter
+ * (tests/fixtures/adapters/fake_adapter.py) skipping values (INVALID),
+ * crashing and hanging (that group FAILED, naming driver, adapter and group;
+ * the run and the other groups kept); bad [driver] keys (one line naming
+ * file:line, exit 1, no result); and no password in the output, the result
+ * or any process's command line or environment while a run is going on.
+ */
+#include <dirent.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "pgcb/driver.h"
+#include "result.h"
+#include "../lib/e2e.h"
+
+#define SQL_LIMIT(n) "SELECT * FROM benchmark_rows ORDER BY id LIMIT " #n
+
+static char fake_cmd[1024];
+
+static const char *queries =
+    "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+    "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n";
+
+/* A [driver.NAME] section of the fake adapter with its options. */
+static void fake_section(char *buf, size_t n, const char *name, const char *options)
+{
+    snprintf(buf, n, "[driver.%s]\npath = %s/drivers/bridge.so\ncommand = %s\nclient = fake\n"
+             "options = %s\n", name, e2e_build, fake_cmd, options);
+}
+
+static const struct pgcb_res_cell *cell(const struct pgcb_result *r, size_t g, const char *label)
+{
+    for (size_t d = 0; d < r->ndrivers; d++)
+        if (strcmp(r->drivers[d].label, label) == 0)
+            return &r->groups[g].cells[d];
+    fail_msg("no driver %s in the result", label);
+    return NULL;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (e2e_setup("test_bridge_e2e"))
+        return 1;
+    snprintf(fake_cmd, sizeof fake_cmd, "/usr/bin/python3 %s/tests/fixtures/adapters/fake_adapter.py",
+             e2e_top);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return e2e_teardown();
+}
+
+/* One client of each adapter beside libpq_sync: all valid, the same
+ * checksums, the bridge's figures recorded. */
+static void test_clients_in_a_run(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n"
+             "[driver.psycopg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = psycopg\n"
+             "[driver.pgx]\npath = %s/drivers/bridge.so\nadapter = go\nclient = pgx\n"
+             "%s[suite.s]\ndepth = 1 10\n",
+             e2e_build, e2e_build, e2e_build, e2e_build, queries);
+    const char *ini = e2e_write_ini("clients", body);
+    const char *out = e2e_json_path("clients");
+    const char *env[] = {"BENCH_TIME_MS=200", "BENCH_QUERIES=20", "PGCB_SERVER_CPUS", NULL};
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "pg: self-timed in "));
+    assert_non_null(strstr(r.out, "Client CPU is the adapter process's, all its threads"));
+    assert_non_null(strstr(r.out, "pg 8.23.1 (pure JavaScript"));
+    assert_non_null(strstr(r.out, "psycopg 3.1.7 (pure Python"));
+
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ndrivers, 4);
+    assert_int_equal(res.ngroups, 4);
+    for (size_t d = 1; d < 4; d++) {
+        assert_true(res.drivers[d].caps & PGCB_CAP_SELF_TIMED);
+        assert_non_null(strstr(res.drivers[d].links, "bridge protocol 1"));
+    }
+    for (size_t g = 0; g < res.ngroups; g++) {
+        const struct pgcb_res_cell *ref = cell(&res, g, "libpq_sync");
+        assert_int_equal(ref->blocks, 0);
+        assert_true(isnan(ref->overhead_ns_per_block));
+        for (size_t d = 1; d < 4; d++) {
+            const struct pgcb_res_cell *c = &res.groups[g].cells[d];
+            if (c->status != PGCB_CELL_OK)
+                fail_msg("%s in group %zu: %s", res.drivers[d].label, g, c->error);
+            assert_int_equal(c->checksum, ref->checksum);
+            assert_true(c->blocks >= 2); /* at least one per order */
+            assert_true(c->samples >= c->blocks);
+            assert_true(c->overhead_ns_per_block > 0);
+            assert_true(c->overhead_cpu_ns_per_block > 0);
+            assert_true(c->cpu_ns_per_query > 0);
+            assert_true(c->median_ns > 0);
+        }
+    }
+    pgcb_result_free(&res);
+    /* The JSON has the fields for the bridged drivers only. */
+    char *json = e2e_slurp(out);
+    assert_non_null(strstr(json, "\"overhead_ns_per_block\""));
+    assert_non_null(strstr(json, "\"self_timed\""));
+    free(json);
+    e2e_run_free(&r);
+}
+
+/* An adapter whose timed batches skip a column's values: INVALID in every
+ * group, with the fold's message; libpq_sync and a faithful fake valid. */
+static void test_skipping_adapter_is_invalid(void **state)
+{
+    (void)state;
+    char body[8192], good[3000], bad[3000];
+    fake_section(good, sizeof good, "fake_ok", "io=yes");
+    fake_section(bad, sizeof bad, "fake_skip", "io=yes fault=skip_str at=block");
+    snprintf(body, sizeof body, "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n%s%s%s"
+             "[suite.s]\ndepth = 1\n", e2e_build, good, bad, queries);
+    const char *ini = e2e_write_ini("skip", body);
+    const char *out = e2e_json_path("skip");
+    const char *env[] = {"BENCH_TIME_MS=150", "BENCH_QUERIES=20", NULL};
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.out, "fake_skip (INVALID)"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    for (size_t g = 0; g < res.ngroups; g++) {
+        assert_int_equal(cell(&res, g, "libpq_sync")->status, PGCB_CELL_OK);
+        assert_int_equal(cell(&res, g, "fake_ok")->status, PGCB_CELL_OK);
+        const struct pgcb_res_cell *c = cell(&res, g, "fake_skip");
+        assert_int_equal(c->status, PGCB_CELL_INVALID);
+        assert_non_null(strstr(c->error, "did not match the rows the client returned: the "
+                                         "adapter did not consume every value"));
+    }
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
+/* An adapter that crashes in its second group, and one that hangs there:
+ * those groups FAILED with one line naming driver, adapter and group; the
+ * other groups and drivers measured; the result written (exit 2). */
+static void test_crash_and_hang_fail_their_group(void **state)
+{
+    (void)state;
+    char body[8192], crash[3000], hang[3000];
+    /* The fourth dump: after the priming of two queries and group 1's first
+     * batch, group 2's first batch. */
+    fake_section(crash, sizeof crash, "fake_crash", "io=yes fault=crash at=dump after=3");
+    fake_section(hang, sizeof hang, "fake_hang", "io=yes fault=hang at=dump after=3");
+    snprintf(body, sizeof body, "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n%s%s%s"
+             "[suite.s]\ndepth = 1\n", e2e_build, crash, hang, queries);
+    char head[800];
+    snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 20\nwarmup_ms = 20\n"
+             "batch_timeout_ms = 1500\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    const char *ini = e2e_write_file("crash", head, body);
+    const char *out = e2e_json_path("crash");
+    struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
+    assert_int_equal(r.status, 2);
+    /* The adapter died, its host did not: the note under group 2's table. */
+    const char *g2 = strstr(r.out, "s / limit_100  (depth 1");
+    assert_non_null(g2);
+    assert_non_null(strstr(g2, "fake_crash: failed: first batch: adapter fake (client fake) was "
+                               "killed by SIGSEGV (Segmentation fault) while answering run"));
+    /* The hung one: its host killed, said at once on stderr. */
+    assert_non_null(strstr(r.err, "runner: driver fake_hang timed out: no progress for 1500 ms"));
+    assert_non_null(strstr(r.err, "in group s / limit_100 (depth 1)"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ngroups, 2);
+    for (size_t g = 0; g < 2; g++)
+        assert_int_equal(cell(&res, g, "libpq_sync")->status, PGCB_CELL_OK);
+    const struct pgcb_res_cell *c0 = cell(&res, 0, "fake_crash"), *c1 = cell(&res, 1, "fake_crash");
+    assert_int_equal(c0->status, PGCB_CELL_OK);
+    assert_int_equal(c1->status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(c1->error, "adapter fake (client fake) was killed by SIGSEGV "
+                                      "(Segmentation fault) while answering run"));
+    const struct pgcb_res_cell *h1 = cell(&res, 1, "fake_hang");
+    assert_int_equal(cell(&res, 0, "fake_hang")->status, PGCB_CELL_OK);
+    assert_int_equal(h1->status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(h1->error, "timed out: no progress for 1500 ms"));
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
+/* Bad bridge keys: one line naming the file, line and driver; exit 1. */
+static void test_bad_keys(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *keys, *want;
+    } cases[] = {
+        {"adapter = node\n", "no client: set client ="},
+        {"client = pg\n", "no adapter: set adapter = node, python or go"},
+        {"adapter = node\nclient = pg-nope\n", "adapter node (client pg-nope): "},
+        {"adapter = node\nclient = pg\nruntime = /nonexistent/node\n",
+         "cannot run '/nonexistent/node'"},
+        {"adapter = node\nclient = pg\noptions = pipeline=sometimes\n", "pipeline"},
+        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python and go"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char body[2048], name[32];
+        snprintf(body, sizeof body, "[driver.b]\npath = %s/drivers/bridge.so\n%s%s"
+                 "[suite.s]\ndepth = 1\n", e2e_build, cases[i].keys, queries);
+        snprintf(name, sizeof name, "bad%zu", i);
+        const char *ini = e2e_write_ini(name, body);
+        struct e2e_run r = e2e_run_runner(ini, e2e_json_path(name), NULL, NULL, 0, NULL);
+        assert_int_equal(r.status, 1);
+        char want[1200];
+        /* the section's line: after e2e_write_ini's six lines */
+        snprintf(want, sizeof want, "runner: %s:7: [driver.b]: ", ini);
+        if (!strstr(r.err, want) || !strstr(r.err, cases[i].want))
+            fail_msg("case %zu: stderr \"%s\" lacks \"%s\" or \"%s\"", i, r.err, want,
+                     cases[i].want);
+        assert_int_equal(strchr(r.err, '\n') - r.err + 1, (long)strlen(r.err)); /* one line */
+        assert_false(e2e_exists(e2e_json_path(name)));
+        e2e_run_free(&r);
+    }
+}
+
+/* A file of /proc/PID, NULs made spaces ("" if unreadable); the caller frees. */
+static char *proc_file(const char *pid, const char *what)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/%s/%s", pid, what);
+    FILE *f = fopen(path, "r");
+    size_t cap = 1 << 16, n = 0, got;
+    char *buf = calloc(cap, 1);
+    while (f && buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    if (f)
+        fclose(f);
+    for (size_t i = 0; buf && i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    if (buf)
+        buf[n] = '\0';
+    return buf;
+}
+
+/* Scan every process: 1 if a command line holds one of the passwords, 2 if
+ * an adapter's environment does, 3 if no adapter runs; else 0. */
+static int scan_processes(const char *pw1, const char *pw2)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int adapters = 0, rc = 0;
+    while (d && rc == 0 && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char *cmd = proc_file(e->d_name, "cmdline");
+        if (cmd && (strstr(cmd, pw1) || strstr(cmd, pw2)))
+            rc = 1;
+        if (rc == 0 && cmd && (strstr(cmd, "adapter.js") || strstr(cmd, "adapter.py"))) {
+            adapters++;
+            char *env = proc_file(e->d_name, "environ");
+            if (env && (strstr(env, pw1) || strstr(env, pw2)))
+                rc = 2;
+            free(env);
+        }
+        free(cmd);
+    }
+    if (d)
+        closedir(d);
+    return rc ? rc : adapters >= 3 ? 0 : 3;
+}
+
+/* A password in the conninfo (PGCB_CONNINFO) and in PGPASSWORD reaches no
+ * output, no result, no process's command line (what ps shows) and no
+ * adapter's environment while they run. (The runner's own environment holds
+ * what we gave it.) */
+static void test_no_password_anywhere(void **state)
+{
+    (void)state;
+    char body[8192], slow[3000];
+    fake_section(slow, sizeof slow, "fake_slow", "io=yes sleep_us=200");
+    snprintf(body, sizeof body,
+             "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n%s"
+             "[driver.psycopg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = psycopg\n"
+             "%s[suite.s]\ndepth = 1\n", e2e_build, slow, e2e_build, queries);
+    const char *ini = e2e_write_ini("secret", body);
+    const char *out = e2e_json_path("secret");
+    /* trust authentication: the password is given, never needed. */
+    const char *env[] = {"BENCH_TIME_MS=2500", "BENCH_QUERIES=20", "PGPASSWORD=pgcb-envpw-4711",
+                         "PGCB_CONNINFO=password=pgcb-cipw-0815", NULL};
+    /* Look at every process once the runner has begun measuring. */
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        struct timespec ts = {1, 500000000L};
+        nanosleep(&ts, NULL);
+        _exit(scan_processes("pgcb-cipw-0815", "pgcb-envpw-4711"));
+    }
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        fail_msg("the process scan found %s", WEXITSTATUS(st) == 1 ? "a password in a command line"
+                                             : WEXITSTATUS(st) == 2 ? "a password in an adapter's environment"
+                                                                    : "fewer than 3 adapters running");
+    char *json = e2e_slurp(out);
+    assert_null(strstr(json, "pgcb-cipw-0815"));
+    assert_null(strstr(json, "pgcb-envpw-4711"));
+    assert_null(strstr(r.out, "pgcb-cipw-0815"));
+    assert_null(strstr(r.err, "pgcb-cipw-0815"));
+    free(json);
+    e2e_run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_clients_in_a_run),
+        cmocka_unit_test(test_skipping_adapter_is_invalid),
+        cmocka_unit_test(test_crash_and_hang_fail_their_group),
+        cmocka_unit_test(test_bad_keys),
+        cmocka_unit_test(test_no_password_anywhere),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
