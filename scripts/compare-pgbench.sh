@@ -42,30 +42,17 @@ command -v jq >/dev/null || { printf '%s: jq not found (scripts/install-deps.sh 
 client=${PGCB_CLIENT_CPUS:-0}
 
 tmp=$(mktemp -d /tmp/pgcb-vs-pgbench.XXXXXX)
-srv=""
+# shellcheck source=scripts/lib/local-server.sh
+. "$root/scripts/lib/local-server.sh"
 cleanup() {
-    if [[ -n $srv ]]; then "$root/scripts/pgserver.sh" stop "$srv" >/dev/null 2>&1 || true; fi
+    local_server_stop
     rm -rf -- "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-
-if [[ -z ${PGCB_CONNINFO:-}${PGHOST:-}${PGPORT:-}${PGDATABASE:-}${PGSERVICE:-} ]]; then
-    srv=$(mktemp -d /tmp/pgcb-vs-pgbench-server.XXXXXX) # pgserver.sh lets postgres in
-    ncpu=$(nproc)
-    pin=()
-    if ((ncpu >= 2)); then
-        pin=(--cpus "$(seq 0 $((ncpu - 1)) | grep -vx "$client" | paste -sd, -)")
-    else
-        printf '%s: note: only 1 CPU: client and server share it\n' "$prog" >&2
-    fi
-    env_lines=$("$root/scripts/pgserver.sh" start "$srv" "${pin[@]}") \
-        || { printf '%s: cannot start a local server\n' "$prog" >&2; exit 1; }
-    eval "$env_lines"
-fi
-psql -q -v ON_ERROR_STOP=1 -f "$root/sql/benchmark_rows.sql" >/dev/null 2>&1 \
-    || { printf '%s: cannot load sql/benchmark_rows.sql into the server\n' "$prog" >&2; exit 1; }
+local_server_start "$prog" "$client"
+load_benchmark_rows "$prog"
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.1f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 

