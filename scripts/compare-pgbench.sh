@@ -41,18 +41,10 @@ command -v pgbench >/dev/null || { printf '%s: pgbench not found\n' "$prog" >&2;
 command -v jq >/dev/null || { printf '%s: jq not found (scripts/install-deps.sh installs it)\n' "$prog" >&2; exit 1; }
 client=${PGCB_CLIENT_CPUS:-0}
 
-tmp=$(mktemp -d /tmp/pgcb-vs-pgbench.XXXXXX)
 # shellcheck source=scripts/lib/local-server.sh
 . "$root/scripts/lib/local-server.sh"
-cleanup() {
-    local_server_stop
-    rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-local_server_start "$prog" "$client"
-load_benchmark_rows "$prog"
+comparison_start "$prog" "$client" pgcb-vs-pgbench
+tmp=$comparison_tmp
 
 median() { sort -n | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else printf "%.1f\n", (v[NR/2]+v[NR/2+1])/2}'; }
 

@@ -29,18 +29,10 @@ script=$root/build/adapters/node/seed_standalone.mjs
 command -v jq >/dev/null || { printf '%s: jq not found (scripts/install-deps.sh installs it)\n' "$prog" >&2; exit 1; }
 client=${PGCB_CLIENT_CPUS:-0}
 
-tmp=$(mktemp -d /tmp/pgcb-vs-seed.XXXXXX)
 # shellcheck source=scripts/lib/local-server.sh
 . "$root/scripts/lib/local-server.sh"
-cleanup() {
-    local_server_stop
-    rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-local_server_start "$prog" "$client"
-load_benchmark_rows "$prog"
+comparison_start "$prog" "$client" pgcb-vs-seed
+tmp=$comparison_tmp
 
 standalone() {
     printf '%s: the standalone script, %s s per task (%s)\n' "$prog" "$secs" "$1" >&2
@@ -94,8 +86,8 @@ jq -r '.groups[] | .depth as $d | .query as $q | .results[]
 for run in before after; do
     jq -r '[(.client | gsub("-"; "_")), .depth, .query, .median_ns] | @tsv' "$tmp/$run.jsonl" >"$tmp/$run.tsv"
 done
-printf '\n%-10s %5s %-9s %13s %13s %13s %9s %9s\n' client depth query "seed before" "seed after" \
-    runner "runner/seed" "seed drift"
+printf '\n%-10s %5s %-9s %13s %13s %13s %11s %10s %8s\n' client depth query "seed before" \
+    "seed after" runner "runner/seed" "seed drift" outside
 awk -F'\t' '
     FILENAME ~ /before/ {b[$1 FS $2 FS $3] = $4; next}
     FILENAME ~ /after/  {a[$1 FS $2 FS $3] = $4; next}
@@ -103,10 +95,18 @@ awk -F'\t' '
         k = $1 FS $2 FS $3
         if (!(k in b) || !(k in a)) next
         seed = (b[k] + a[k]) / 2
-        drift = (a[k] > b[k] ? a[k] - b[k] : b[k] - a[k]) / seed
-        printf "%-10s %5s %-9s %10.1f us %10.1f us %10.1f us %9.3f %8.1f%%%s\n", $1, $2, $3,
-               b[k] / 1e3, a[k] / 1e3, $4 / 1e3, $4 / seed, 100 * drift, $5 == "ok" ? "" : "  (" $5 ")"
-    }' "$tmp/before.tsv" "$tmp/after.tsv" "$tmp/runner.tsv"
+        lo = a[k] < b[k] ? a[k] : b[k]
+        hi = a[k] < b[k] ? b[k] : a[k]
+        drift = (hi - lo) / seed
+        out = $4 < lo ? (lo - $4) / lo : $4 > hi ? ($4 - hi) / hi : 0
+        n++; if (out == 0) inside++
+        printf "%-10s %5s %-9s %10.1f us %10.1f us %10.1f us %11.3f %9.1f%% %7.1f%%%s\n", $1, $2, $3,
+               b[k] / 1e3, a[k] / 1e3, $4 / 1e3, $4 / seed, 100 * drift, 100 * out,
+               $5 == "ok" ? "" : "  (" $5 ")"
+    }
+    END { printf "\n%d of %d medians of the runner lie between the two standalone ones\n", inside, n }
+    ' "$tmp/before.tsv" "$tmp/after.tsv" "$tmp/runner.tsv"
 printf '\nseed: medians of tinybench (its latency p50); runner: the pooled median of every order.\n'
 printf 'runner/seed is the runner over the mean of the two standalone medians; seed drift is\n'
-printf 'their difference over that mean: the noise of the standalone measurement itself.\n'
+printf 'their difference over that mean: the noise of the standalone measurement itself;\n'
+printf 'outside is how far the runner lies beyond the nearer of the two (0: between them).\n'

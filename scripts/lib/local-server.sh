@@ -12,7 +12,13 @@
 #       Stop and remove it (a no-op when none was started).
 #   load_benchmark_rows PROG
 #       Load sql/benchmark_rows.sql into the server (psql), or exit.
+#   comparison_start PROG CLIENT_CPUS NAME
+#       All of a comparison script's set-up: a temporary directory
+#       (comparison_tmp, /tmp/NAME.XXXXXX), the EXIT/INT/TERM traps that stop
+#       the server and remove the directory, local_server_start and
+#       load_benchmark_rows.
 local_server_dir=""
+comparison_tmp=""
 local_server_root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
 
 local_server_start() {
@@ -41,4 +47,19 @@ local_server_stop() {
 load_benchmark_rows() {
     psql -q -v ON_ERROR_STOP=1 -f "$local_server_root/sql/benchmark_rows.sql" >/dev/null 2>&1 \
         || { printf '%s: cannot load sql/benchmark_rows.sql into the server\n' "$1" >&2; exit 1; }
+}
+
+comparison_start() {
+    comparison_tmp=$(mktemp -d "/tmp/$3.XXXXXX")
+    trap comparison_cleanup EXIT
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    local_server_start "$1" "$2"
+    load_benchmark_rows "$1"
+}
+
+# shellcheck disable=SC2317  # invoked by the EXIT trap
+comparison_cleanup() {
+    local_server_stop
+    if [[ -n $comparison_tmp ]]; then rm -rf -- "$comparison_tmp"; fi
 }

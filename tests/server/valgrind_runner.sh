@@ -82,28 +82,26 @@ memcheck sequential
 } >"$tmp/bridge.ini"
 memcheck bridge
 
+# memcheck_test NAME BINARY: a test program of BUILD_DIR/tests under memcheck;
+# fails the script on a memory error, a definite leak or a failed test.
+memcheck_test() {
+    local name=$1 bin=$2 status=0
+    PGCB_BUILD=$build valgrind --quiet --error-exitcode=99 --leak-check=full \
+        --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$tmp/$name.log" \
+        "$build/tests/$bin" >"$tmp/$name.out" 2>&1 || status=$?
+    if ((status != 0)); then
+        cat "$tmp/$name.out" "$tmp/$name.log" >&2
+        echo "$prog: $name: $bin under valgrind exited with status $status (99: memcheck found errors)" >&2
+        exit 1
+    fi
+    echo "$prog: $name: $bin: no memory errors, no definite leaks"
+}
+
 # The same memcheck on tests/server/test_params.c: NULLs, empty and 300 kB
 # values, depth 1000 with distinct values, errors, in every sync mode and
 # result format (each value its own allocation of exactly its length, so a
 # read past one is an error here).
-status=0
-PGCB_BUILD=$build valgrind --quiet --error-exitcode=99 --leak-check=full \
-    --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$tmp/params.log" \
-    "$build/tests/test_params" >"$tmp/params.out" 2>&1 || status=$?
-if ((status != 0)); then
-    cat "$tmp/params.out" "$tmp/params.log" >&2
-    echo "$prog: parameters: test_params under valgrind exited with status $status (99: memcheck found errors)" >&2
-    exit 1
-fi
-echo "$prog: parameters: no memory errors, no definite leaks"
-
-status=0
-PGCB_BUILD=$build valgrind --quiet --error-exitcode=99 --leak-check=full \
-    --show-leak-kinds=definite --errors-for-leak-kinds=definite --log-file="$tmp/bridge_test.log" \
-    "$build/tests/test_bridge" >"$tmp/bridge_test.out" 2>&1 || status=$?
-if ((status != 0)); then
-    cat "$tmp/bridge_test.out" "$tmp/bridge_test.log" >&2
-    echo "$prog: bridge: test_bridge under valgrind exited with status $status (99: memcheck found errors)" >&2
-    exit 1
-fi
-echo "$prog: bridge: test_bridge: no memory errors, no definite leaks"
+memcheck_test parameters test_params
+# tests/server/test_bridge.c: every shipped client, dumps, blocks, the fake
+# adapter's faults and bad frames, in the bridge (the adapters are not traced).
+memcheck_test bridge test_bridge

@@ -42,10 +42,9 @@ from ..errors import AdapterError, describe_exception
 from ..pgtext import ParamError, converter
 from ..sqltext import parse_backend_options
 from .base import Client as BaseClient
+from .base import check_conn
 from .base import Plan
 
-CONN_KEYS = ("host", "port", "user", "password", "dbname", "application_name", "options",
-             "sslmode")
 _IO_ERRORS = (OSError, ConnectionError, asyncio.TimeoutError, EOFError)
 
 
@@ -77,14 +76,7 @@ class Client(BaseClient):
                 "links": "asyncpg %s (binary results), asyncio event loop; %s" % (v, runtime())}
 
     def connect(self, conn):
-        if conn is None:
-            raise AdapterError("config", "client asyncpg needs a server (connect had conn null)")
-        for k, v in conn.items():
-            if k not in CONN_KEYS:
-                raise AdapterError("protocol", "connect: unknown key %r (known: %s)"
-                                   % (k, ", ".join(CONN_KEYS)))
-            if not isinstance(v, str):
-                raise AdapterError("protocol", "connect: %s is not a string" % k)
+        check_conn(conn, "asyncpg")
         settings = {}
         if "options" in conn:
             try:

@@ -30,6 +30,25 @@ class Plan:
         self.columns = columns or (lambda k: [])
 
 
+# The keys of a connect request (docs/bridge-protocol.md, "connect").
+CONN_KEYS = ("host", "port", "user", "password", "dbname", "application_name", "options",
+             "sslmode")
+
+
+def check_conn(conn, client: str) -> dict:
+    """The connect request's settings, checked: a dict of strings with known
+    keys (AdapterError otherwise)."""
+    if conn is None:
+        raise AdapterError("config", "client %s needs a server (connect had conn null)" % client)
+    for k, v in conn.items():
+        if k not in CONN_KEYS:
+            raise AdapterError("protocol", "connect: unknown key %r (known: %s)"
+                               % (k, ", ".join(CONN_KEYS)))
+        if not isinstance(v, str):
+            raise AdapterError("protocol", "connect: %s is not a string" % k)
+    return conn
+
+
 class Client:
     name = "?"
     no_io = False

@@ -49,12 +49,11 @@ from ..block import run_sync
 from ..errors import AdapterError, describe_exception
 from ..sqltext import to_psycopg
 from .base import Client as BaseClient
+from .base import check_conn
 from .base import Plan
 
 TUPLES_OK = pq.ExecStatus.TUPLES_OK
 IDLE = pq.TransactionStatus.IDLE
-CONN_KEYS = ("host", "port", "user", "password", "dbname", "application_name", "options",
-             "sslmode")
 _IMPL = {"python": "pure Python", "c": "C", "binary": "C, binary wheel"}
 
 logging.getLogger("psycopg").setLevel(logging.ERROR)
@@ -115,14 +114,7 @@ class Client(BaseClient):
                 "pipeline": self.use_pipeline}
 
     def connect(self, conn):
-        if conn is None:
-            raise AdapterError("config", "client psycopg needs a server (connect had conn null)")
-        for k, v in conn.items():
-            if k not in CONN_KEYS:
-                raise AdapterError("protocol", "connect: unknown key %r (known: %s)"
-                                   % (k, ", ".join(CONN_KEYS)))
-            if not isinstance(v, str):
-                raise AdapterError("protocol", "connect: %s is not a string" % k)
+        check_conn(conn, "psycopg")
         try:
             self.conn = psycopg.connect(make_conninfo(**conn), autocommit=True)
         except psycopg.Error as e:
