@@ -335,16 +335,22 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             notes++;
         }
         if (c->blocks > 0 && isfinite(c->overhead_ns_per_block)) {
-            char per[32], over[32], cpu[32];
+            char per[32], over[32], cpu[32], pin[64] = "";
             double block = (double)c->wall_ns / (double)c->blocks;
             fmt_duration(per, sizeof per, block);
             fmt_duration(over, sizeof over, c->overhead_ns_per_block);
             fmt_duration(cpu, sizeof cpu, c->overhead_cpu_ns_per_block);
+            for (uint32_t k = 0; gr->thread_cpus && k < gr->threads && k < 8; k++)
+                snprintf(pin + strlen(pin), sizeof pin - strlen(pin), "%s%d", k ? "," : " CPU ",
+                         gr->thread_cpus[k]);
             fprintf(out, "%s%s: self-timed in %llu blocks of %s of samples; beyond them the "
                          "bridge took %s per block (%.1f%%) and %s of CPU outside the timed "
-                         "batches; Client CPU is the adapter process's, all its threads\n",
+                         "batches; Client CPU is the adapter process's, all its threads, pinned "
+                         "with %s%s\n",
                     bullet, r->drivers[d].label, (unsigned long long)c->blocks, per, over,
-                    100.0 * c->overhead_ns_per_block / (c->overhead_ns_per_block + block), cpu);
+                    100.0 * c->overhead_ns_per_block / (c->overhead_ns_per_block + block), cpu,
+                    gr->threads > 1 ? "their measuring threads to" : "its measuring thread to",
+                    pin[0] ? pin : " its CPU");
             notes++;
         }
         double bound = server_bound_cpus(r, gr);

@@ -291,16 +291,28 @@ int br_proc_pin(struct br_proc *p, char *err, size_t errlen)
         snprintf(err, errlen, "cannot pin the adapter: %s: %s", dir, strerror(errno));
         return -1;
     }
-    /* Twice over the threads: one started while we pinned the others was
-     * created by a thread that was not yet pinned. */
-    int rc = 0;
-    for (int pass = 0; pass < 2 && rc == 0; pass++) {
+    /* Over the threads until a pass finds every one pinned: a thread started
+     * while we pinned the others may have been created by one not pinned yet
+     * (threads inherit their creator's affinity). */
+    int rc = 0, changed = 1;
+    for (int pass = 0; changed && rc == 0; pass++) {
+        if (pass == 50) {
+            snprintf(err, errlen, "cannot pin the adapter: its threads keep changing");
+            rc = -1;
+            break;
+        }
+        changed = 0;
         rewinddir(d);
         struct dirent *e;
         while ((e = readdir(d)) != NULL) {
             if (e->d_name[0] < '0' || e->d_name[0] > '9')
                 continue;
             pid_t tid = (pid_t)atoi(e->d_name);
+            cpu_set_t has;
+            CPU_ZERO(&has);
+            if (sched_getaffinity(tid, sizeof has, &has) == 0 && CPU_EQUAL(&has, &want))
+                continue;
+            changed = 1;
             if (sched_setaffinity(tid, sizeof want, &want) != 0 && errno != ESRCH) {
                 snprintf(err, errlen, "cannot pin the adapter's thread %d: %s", (int)tid,
                          strerror(errno));
