@@ -417,6 +417,39 @@ static void test_bad_options(void **state)
     expect_config_error(timeout, 3, "start_timeout_ms = '5'");
 }
 
+/* The Node.js adapter without its packages (a copy of its scripts alone):
+ * each client that needs one names it and the command that installs it. */
+static void test_missing_module(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/pgcb-nomod.XXXXXX", cmd[1400];
+    assert_non_null(mkdtemp(dir));
+    const char *b = getenv("PGCB_BUILD");
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/node && cp -R %s/adapters/node/adapter.js "
+             "%s/adapters/node/lib %s/node/", dir, b && *b ? b : "build", b && *b ? b : "build",
+             dir);
+    assert_int_equal(system(cmd), 0);
+    static const char *const need[] = {"pg", "pg-native", "postgres"};
+    for (size_t i = 0; i < 3; i++) {
+        const struct pgcb_option o[] = {{"adapter", "node"}, {"client", need[i]},
+                                        {"adapters", dir}};
+        char want[64];
+        snprintf(want, sizeof want, "adapter node (client %s): ", need[i]);
+        expect_config_error(o, 3, want);
+        char err[PGCB_ERRLEN] = "";
+        struct pgcb_conn *c;
+        br.d->open("", o, 3, &c, err, sizeof err);
+        if (!strstr(err, "scripts/install-deps.sh"))
+            fail_msg("%s: \"%s\" does not say how to install it", need[i], err);
+    }
+    /* The no-I/O client needs no package. */
+    const struct pgcb_option n[] = {{"adapter", "node"}, {"client", "null"}, {"adapters", dir}};
+    struct pgcb_conn *c = drvtest_open_ok(&br, "", n, 3);
+    br.d->close(c);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* ---- what a real adapter never does (the fake adapter) ------------------ */
 
 /* One fault in a run: the status and a message that names the adapter. */
@@ -536,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_clients_errors),
         cmocka_unit_test(test_adapter_process),
         cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_missing_module),
         cmocka_unit_test(test_fake_faults),
         cmocka_unit_test(test_fake_wrong_values),
         cmocka_unit_test(test_fake_start),

@@ -129,6 +129,41 @@ static void test_clients_in_a_run(void **state)
     e2e_run_free(&r);
 }
 
+/* threads = 2: two adapters per client, one connection each, both pinned;
+ * the pooled samples valid. */
+static void test_two_threads(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.postgres]\npath = %s/drivers/bridge.so\nadapter = node\nclient = postgres\n"
+             "[driver.asyncpg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = asyncpg\n"
+             "%s[suite.t]\ndepth = 1\nthreads = 2\nqueries = limit_100\n",
+             e2e_build, e2e_build, e2e_build, queries);
+    const char *ini = e2e_write_ini("threads", body);
+    const char *out = e2e_json_path("threads");
+    const char *env[] = {"BENCH_TIME_MS=200", "BENCH_QUERIES=40", NULL};
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "pinned with their measuring threads to CPU 0,0"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ngroups, 1);
+    assert_int_equal(res.groups[0].threads, 2);
+    for (size_t d = 0; d < res.ndrivers; d++) {
+        const struct pgcb_res_cell *c = &res.groups[0].cells[d];
+        assert_int_equal(c->status, PGCB_CELL_OK);
+        assert_int_equal(c->checksum, res.groups[0].cells[0].checksum);
+        assert_true(c->samples >= 40); /* two threads' floors */
+    }
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 /* An adapter whose timed batches skip a column's values: INVALID in every
  * group, with the fold's message; libpq_sync and a faithful fake valid. */
 static void test_skipping_adapter_is_invalid(void **state)
@@ -341,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_in_a_run),
+        cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_skipping_adapter_is_invalid),
         cmocka_unit_test(test_crash_and_hang_fail_their_group),
         cmocka_unit_test(test_bad_keys),
