@@ -109,6 +109,12 @@ func (c *channel) write(w *jw) error {
 	c.out = append(c.out, 0, 0, 0, 0)
 	binary.BigEndian.PutUint32(c.out, uint32(len(body)))
 	c.out = append(c.out, body...)
+	if w.arrays != nil { // the arrays frame after the reply
+		n := len(c.out)
+		c.out = append(c.out, 0, 0, 0, 0)
+		binary.BigEndian.PutUint32(c.out[n:], uint32(len(w.arrays)))
+		c.out = append(c.out, w.arrays...)
+	}
 	_, err := c.f.Write(c.out)
 	return err
 }
@@ -131,8 +137,9 @@ type failure struct {
 // jw writes one JSON object. The object's braces are written by newJW
 // and finish; between them, key() places the commas.
 type jw struct {
-	b     []byte
-	first bool
+	b      []byte
+	arrays []byte // the payload of an arrays frame to send after the object, or nil
+	first  bool
 }
 
 func newJW() *jw {
@@ -162,34 +169,59 @@ func (w *jw) uint(k string, v uint64) { w.key(k); w.b = strconv.AppendUint(w.b, 
 func (w *jw) int(k string, v int64)   { w.key(k); w.b = strconv.AppendInt(w.b, v, 10) }
 
 // le64 writes vals as the base64 of little-endian u64s ([] when empty).
-func (w *jw) le64(k string, vals []uint64) {
-	if len(vals) == 0 {
-		w.key(k)
-		w.b = append(w.b, "[]"...)
-		return
+// arraysFrame sends samples, rows and folds in a frame of their own after
+// the reply (docs/bridge-protocol.md, "arrays": "frame"): little-endian,
+// copied, not encoded. n >= 1.
+func (w *jw) arraysFrame(samples, rows []uint64, folds []uint32) {
+	w.str("arrays", "frame")
+	n := len(samples)
+	raw := make([]byte, 20*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint64(raw[8*i:], samples[i])
+		binary.LittleEndian.PutUint64(raw[8*(n+i):], rows[i])
+		binary.LittleEndian.PutUint32(raw[16*n+4*i:], folds[i])
 	}
+	w.arrays = raw
+}
+
+// le64 and le32 write vals as the base64 of their little-endian bytes (the
+// protocol's typed-array form), or [] for none.
+func (w *jw) le64(k string, vals []uint64) {
 	raw := make([]byte, 8*len(vals))
 	for i, v := range vals {
 		binary.LittleEndian.PutUint64(raw[8*i:], v)
 	}
-	w.str(k, base64.StdEncoding.EncodeToString(raw))
+	w.b64(k, raw)
 }
-
-// le32 writes vals as the base64 of little-endian u32s ([] when empty).
 func (w *jw) le32(k string, vals []uint32) {
-	if len(vals) == 0 {
-		w.key(k)
-		w.b = append(w.b, "[]"...)
-		return
-	}
 	raw := make([]byte, 4*len(vals))
 	for i, v := range vals {
 		binary.LittleEndian.PutUint32(raw[4*i:], v)
 	}
-	w.str(k, base64.StdEncoding.EncodeToString(raw))
+	w.b64(k, raw)
 }
 
-// failure writes the fields of a failure reply.
+// b64 encodes raw straight into the reply: base64's alphabet needs no JSON
+// escaping (a 65536-batch block is a megabyte of it).
+func (w *jw) b64(k string, raw []byte) {
+	w.key(k)
+	if len(raw) == 0 {
+		w.b = append(w.b, "[]"...)
+		return
+	}
+	n := base64.StdEncoding.EncodedLen(len(raw))
+	if cap(w.b)-len(w.b) < n+2 {
+		grown := make([]byte, len(w.b), len(w.b)+n+2+4096)
+		copy(grown, w.b)
+		w.b = grown
+	}
+	w.b = append(w.b, '"')
+	start := len(w.b)
+	w.b = w.b[:start+n]
+	base64.StdEncoding.Encode(w.b[start:], raw)
+	w.b = append(w.b, '"')
+}
+
 func (w *jw) failure(f *failure) {
 	w.boolean("ok", false)
 	w.str("kind", f.kind)

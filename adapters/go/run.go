@@ -136,9 +136,13 @@ func (a *adapter) run(rq *request, w *jw) *failure {
 	} else {
 		w.boolean("ok", true)
 	}
-	w.le64("samples", samples[:done])
-	w.le64("rows", rows[:done])
-	w.le32("folds", folds[:done])
+	if f == nil && !p.dump {
+		w.arraysFrame(samples, rows, folds)
+	} else {
+		w.le64("samples", samples[:done])
+		w.le64("rows", rows[:done])
+		w.le32("folds", folds[:done])
+	}
 	w.uint("cpu_ns", cpu1-cpu0)
 	if p.dump && f == nil {
 		appendResults(w, p.results, cl.connInfo())

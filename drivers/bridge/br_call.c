@@ -129,6 +129,26 @@ int br_call(struct pgcb_conn *c, json_t *req, int timeout_ms, json_t **reply, ch
         json_decref(r);
         return br_conn_fail(c, err, errlen, "its answer to %s has no boolean \"ok\"", op);
     }
+    /* The arrays of a run in a frame of their own, after the reply. */
+    c->arr_len = 0;
+    const json_t *arrays = json_object_get(r, "arrays");
+    if (arrays) {
+        if (!json_is_string(arrays) || strcmp(json_string_value(arrays), "frame") != 0) {
+            json_decref(r);
+            return br_conn_fail(c, err, errlen, "its answer to %s has \"arrays\" other than "
+                                "\"frame\"", op);
+        }
+        n = br_frame_recv(&c->proc, &c->arr, &c->arr_cap, timeout_ms, why, sizeof why);
+        if (n < 0) {
+            json_decref(r);
+            if (n == BR_FRAME_EOF)
+                return br_dead(c, op, err, errlen);
+            return br_conn_fail(c, err, errlen, "%s the arrays frame answering %s%s%s",
+                                n == BR_FRAME_TIMEOUT ? "no" : "bad", op,
+                                n == BR_FRAME_BAD ? ": " : "", n == BR_FRAME_BAD ? why : "");
+        }
+        c->arr_len = (size_t)n;
+    }
     if (json_is_true(ok)) {
         *reply = r;
         return PGCB_OK;

@@ -65,6 +65,10 @@ struct pgcb_conn {
     locale_t c_locale;
     char *buf;                /* receive buffer */
     size_t cap;
+    /* The arrays frame that followed the last reply ("arrays": "frame"):
+     * samples, rows (u64) and folds (u32), little-endian; arr_len 0: none. */
+    char *arr;
+    size_t arr_cap, arr_len;
     int broken;               /* the adapter is gone: every call fails */
 };
 
@@ -82,8 +86,9 @@ void br_config_free(struct br_config *cfg);
 int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen);
 
 /* Send `req` (a JSON object, stolen) and read the reply into *reply (the
- * caller's reference, also set when the reply is a failure). timeout_ms < 0
- * waits without limit. Returns PGCB_OK for {"ok": true}; the failure's
+ * caller's reference, also set when the reply is a failure), and the
+ * arrays frame after it when the reply says "arrays": "frame" (into
+ * c->arr). timeout_ms < 0 waits without limit. Returns PGCB_OK for {"ok": true}; the failure's
  * status for {"ok": false} with err "SQLSTATE: message" (kind query) or the
  * message; PGCB_ERR_IO or PGCB_ERR_PROTOCOL when the adapter died, went
  * silent past the timeout or sent a bad frame -- then the adapter is

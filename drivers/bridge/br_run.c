@@ -87,6 +87,39 @@ static int br_uints(const json_t *v, size_t n, int width, uint64_t *dst64, uint3
     return 0;
 }
 
+/* The samples, rows and folds of the n batches a reply accounts for: from
+ * the arrays frame that followed it (exactly 20 x n bytes), else from its
+ * "samples", "rows" and "folds" fields. 0, or -1 with why. */
+static int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint64_t *samples,
+                     uint64_t *rows, uint32_t *folds, char *why, size_t whylen)
+{
+    if (c->arr_len == 0)
+        return br_uints(json_object_get(r, "samples"), n, 8, samples, NULL, "samples", why,
+                        whylen) ||
+               br_uints(json_object_get(r, "rows"), n, 8, rows, NULL, "rows", why, whylen) ||
+               br_uints(json_object_get(r, "folds"), n, 4, NULL, folds, "folds", why, whylen)
+                   ? -1 : 0;
+    if (c->arr_len != 20 * n) {
+        snprintf(why, whylen, "the arrays frame has %zu bytes; %zu batches take %zu", c->arr_len,
+                 n, 20 * n);
+        return -1;
+    }
+    const unsigned char *p = (const unsigned char *)c->arr;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t s = 0, w = 0;
+        for (int b = 7; b >= 0; b--) {
+            s = s << 8 | p[8 * i + (size_t)b];
+            w = w << 8 | p[8 * (n + i) + (size_t)b];
+        }
+        samples[i] = s;
+        rows[i] = w;
+        const unsigned char *f = p + 16 * n + 4 * i;
+        folds[i] = (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 |
+                   (uint32_t)f[3] << 24;
+    }
+    return 0;
+}
+
 /* The kinds to send with a run of s: its last dump's, or null. */
 static json_t *br_kinds(const struct pgcb_stmt *s)
 {
@@ -166,10 +199,7 @@ int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
     uint64_t rows, sample;
     uint32_t fold;
     struct br_dump d;
-    if (br_uints(json_object_get(r, "samples"), 1, 8, &sample, NULL, "samples", why,
-                 sizeof why) ||
-        br_uints(json_object_get(r, "rows"), 1, 8, &rows, NULL, "rows", why, sizeof why) ||
-        br_uints(json_object_get(r, "folds"), 1, 4, NULL, &fold, "folds", why, sizeof why) ||
+    if (br_arrays(c, r, 1, &sample, &rows, &fold, why, sizeof why) ||
         br_dump_read(json_object_get(r, "results"), depth, c->hello.text_length, c->c_locale,
                      sum, &d, why, sizeof why) != 0) {
         json_decref(r);
@@ -234,12 +264,7 @@ int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_bl
     const json_t *cj = json_object_get(r, "cpu_ns");
     uint32_t *folds = malloc((done ? done : 1) * sizeof *folds);
     uint64_t *rows = malloc((done ? done : 1) * sizeof *rows);
-    int bad = !folds || !rows ||
-              br_uints(json_object_get(r, "samples"), done, 8, out->samples, NULL, "samples", why,
-                       sizeof why) ||
-              br_uints(json_object_get(r, "rows"), done, 8, rows, NULL, "rows", why, sizeof why) ||
-              br_uints(json_object_get(r, "folds"), done, 4, NULL, folds, "folds", why,
-                       sizeof why);
+    int bad = !folds || !rows || br_arrays(c, r, done, out->samples, rows, folds, why, sizeof why);
     if (!bad && (!json_is_integer(cj) || json_integer_value(cj) < 0)) {
         snprintf(why, sizeof why, "no \"cpu_ns\" (a non-negative integer)");
         bad = 1;

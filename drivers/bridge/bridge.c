@@ -56,6 +56,7 @@ static void br_close(struct pgcb_conn *c)
     if (c->c_locale)
         freelocale(c->c_locale);
     free(c->buf);
+    free(c->arr);
     free(c);
 }
 

@@ -494,6 +494,9 @@ static void test_fake_faults(void **state)
     expect_run_fault("io=yes fault=long_samples", PGCB_ERR_PROTOCOL,
                      "more than the");
     expect_run_fault("io=yes fault=zero_sample", PGCB_ERR_PROTOCOL, "sample 1 is 0 ns");
+    expect_run_fault("io=yes fault=bad_arrays", PGCB_ERR_PROTOCOL,
+                     "its reply to a block is malformed: the arrays frame has 60 bytes; 4 "
+                     "batches take 80");
     expect_run_fault("io=yes fault=query_error", PGCB_ERR_QUERY, "22012: division by zero");
     expect_run_fault("io=yes fault=io_error", PGCB_ERR_IO, "server closed the connection");
 }
@@ -523,14 +526,20 @@ static void test_fake_wrong_values(void **state)
         }
         br.d->close(c);
     }
-    /* The same adapter without a fault: every batch has the dump's. */
-    struct pgcb_conn *c = open_fake_ok("io=yes");
-    struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 100);
-    drvtest_run_ok(&br, c, st, 1);
-    run_block(c, st, 1, 6, samples, sums, &out, PGCB_OK, err, sizeof err);
-    for (int b = 0; b < 6; b++)
-        assert_int_equal(sums[b].hash, drvtest_expect_rows(100, 1).hash);
-    br.d->close(c);
+    /* The same adapter without a fault, its arrays in JSON and in a frame:
+     * every batch has the dump's. */
+    for (int frame = 0; frame < 2; frame++) {
+        struct pgcb_conn *c = open_fake_ok(frame ? "io=yes arrays=frame" : "io=yes");
+        struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 100);
+        drvtest_run_ok(&br, c, st, 1);
+        run_block(c, st, 1, 6, samples, sums, &out, PGCB_OK, err, sizeof err);
+        for (int b = 0; b < 6; b++) {
+            assert_int_equal(sums[b].hash, drvtest_expect_rows(100, 1).hash);
+            assert_int_equal(sums[b].rows, 100);
+            assert_true(samples[b] > 0);
+        }
+        br.d->close(c);
+    }
 }
 
 /* A silent adapter: stopped after start_timeout_ms; a password it echoes is

@@ -47,6 +47,20 @@ class BlockBuffers {
         this.capacity = cap;
     }
 
+    // The arrays frame of the first n batches (docs/bridge-protocol.md,
+    // "arrays": "frame"): the frame's length, then the samples and the rows
+    // as little-endian u64, the folds as little-endian u32: copied, not encoded.
+    arraysFrame(n) {
+        if (!this.littleEndian) return null; // the caller falls back to base64
+        const len = 20 * n;
+        const buf = Buffer.allocUnsafe(4 + len);
+        buf.writeUInt32BE(len, 0);
+        Buffer.from(this.samples.buffer, this.samples.byteOffset, 8 * n).copy(buf, 4);
+        Buffer.from(this.rows.buffer, this.rows.byteOffset, 8 * n).copy(buf, 4 + 8 * n);
+        Buffer.from(this.folds.buffer, this.folds.byteOffset, 4 * n).copy(buf, 4 + 16 * n);
+        return buf;
+    }
+
     // base64 of the first n entries as little-endian u64 / u32 (the reply's
     // string form of `samples`, `rows`, `folds`).
     samplesB64(n) { return this.b64(this.samples, n, 8); }

@@ -46,6 +46,17 @@ class Buffers:
             self.rows = array("Q", bytes(8 * n))
             self.folds = array("I", bytes(4 * n))
 
+    def raw(self, done: int) -> bytes:
+        """The arrays frame's payload of the first `done` batches
+        (docs/bridge-protocol.md, "arrays": "frame"): samples and rows as
+        little-endian u64, then folds as little-endian u32, copied, not
+        encoded."""
+        parts = [self.samples[:done], self.rows[:done], self.folds[:done]]
+        if _BIG_ENDIAN:
+            for p in parts:
+                p.byteswap()
+        return b"".join(p.tobytes() for p in parts)
+
     def encoded(self, done: int) -> dict:
         """The reply fields of the first `done` batches: base64 (bytes, which
         frames.Channel.encode writes as JSON strings) of little-endian

@@ -66,6 +66,10 @@ class Channel:
         except (UnicodeDecodeError, ValueError) as e:
             raise BadPayload("request is not UTF-8 JSON: %s" % e) from None
 
+    # A reply's key for the payload of an arrays frame that follows it (bytes,
+    # never in the JSON): encode() writes "arrays": "frame" and that frame.
+    ARRAYS = "\0arrays"
+
     @staticmethod
     def encode(obj: dict) -> bytes:
         """The reply obj (a dict) as a frame. Never emits NaN/Infinity
@@ -73,6 +77,10 @@ class Channel:
         (undecodable text) becomes "?". A top-level value of type bytes is
         base64 (ASCII that needs no escaping): it is spliced in as a JSON
         string as is, sparing json.dumps a pass over a block's megabytes."""
+        arrays = obj.get(Channel.ARRAYS)
+        if arrays is not None:
+            obj = {k: v for k, v in obj.items() if k != Channel.ARRAYS}
+            obj["arrays"] = "frame"
         raw = [(k, v) for k, v in obj.items() if type(v) is bytes]
         if raw:
             obj = {k: v for k, v in obj.items() if type(v) is not bytes}
@@ -86,10 +94,13 @@ class Channel:
                 sep = b","
             parts.append(b"}")
             payload = b"".join(parts)
-        if len(payload) > MAX_FRAME:
+        if len(payload) > MAX_FRAME or (arrays is not None and len(arrays) > MAX_FRAME):
             raise FrameTooLarge("reply of %d bytes exceeds the %d-byte frame limit"
                                 % (len(payload), MAX_FRAME))
-        return len(payload).to_bytes(4, "big") + payload
+        frame = len(payload).to_bytes(4, "big") + payload
+        if arrays is not None:
+            frame += len(arrays).to_bytes(4, "big") + arrays
+        return frame
 
     def write_frame(self, frame: bytes) -> None:
         view = memoryview(frame)

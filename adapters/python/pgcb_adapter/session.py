@@ -255,7 +255,10 @@ class Session:
             reply["cpu_ns"] = cpu_ns
             return reply
         reply = {"ok": True}
-        reply.update(buf.encoded(done))
+        if dump:
+            reply.update(buf.encoded(done))
+        else:  # the arrays in a frame of their own: nothing to encode
+            reply[Channel.ARRAYS] = buf.raw(done)
         reply["cpu_ns"] = cpu_ns
         if dump:
             reply["results"] = [encode_result(plan.columns(k), rows)
