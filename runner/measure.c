@@ -61,7 +61,7 @@ static void measure_self_timed(const struct pgcb_plan *p, size_t n, uint64_t *sa
 {
     struct pgcb_params params = {p->nparams, p->values, p->lengths};
     struct pgcb_block req = {p->stmt, p->begin, p->commit, p->depth, (uint32_t)n,
-                           p->nparams ? &params : NULL};
+                             p->nparams ? &params : NULL};
     struct pgcb_block_out bo = {.samples = samples, .sums = p->sums};
     memset(p->sums, 0, n * sizeof *p->sums);
     uint64_t cpu0 = pgcb_thread_cpu_ns();
