@@ -87,8 +87,10 @@ void pgcb_agg_grouprel_free(struct pgcb_agg_grouprel *g, size_t n);
  * label's runs divided by its queries/s in the baseline label's runs. Runs
  * sharing a label are pooled by the geometric mean of their queries/s. Only
  * valid cells count (status OK, queries/s finite and > 0). A last row,
- * "overall", is the geometric mean of each column over the steps where it
- * has a ratio. Per driver (not the group's best driver): a new library or
+ * "overall", is the geometric mean of each column over the steps where
+ * EVERY column has a ratio (as a ranking compares drivers on the same
+ * groups): a label that failed a step is not averaged over fewer steps than
+ * the others; the steps left out are named (in_overall). Per driver (not the group's best driver): a new library or
  * server version shows in the driver it affects, not only in the winner.
  *
  * Each cell also says whether the driver skipped the step in that label's
@@ -119,6 +121,8 @@ struct pgcb_agg_baseline {
     /* [(d * (ngroups + 1) + g) * nlabels + l]; g == ngroups: the overall row */
     struct pgcb_agg_bcell *cells;
     double *base_qps;           /* [d * ngroups + g]: the baseline's queries/s, NAN if none */
+    unsigned char *in_overall;  /* [d * ngroups + g]: step g counts in driver d's overall row */
+    size_t *overall_steps;      /* [d]: how many do */
     int any_sla_failed;         /* some cell is marked: print the legend */
 };
 

@@ -96,6 +96,8 @@ int pgcb_agg_baseline_compute(const struct pgcb_agg *a, const char *label, doubl
     b->base_qps = pgcb_xcalloc(ndrivers * (b->ngroups ? b->ngroups : 1), sizeof *b->base_qps);
     double *v = pgcb_xcalloc(a->nruns, sizeof *v);
     double *col = pgcb_xcalloc(rows, sizeof *col);
+    b->in_overall = pgcb_xcalloc(ndrivers * (b->ngroups ? b->ngroups : 1), 1);
+    b->overall_steps = pgcb_xcalloc(ndrivers ? ndrivers : 1, sizeof *b->overall_steps);
     for (size_t d = 0; d < ndrivers; d++) {
         const char *driver = a->overall.rows[d].driver;
         for (size_t g = 0; g < b->ngroups; g++) {
@@ -112,12 +114,20 @@ int pgcb_agg_baseline_compute(const struct pgcb_agg *a, const char *label, doubl
                 b->cells[(d * rows + g) * b->nlabels + l] = c;
             }
         }
+        /* The steps every label has a ratio in. */
+        for (size_t g = 0; g < b->ngroups; g++) {
+            int all = 1;
+            for (size_t l = 0; l < b->nlabels && all; l++)
+                all = b->cells[(d * rows + g) * b->nlabels + l].kind == PGCB_AGG_CELL_VALUE;
+            b->in_overall[d * b->ngroups + g] = (unsigned char)all;
+            b->overall_steps[d] += (size_t)all;
+        }
         for (size_t l = 0; l < b->nlabels; l++) {
             struct pgcb_agg_bcell o = {.ratio = NAN};
             size_t m = 0;
             for (size_t g = 0; g < b->ngroups; g++) {
                 const struct pgcb_agg_bcell *c = &b->cells[(d * rows + g) * b->nlabels + l];
-                if (c->kind != PGCB_AGG_CELL_VALUE)
+                if (!b->in_overall[d * b->ngroups + g])
                     continue;
                 col[m++] = c->ratio;
                 o.sla_failed |= c->sla_failed;
@@ -157,5 +167,7 @@ void pgcb_agg_baseline_free(struct pgcb_agg_baseline *b)
     free(b->groups);
     free(b->cells);
     free(b->base_qps);
+    free(b->in_overall);
+    free(b->overall_steps);
     *b = (struct pgcb_agg_baseline){0};
 }

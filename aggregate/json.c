@@ -14,8 +14,8 @@
  *     "drivers": {driver: {
  *        "steps": [{"suite", "query", "depth", "threads", "transaction", "ops": n|null,
  *                   "baseline_queries_per_s": x|null,
- *                   "runs": [CELL per label]}],
- *        "overall": [CELL per label]}}}}
+ *                   "runs": [CELL per label], "in_overall": every label has a value}],
+ *        "overall": [CELL per label], "overall_steps": the steps it is over}}}}
  *  CELL: {"label", "ratio": x|null, "mark": "up"|"down"|null,
  *         "skipped": the driver skipped the step in that label's runs,
  *         "sla_failed": a background load missed its target rate there}
@@ -116,19 +116,21 @@ static json_t *baseline_json(const struct pgcb_agg *a, const struct pgcb_agg_bas
                 json_array_append_new(runs, bcell_json(b, b->labels[l],
                                                        pgcb_agg_baseline_cell(b, d, g, l)));
             json_array_append_new(
-                steps, json_pack("{s:s, s:s, s:I, s:I, s:b, s:o, s:o, s:o}", "suite", gr->suite,
+                steps, json_pack("{s:s, s:s, s:I, s:I, s:b, s:o, s:o, s:o, s:b}", "suite", gr->suite,
                                  "query", gr->query, "depth", (json_int_t)gr->depth, "threads",
                                  (json_int_t)gr->threads, "transaction", gr->transaction, "ops",
                                  gr->ops ? json_integer((json_int_t)gr->ops) : json_null(),
                                  "baseline_queries_per_s",
-                                 real_or_null(b->base_qps[d * b->ngroups + g]), "runs", runs));
+                                 real_or_null(b->base_qps[d * b->ngroups + g]), "runs", runs,
+                                 "in_overall", b->in_overall[d * b->ngroups + g]));
         }
         json_t *overall = json_array();
         for (size_t l = 0; l < b->nlabels; l++)
             json_array_append_new(overall, bcell_json(b, b->labels[l],
                                                       pgcb_agg_baseline_cell(b, d, b->ngroups, l)));
         json_object_set_new(drivers, a->overall.rows[d].driver,
-                            json_pack("{s:o, s:o}", "steps", steps, "overall", overall));
+                            json_pack("{s:o, s:o, s:I}", "steps", steps, "overall", overall,
+                                      "overall_steps", (json_int_t)b->overall_steps[d]));
     }
     json_t *labels = json_array();
     for (size_t l = 0; l < b->nlabels; l++)

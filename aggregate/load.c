@@ -193,6 +193,12 @@ int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const 
         }
     }
     for (size_t i = 0; i < n; i++)
+        if (a->runs[i].res.verdict_defaults)
+            note(a, warn, a->runs[i].path, "Run %zu is a schema %u result: its verdicts and "
+                 "intervals are recomputed from its per-order medians at alpha 1/64 and 95%% "
+                 "(not recorded in it); figures added since are missing.", i + 1,
+                 a->runs[i].res.schema_version);
+    for (size_t i = 0; i < n; i++)
         if (!a->runs[i].res.complete)
             note(a, warn, a->runs[i].path, "Run %zu is partial (%s): what it did not run is "
                  "left out.", i + 1, a->runs[i].res.stop_reason ? a->runs[i].res.stop_reason

@@ -143,7 +143,7 @@ static void print_baseline(FILE *out, const struct pgcb_agg *a, const struct pgc
     char *text = pgcb_xasprintf(
         "Each driver's queries/s per step (suite / query / depth or rows_per_txn) divided by its "
         "queries/s in the runs labelled \"%s\"; runs with the same label pooled geometrically; "
-        "Overall: geometric mean over the steps. ▲ more than %g%% higher, ▼ more than %g%% "
+        "Overall: geometric mean over the steps where every label has a value. ▲ more than %g%% higher, ▼ more than %g%% "
         "lower, - no valid result, skipped: the driver cannot run the step (not counted).",
         b->label, b->threshold_pct, b->threshold_pct);
     heading(out, style, "Relative throughput");
@@ -186,6 +186,18 @@ static void print_baseline(FILE *out, const struct pgcb_agg *a, const struct pgc
                 free(cells[c]);
         }
         print_table(out, t, style);
+        if (b->overall_steps[d] < b->ngroups) {
+            fprintf(out, "%sOverall over %zu of %zu steps; left out (a label has no value):",
+                    md ? "" : "  ", b->overall_steps[d], b->ngroups);
+            for (size_t g = 0, k = 0; g < b->ngroups; g++) {
+                if (b->in_overall[d * b->ngroups + g])
+                    continue;
+                char *name = pgcb_agg_step_name(b->groups[g]);
+                fprintf(out, "%s %s", k++ ? ";" : "", name);
+                free(name);
+            }
+            fprintf(out, "\n\n");
+        }
     }
     if (b->any_sla_failed)
         fprintf(out, "%s%s\n\n", md ? "\\" : "", PGCB_AGG_SLA_LEGEND);

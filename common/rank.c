@@ -2,6 +2,7 @@
 #include "rank.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,12 +92,67 @@ const char *pgcb_rank_medal(unsigned rank)
 
 /* ---- verdict ------------------------------------------------------------- */
 
+double pgcb_rank_alpha(const struct pgcb_result *r)
+{
+    return r->alpha > 0 && r->alpha <= 0.5 ? r->alpha : PGCB_DEFAULT_ALPHA;
+}
+
+double pgcb_rank_level(const struct pgcb_result *r)
+{
+    return r->interval_level > 0 && r->interval_level < 1 ? r->interval_level
+                                                          : PGCB_DEFAULT_INTERVAL_LEVEL;
+}
+
+unsigned pgcb_rank_ci_min_orders(double level)
+{
+    return (unsigned)ceil(1 - log2(1 - level) - 1e-9);
+}
+
+void pgcb_rank_fmt_alpha(char *buf, size_t n, double alpha)
+{
+    double inv = 1 / alpha;
+    if (fabs(inv - nearbyint(inv)) < 1e-9 * inv && inv < 1e15)
+        snprintf(buf, n, "1/%.0f", inv);
+    else
+        snprintf(buf, n, "%g", alpha);
+}
+
+void pgcb_rank_fmt_p(char *buf, size_t n, double p)
+{
+    if (p < 1e-6)
+        snprintf(buf, n, "p < 1e-6");
+    else
+        snprintf(buf, n, "p = %.2g", p);
+}
+
+/* The median of order o of cell c, NAN when it has none. */
+static double order_median(const struct pgcb_res_cell *c, size_t o)
+{
+    return o < c->norders && c->order_medians_ns ? c->order_medians_ns[o] : NAN;
+}
+
+void pgcb_rank_verdict_free(struct pgcb_verdict *v)
+{
+    free(v->rivals);
+    v->rivals = NULL;
+    v->nrivals = 0;
+}
+
+const struct pgcb_verdict_rival *pgcb_rank_verdict_rival(const struct pgcb_verdict *v, size_t d)
+{
+    for (size_t i = 0; i < v->nrivals; i++)
+        if (v->rivals[i].driver == d)
+            return &v->rivals[i];
+    return NULL;
+}
+
 void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdict *v)
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     *v = (struct pgcb_verdict){.kind = PGCB_VERDICT_NO_VALID, .winner = PGCB_RANK_NONE,
                                .lowest_median = PGCB_RANK_NONE, .lowest_mean = PGCB_RANK_NONE,
-                               .orders = r->norders, .p_bound = NAN};
+                               .orders = r->norders, .alpha = pgcb_rank_alpha(r),
+                               .p_max = NAN};
     for (size_t d = 0; d < r->ndrivers; d++) {
         if (!is_client(r, d) || !pgcb_rank_cell_valid(r, g, d))
             continue;
@@ -115,28 +171,74 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
         v->kind = PGCB_VERDICT_ONLY_ONE;
         return;
     }
+    v->min_orders = pgcb_stats_sign_min_orders(v->alpha, v->nvalid - 1);
+    v->rivals = pgcb_xcalloc(v->nvalid - 1, sizeof *v->rivals);
     const struct pgcb_res_cell *bc = &gr->cells[v->lowest_median];
-    int all = r->norders > 0;
+    int more_wins = 1; /* against every rival, more wins than losses */
     for (size_t d = 0; d < r->ndrivers; d++) {
         if (d == v->lowest_median || !is_client(r, d) || !pgcb_rank_cell_valid(r, g, d))
             continue;
         const struct pgcb_res_cell *c = &gr->cells[d];
+        struct pgcb_verdict_rival *rv = &v->rivals[v->nrivals++];
+        rv->driver = d;
         if (c->median_ns == bc->median_ns)
             v->median_ties++;
-        for (size_t o = 0; o < r->norders && all; o++) {
-            double mine = o < bc->norders ? bc->order_medians_ns[o] : NAN;
-            double theirs = o < c->norders ? c->order_medians_ns[o] : NAN;
-            if (!(mine < theirs)) /* NaN on either side: not a win */
-                all = 0;
+        for (size_t o = 0; o < r->norders; o++) {
+            double mine = order_median(bc, o), theirs = order_median(c, o);
+            if (mine < theirs)
+                rv->wins++;
+            else if (mine > theirs)
+                rv->losses++;
+            else
+                rv->ties++; /* equal, or NaN on either side */
         }
+        rv->p = pgcb_stats_sign_test(rv->wins, rv->losses, &rv->log2_p);
+        more_wins &= rv->wins > rv->losses;
+        if (!(v->p_max >= rv->p))
+            v->p_max = rv->p;
     }
-    if (all && v->median_ties == 0) {
+    size_t m = v->nrivals;
+    double *p = pgcb_xcalloc(m, sizeof *p), *lv = pgcb_xcalloc(m, sizeof *lv);
+    int *rej = pgcb_xcalloc(m, sizeof *rej);
+    for (size_t i = 0; i < m; i++)
+        p[i] = v->rivals[i].p;
+    size_t nrej = pgcb_stats_holm(p, m, v->alpha, rej, lv);
+    for (size_t i = 0; i < m; i++) {
+        v->rivals[i].level = lv[i];
+        v->rivals[i].rejected = rej[i] && v->rivals[i].wins > v->rivals[i].losses;
+    }
+    free(p);
+    free(lv);
+    free(rej);
+    if (r->norders < v->min_orders)
+        v->kind = PGCB_VERDICT_TOO_FEW;
+    else if (more_wins && nrej == v->nrivals && v->median_ties == 0) {
         v->kind = PGCB_VERDICT_WINNER;
         v->winner = v->lowest_median;
-        v->p_bound = pgcb_stats_sign_test_p((unsigned)r->norders);
     } else {
         v->kind = PGCB_VERDICT_NO_CLEAR;
     }
+}
+
+int pgcb_rank_ratio(const struct pgcb_result *r, size_t g, size_t d, size_t ref,
+                    struct pgcb_ratio *out)
+{
+    *out = (struct pgcb_ratio){.ratio = NAN, .lo = NAN, .hi = NAN,
+                               .level = pgcb_rank_level(r)};
+    if (d >= r->ndrivers || ref >= r->ndrivers || !pgcb_rank_cell_valid(r, g, d) ||
+        !pgcb_rank_cell_valid(r, g, ref))
+        return -1;
+    const struct pgcb_res_cell *c = &r->groups[g].cells[d], *rc = &r->groups[g].cells[ref];
+    out->ratio = c->median_ns / rc->median_ns;
+    double *v = pgcb_xcalloc(r->norders ? r->norders : 1, sizeof *v);
+    for (size_t o = 0; o < r->norders; o++) {
+        double a = order_median(c, o), b = order_median(rc, o);
+        if (isfinite(a) && isfinite(b) && a > 0 && b > 0)
+            v[out->orders++] = a / b;
+    }
+    out->coverage = pgcb_stats_median_ci(v, out->orders, out->level, &out->lo, &out->hi);
+    free(v);
+    return 0;
 }
 
 /* ---- ranking --------------------------------------------------------------- */
@@ -174,16 +276,119 @@ static const char *invalid_word(const struct pgcb_res_cell *c)
     return "has no median";
 }
 
+/* Relative latencies equal but for floating-point noise (1e-9 relative). */
+static int same_rel(double a, double b)
+{
+    return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
 static int row_cmp(const void *a, const void *b)
 {
     const struct pgcb_rank_row *x = a, *y = b;
-    if (x->rel != y->rel)
+    if (!same_rel(x->rel, y->rel))
         return x->rel < y->rel ? -1 : 1;
     if (x->wins != y->wins)
         return x->wins > y->wins ? -1 : 1;
     if (x->fastest != y->fastest)
         return x->fastest > y->fastest ? -1 : 1;
     return strcmp(x->driver, y->driver);
+}
+
+/* Replicates of the ranking's bootstrap, and its seed (fixed: the same
+ * input gives the same intervals on every machine). */
+#define BOOT_REPLICATES 1000
+#define BOOT_SEED 0x70676362u /* "pgcb" */
+
+/* Median of v[0..n-1] ignoring NaNs (insertion sort: n is an order count,
+ * small); NAN when none is finite. Reorders v. */
+static double median_small(double *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[m++] = v[i];
+    for (size_t i = 1; i < m; i++) {
+        double x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    if (m == 0)
+        return NAN;
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/*
+ * The rows' intervals (rank.h): ratio[n][row][o] = the row's median in order
+ * o of ranked group n over the group's best driver's median in that order
+ * (NAN when either is missing); K[n] orders. Sets rows[].rel_lo/rel_hi.
+ */
+static void bootstrap_intervals(struct pgcb_ranking *out, double *const *ratio, const size_t *K,
+                                double level)
+{
+    size_t kmax = 0, informative = 0;
+    for (size_t n = 0; n < out->ngroups; n++) {
+        kmax = K[n] > kmax ? K[n] : kmax;
+        informative += K[n] >= 2;
+    }
+    for (size_t row = 0; row < out->nrows; row++)
+        out->rows[row].rel_lo = out->rows[row].rel_hi = NAN;
+    if (informative == 0)
+        return;
+    double *rep = pgcb_xcalloc(out->nrows * BOOT_REPLICATES, sizeof *rep); /* [row][b] */
+    double *scratch = pgcb_xcalloc(kmax, sizeof *scratch);
+    size_t *draw = pgcb_xcalloc(kmax, sizeof *draw);
+    double *logsum = pgcb_xcalloc(out->nrows, sizeof *logsum);
+    size_t *terms = pgcb_xcalloc(out->nrows, sizeof *terms);
+    uint64_t state = BOOT_SEED;
+    for (size_t b = 0; b < BOOT_REPLICATES; b++) {
+        memset(logsum, 0, out->nrows * sizeof *logsum);
+        memset(terms, 0, out->nrows * sizeof *terms);
+        for (size_t n = 0; n < out->ngroups; n++) {
+            for (size_t o = 0; o < K[n]; o++) /* one draw for every driver: paired */
+                draw[o] = pgcb_stats_rng_below(&state, K[n]);
+            for (size_t row = 0; row < out->nrows; row++) {
+                const double *x = ratio[n] + row * K[n];
+                for (size_t o = 0; o < K[n]; o++)
+                    scratch[o] = x[draw[o]];
+                double med = median_small(scratch, K[n]);
+                if (med > 0 && isfinite(med)) {
+                    logsum[row] += log(med);
+                    terms[row]++;
+                }
+            }
+        }
+        for (size_t row = 0; row < out->nrows; row++)
+            rep[row * BOOT_REPLICATES + b] = terms[row] ? exp(logsum[row] / (double)terms[row])
+                                                        : NAN;
+    }
+    double tail = (1 - level) / 2;
+    for (size_t row = 0; row < out->nrows; row++) {
+        double *x = rep + row * BOOT_REPLICATES;
+        size_t m = 0;
+        for (size_t b = 0; b < BOOT_REPLICATES; b++)
+            if (isfinite(x[b]))
+                x[m++] = x[b];
+        if (m == 0)
+            continue;
+        qsort(x, m, sizeof *x, cmp_double);
+        out->rows[row].rel_lo = x[(size_t)floor(tail * (double)(m - 1))];
+        out->rows[row].rel_hi = x[(size_t)ceil((1 - tail) * (double)(m - 1))];
+    }
+    free(terms);
+    free(logsum);
+    free(draw);
+    free(scratch);
+    free(rep);
 }
 
 /* Work area of one computation. */
@@ -282,6 +487,8 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
     struct pgcb_rank_group *groups = pgcb_xcalloc(total ? total : 1, sizeof *groups);
     size_t *fastest = pgcb_xcalloc(w.m ? w.m : 1, sizeof *fastest);
     size_t *wins = pgcb_xcalloc(w.m ? w.m : 1, sizeof *wins);
+    size_t *best_of = pgcb_xcalloc(total ? total : 1, sizeof *best_of); /* k of each ranked group's best */
+    out->level = pgcb_rank_level(runs[0]);
     for (size_t i = 0; i < nruns && w.m > 0; i++) {
         const struct pgcb_result *r = runs[i];
         for (size_t g = 0; g < r->ngroups; g++) {
@@ -299,8 +506,13 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
                 continue;
             }
             double best = INFINITY;
+            size_t bestk = 0;
             for (size_t k = 0; k < w.m; k++)
-                best = fmin(best, gr->cells[w.idx[i * w.m + k]].median_ns);
+                if (gr->cells[w.idx[i * w.m + k]].median_ns < best) {
+                    best = gr->cells[w.idx[i * w.m + k]].median_ns;
+                    bestk = k;
+                }
+            best_of[out->ngroups] = bestk;
             struct pgcb_verdict v;
             pgcb_rank_verdict(r, g, &v);
             for (size_t k = 0; k < w.m; k++) {
@@ -310,6 +522,7 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
                 fastest[k] += med == best;
                 wins[k] += v.winner == d;
             }
+            pgcb_rank_verdict_free(&v);
             groups[out->ngroups] = (struct pgcb_rank_group){.run = i, .group = g};
             out->ngroups++;
         }
@@ -329,23 +542,43 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
         qsort(out->rows, out->nrows, sizeof *out->rows, row_cmp);
         for (size_t k = 0; k < out->nrows; k++) {
             struct pgcb_rank_row *row = &out->rows[k];
-            row->rank = k > 0 && row->rel == out->rows[k - 1].rel ? out->rows[k - 1].rank
-                                                                   : (unsigned)k + 1;
+            row->rank = k > 0 && same_rel(row->rel, out->rows[k - 1].rel) ? out->rows[k - 1].rank
+                                                                           : (unsigned)k + 1;
             row->slower_pct = (row->rel / out->rows[0].rel - 1) * 100;
         }
-        /* Each ranked group's ratios, in the sorted rows' order. */
+        /* Each ranked group's ratios, in the sorted rows' order, and its
+         * per-order ratios for the intervals. */
         out->groups = groups;
         groups = NULL;
+        double **per_order = pgcb_xcalloc(out->ngroups, sizeof *per_order);
+        size_t *K = pgcb_xcalloc(out->ngroups, sizeof *K);
         for (size_t n = 0; n < out->ngroups; n++) {
+            size_t i = out->groups[n].run;
+            const struct pgcb_result *r = runs[i];
+            const struct pgcb_res_group *gr = &r->groups[out->groups[n].group];
+            const struct pgcb_res_cell *bc = &gr->cells[w.idx[i * w.m + best_of[n]]];
+            K[n] = r->norders;
+            per_order[n] = pgcb_xcalloc(out->nrows * (K[n] ? K[n] : 1), sizeof(double));
             out->groups[n].ratio = pgcb_xcalloc(out->nrows, sizeof(double));
             for (size_t row = 0; row < out->nrows; row++) {
                 size_t k = 0;
                 while (strcmp(w.labels[k], out->rows[row].driver) != 0)
                     k++;
                 out->groups[n].ratio[row] = ratios[k * total + n];
+                const struct pgcb_res_cell *c = &gr->cells[w.idx[i * w.m + k]];
+                for (size_t o = 0; o < K[n]; o++) {
+                    double a = order_median(c, o), b = order_median(bc, o);
+                    per_order[n][row * K[n] + o] = a > 0 && b > 0 ? a / b : NAN;
+                }
             }
         }
+        bootstrap_intervals(out, per_order, K, out->level);
+        for (size_t n = 0; n < out->ngroups; n++)
+            free(per_order[n]);
+        free(per_order);
+        free(K);
     }
+    free(best_of);
     free(groups);
     free(ratios);
     free(fastest);
@@ -368,6 +601,12 @@ static json_t *label_or_null(const struct pgcb_result *r, size_t d)
     return d == PGCB_RANK_NONE ? json_null() : json_string(r->drivers[d].label);
 }
 
+/* A p-value for JSON: null when it underflowed (log2_p keeps it). */
+static json_t *p_json(double p)
+{
+    return p > 0 && isfinite(p) ? json_real(p) : json_null();
+}
+
 json_t *pgcb_rank_verdict_json(const struct pgcb_result *r, const struct pgcb_verdict *v)
 {
     json_t *j = json_object();
@@ -376,7 +615,27 @@ json_t *pgcb_rank_verdict_json(const struct pgcb_result *r, const struct pgcb_ve
     json_object_set_new(j, "lowest_mean", label_or_null(r, v->lowest_mean));
     json_object_set_new(j, "valid_clients", json_integer((json_int_t)v->nvalid));
     json_object_set_new(j, "orders", json_integer((json_int_t)v->orders));
-    json_object_set_new(j, "p_bound", isfinite(v->p_bound) ? json_real(v->p_bound) : json_null());
+    json_object_set_new(j, "alpha", json_real(v->alpha));
+    json_object_set_new(j, "min_orders", json_integer((json_int_t)v->min_orders));
+    json_object_set_new(j, "decidable", json_boolean(v->nvalid >= 2 && v->kind != PGCB_VERDICT_TOO_FEW));
+    json_object_set_new(j, "test", json_string("exact two-sided sign test over the execution "
+                                               "orders, ties dropped; Holm over the rivals"));
+    json_object_set_new(j, "p_max", isfinite(v->p_max) ? p_json(v->p_max) : json_null());
+    json_t *rivals = json_array();
+    for (size_t i = 0; i < v->nrivals; i++) {
+        const struct pgcb_verdict_rival *rv = &v->rivals[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "driver", json_string(r->drivers[rv->driver].label));
+        json_object_set_new(o, "wins", json_integer(rv->wins));
+        json_object_set_new(o, "losses", json_integer(rv->losses));
+        json_object_set_new(o, "ties", json_integer(rv->ties));
+        json_object_set_new(o, "p", p_json(rv->p));
+        json_object_set_new(o, "log2_p", json_real(rv->log2_p));
+        json_object_set_new(o, "holm_level", json_real(rv->level));
+        json_object_set_new(o, "faster", json_boolean(rv->rejected));
+        json_array_append_new(rivals, o);
+    }
+    json_object_set_new(j, "rivals", rivals);
     return j;
 }
 
@@ -389,6 +648,11 @@ json_t *pgcb_rank_rows_json(const struct pgcb_ranking *rk)
         json_object_set_new(o, "rank", json_integer(row->rank));
         json_object_set_new(o, "driver", json_string(row->driver));
         json_object_set_new(o, "relative_latency", json_real(row->rel));
+        json_object_set_new(o, "relative_latency_interval",
+                            isfinite(row->rel_lo) && isfinite(row->rel_hi)
+                                ? json_pack("[f, f]", row->rel_lo, row->rel_hi)
+                                : json_null());
+        json_object_set_new(o, "interval_level", json_real(rk->level));
         json_object_set_new(o, "slower_than_best_pct", json_real(row->slower_pct));
         json_object_set_new(o, "fastest_median", json_integer((json_int_t)row->fastest));
         json_object_set_new(o, "outright_wins", json_integer((json_int_t)row->wins));

@@ -14,7 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PGCB_RESULT_SCHEMA_VERSION 1
+/* 2: verdicts by an exact two-sided sign test with Holm at [bench] alpha
+ * (alpha, interval_level, per-rival tests, ratio intervals). Schema 1 files
+ * are still read: what they lack is recomputed where it can be. */
+#define PGCB_RESULT_SCHEMA_VERSION 2
+#define PGCB_RESULT_SCHEMA_OLDEST 1
+#define PGCB_DEFAULT_ALPHA (1.0 / 64)
+#define PGCB_DEFAULT_INTERVAL_LEVEL 0.95
 
 /* Status of one driver in one group. */
 enum pgcb_cell_status {
@@ -126,11 +132,20 @@ struct pgcb_result {
     uint64_t time_ms, min_queries, warmup_ms;
     char *orders_mode;          /* "all" */
 
+    /* verdicts (rank.h): read back from the file; a schema 1 file has
+     * neither, and reading sets the defaults and verdict_defaults = 1 */
+    double alpha;               /* the sign test's level: [bench] alpha, default 1/64 */
+    double interval_level;      /* of the ratio intervals: [bench] interval_level, 0.95 */
+    int verdict_defaults;       /* alpha and interval_level were not in the file */
+    unsigned schema_version;    /* of the file read; PGCB_RESULT_SCHEMA_VERSION when made */
+
     struct pgcb_res_driver *drivers;
     size_t ndrivers;
     /* execution orders: orders[o][k] = index of the k-th driver of order o */
     size_t **orders;
     size_t norders;
+    size_t orders_repeats;      /* orders = auto: the base set ran this many times so that a
+                                   verdict can reach alpha; 1 otherwise (0 when not recorded) */
 
     struct pgcb_res_group *groups;
     size_t ngroups;

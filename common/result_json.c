@@ -248,7 +248,7 @@ static json_t *result_json(const struct pgcb_result *r)
         str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
         "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
-                     "s:{s:I, s:I, s:I, s:o}, s:o, s:o, s:o, s:b, s:o}",
+                     "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
                      "runner", "version", str_or_null(r->runner_version),
                      "started_at", str_or_null(r->started_at),
@@ -261,6 +261,9 @@ static json_t *result_json(const struct pgcb_result *r)
                      "queries", (json_int_t)r->min_queries,
                      "warmup_ms", (json_int_t)r->warmup_ms,
                      "orders", str_or_null(r->orders_mode),
+                     "verdicts", "alpha", pgcb_rank_alpha(r),
+                     "interval_level", pgcb_rank_level(r),
+                     "orders_repeats", (json_int_t)(r->orders_repeats ? r->orders_repeats : 1),
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", str_or_null(r->stop_reason));
@@ -280,7 +283,22 @@ static void add_derived(json_t *j, const struct pgcb_result *r)
     for (size_t g = 0; g < r->ngroups; g++) {
         struct pgcb_verdict v;
         pgcb_rank_verdict(r, g, &v);
-        json_object_set_new(json_array_get(groups, g), "verdict", pgcb_rank_verdict_json(r, &v));
+        json_t *jg = json_array_get(groups, g);
+        json_object_set_new(jg, "verdict", pgcb_rank_verdict_json(r, &v));
+        /* each valid cell's median relative to the leader's, with its interval */
+        json_t *cells = json_object_get(jg, "results");
+        for (size_t d = 0; v.lowest_median != PGCB_RANK_NONE && d < r->ndrivers; d++) {
+            struct pgcb_ratio q;
+            if (pgcb_rank_ratio(r, g, d, v.lowest_median, &q) != 0)
+                continue;
+            json_t *iv = isfinite(q.lo) ? json_pack("[f, f]", q.lo, q.hi) : json_null();
+            json_object_set_new(json_array_get(cells, d), "vs_leader",
+                                json_pack("{s:s, s:f, s:o, s:f, s:f, s:I}", "driver",
+                                          r->drivers[v.lowest_median].label, "ratio", q.ratio,
+                                          "interval", iv, "level", q.level, "coverage",
+                                          q.coverage, "orders", (json_int_t)q.orders));
+        }
+        pgcb_rank_verdict_free(&v);
     }
     json_object_set_new(j, "rankings", pgcb_rank_rankings_json(&r, 1, &r, 1, 0));
 }
@@ -541,12 +559,16 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     json_t *sv = json_object_get(j, "schema_version");
     if (!json_is_integer(sv))
         return read_fail(err, errlen, path, "no schema_version: not a pgclientbench result", j, r);
-    if (json_integer_value(sv) != PGCB_RESULT_SCHEMA_VERSION) {
+    if (json_integer_value(sv) < PGCB_RESULT_SCHEMA_OLDEST ||
+        json_integer_value(sv) > PGCB_RESULT_SCHEMA_VERSION) {
         char why[128];
-        snprintf(why, sizeof why, "schema_version %lld is not supported (this program reads %d)",
-                 (long long)json_integer_value(sv), PGCB_RESULT_SCHEMA_VERSION);
+        snprintf(why, sizeof why,
+                 "schema_version %lld is not supported (this program reads %d to %d)",
+                 (long long)json_integer_value(sv), PGCB_RESULT_SCHEMA_OLDEST,
+                 PGCB_RESULT_SCHEMA_VERSION);
         return read_fail(err, errlen, path, why, j, r);
     }
+    r->schema_version = (unsigned)json_integer_value(sv);
     json_t *runner = json_object_get(j, "runner");
     json_t *env = json_object_get(j, "environment");
     json_t *server = json_object_get(j, "server");
@@ -578,6 +600,14 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->min_queries = get_u64(budget, "queries");
     r->warmup_ms = get_u64(budget, "warmup_ms");
     r->orders_mode = dup_str(budget, "orders");
+    json_t *verdicts = json_object_get(j, "verdicts");
+    json_t *alpha = json_object_get(verdicts, "alpha");
+    json_t *level = json_object_get(verdicts, "interval_level");
+    r->alpha = json_is_number(alpha) ? json_number_value(alpha) : PGCB_DEFAULT_ALPHA;
+    r->interval_level = json_is_number(level) ? json_number_value(level)
+                                              : PGCB_DEFAULT_INTERVAL_LEVEL;
+    r->verdict_defaults = !json_is_number(alpha) || !json_is_number(level);
+    r->orders_repeats = (size_t)get_u64(verdicts, "orders_repeats");
     r->complete = json_is_true(json_object_get(j, "complete"));
     r->stop_reason = dup_str(j, "stop_reason");
 

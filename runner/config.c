@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <ini.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,7 @@ struct ctx {
 
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
                                          "output", "orders", "batch_timeout_ms", "seed",
-                                         NULL};
+                                         "alpha", "interval_level", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 /* Besides these, a query takes param1 .. param64. */
 static const char *const query_keys[] = {"sql", "rows", "check", "prime", NULL};
@@ -59,6 +60,31 @@ static const char *const suite_keys[] = {"depth", "queries", "threads", "rows_pe
                                          "ops", "warmup_ms", "background", NULL};
 static const char *const bg_keys[] = {"driver", "query", "rate", "connections", "cpus", "sla",
                                       NULL};
+
+/* "0.01", "1e-3" or "1/64": a finite number, no junk. 0, or -1. */
+static int parse_fraction(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (end == s || errno)
+        return -1;
+    while (*end == ' ')
+        end++;
+    if (*end == '/') {
+        const char *t = end + 1;
+        double y = strtod(t, &end);
+        if (end == t || errno || !(y > 0))
+            return -1;
+        x /= y;
+        while (*end == ' ')
+            end++;
+    }
+    if (*end || !isfinite(x))
+        return -1;
+    *out = x;
+    return 0;
+}
 
 static void fail(struct ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(struct ctx *c, const char *fmt, ...)
@@ -461,6 +487,20 @@ static int apply(struct ctx *c, const char *key, const char *value)
                 return 0;
             }
             cfg->seed = u;
+        } else if (strcmp(key, "alpha") == 0) {
+            if (parse_fraction(value, &cfg->alpha) != 0 || !(cfg->alpha > 0) ||
+                !(cfg->alpha <= 0.5)) {
+                fail(c, "[bench] alpha: '%s' is not a level in (0, 0.5] (e.g. 1/64 or 0.01)",
+                     value);
+                return 0;
+            }
+        } else if (strcmp(key, "interval_level") == 0) {
+            if (parse_fraction(value, &cfg->interval_level) != 0 ||
+                !(cfg->interval_level > 0) || !(cfg->interval_level < 1)) {
+                fail(c, "[bench] interval_level: '%s' is not a level in (0, 1) (e.g. 0.95)",
+                     value);
+                return 0;
+            }
         } else if (strcmp(key, "orders") == 0) {
             char e[160];
             if (pgcb_orders_parse(value, &cfg->orders, &cfg->orders_n, e, sizeof e) != 0) {
@@ -834,6 +874,8 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .cpus = {0},
         .ncpus = 1,
         .orders = PGCB_ORDERS_AUTO,
+        .alpha = PGCB_DEFAULT_ALPHA,
+        .interval_level = PGCB_DEFAULT_INTERVAL_LEVEL,
         .time_source = "default",
         .queries_source = "default",
         .seed = PGCB_DEFAULT_SEED,

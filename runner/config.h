@@ -14,6 +14,7 @@
 
 #include "gen.h"
 #include "orders.h"
+#include "result.h"
 #include "util.h"
 
 
@@ -101,6 +102,8 @@ struct pgcb_config {
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */
     enum pgcb_orders_mode orders; /* auto: all permutations up to 4 drivers, else balanced */
     size_t orders_n;              /* for PGCB_ORDERS_COUNT */
+    double alpha;           /* the verdicts' sign-test level, (0, 0.5]; default 1/64 */
+    double interval_level;  /* of the ratio intervals, (0, 1); default 0.95 */
     const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
     const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
     uint64_t seed;          /* parameter generators */

@@ -149,6 +149,9 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->min_queries = cfg->min_queries;
     r->warmup_ms = cfg->warmup_ms;
     r->orders_mode = pgcb_xstrdup(pgcb_orders_mode_str(cfg->orders));
+    r->alpha = cfg->alpha;
+    r->interval_level = cfg->interval_level;
+    r->schema_version = PGCB_RESULT_SCHEMA_VERSION;
 }
 
 /* One group per (suite, query, depth), in file order. */

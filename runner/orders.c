@@ -133,6 +133,17 @@ size_t **pgcb_orders_williams(size_t n, size_t *count)
     return pgcb_orders_sequence(n, *count);
 }
 
+size_t **pgcb_orders_repeat(size_t *const *orders, size_t count, size_t n, size_t times)
+{
+    size_t **out = pgcb_xcalloc(count * times, sizeof *out);
+    for (size_t t = 0; t < times; t++)
+        for (size_t o = 0; o < count; o++) {
+            out[t * count + o] = pgcb_xcalloc(n, sizeof **out);
+            memcpy(out[t * count + o], orders[o], n * sizeof **out);
+        }
+    return out;
+}
+
 /* ---- the selector -------------------------------------------------------- */
 
 size_t **pgcb_orders_make(enum pgcb_orders_mode mode, size_t n_requested, size_t ndrivers,

@@ -12,7 +12,9 @@
  *             n is even, 2n when n is odd (one Latin square cannot balance
  *             carry-over for odd n; the second is the mirror of the first).
  *   N         the first N orders of the "balanced sequence" below.
- *   auto      all for up to 4 drivers (<= 24 orders), balanced from 5 on.
+ *   auto      all for up to 4 drivers (<= 24 orders), balanced from 5 on;
+ *             the session repeats that set when it is too short for a
+ *             verdict to reach alpha (session.c).
  *
  * The balanced sequence (what balanced and N take from): the permutations
  * are grouped into cyclic classes {p + i mod n : i = 0..n-1}, one class per
@@ -74,6 +76,11 @@ size_t **pgcb_orders_williams(size_t n, size_t *count);
 
 /* The first `count` (>= 1) orders of the balanced sequence for n >= 1. */
 size_t **pgcb_orders_sequence(size_t n, size_t count);
+
+/* orders[0..count-1] repeated `times` (>= 1) times, one after another, as a
+ * new array of count x times orders (orders is left alone): the same block
+ * balance in every repetition. */
+size_t **pgcb_orders_repeat(size_t *const *orders, size_t count, size_t n, size_t times);
 
 void pgcb_orders_free(size_t **orders, size_t count);
 

@@ -8,6 +8,7 @@
 
 #include "pgcb/driver.h"
 #include "rank.h"
+#include "stats.h"
 #include "table.h"
 #include "util.h"
 
@@ -52,6 +53,29 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
             (unsigned long long)(r->norders ? r->time_ms / r->norders : 0), r->norders,
             (unsigned long long)r->min_queries, (unsigned long long)r->warmup_ms);
 
+    /* What a verdict can say with these orders (rank.h). */
+    size_t clients = 0;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        clients += is_client(r, d);
+    char alpha[32];
+    pgcb_rank_fmt_alpha(alpha, sizeof alpha, pgcb_rank_alpha(r));
+    if (clients >= 2) {
+        unsigned need = pgcb_stats_sign_min_orders(pgcb_rank_alpha(r), clients - 1);
+        char rep[160] = "";
+        if (r->orders_repeats > 1)
+            snprintf(rep, sizeof rep, " (orders = auto: the set of %zu, %zu times, so that a "
+                     "winner is possible)", r->norders / r->orders_repeats, r->orders_repeats);
+        fprintf(out, "Verdicts : exact two-sided sign test over the %zu execution orders%s, "
+                     "Holm over %zu rivals, alpha %s: a winner needs >= %u orders without "
+                     "ties; ratio intervals %.0f%%\n",
+                r->norders, rep, clients - 1, alpha, need, 100 * pgcb_rank_level(r));
+        if (r->norders < need)
+            fprintf(out, "Warning  : %zu execution orders cannot crown a winner at alpha %s "
+                         "against %zu rivals: no group will have one (set orders to %u or "
+                         "more, or orders = auto)\n",
+                    r->norders, alpha, clients - 1, need);
+    }
+
     static const char *const head[] = {"Driver", "Version", "Links", "Caps", "Path"};
     struct pgcb_table *t = pgcb_table_new(5, head);
     for (size_t d = 0; d < r->ndrivers; d++) {
@@ -83,6 +107,52 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
     fputc('\n', out);
 }
 
+/* "faster than A, B in 14/14 orders, p = 0.00012 each; than C in 21/24 orders
+ * (2 ties), p = 0.0003": the rivals that share a result are named together.
+ * `only_open`: just the rivals it was not shown to be faster than, with
+ * their Holm level. */
+static void rivals_text(char *buf, size_t n, const struct pgcb_result *r,
+                        const struct pgcb_verdict *v, int only_open)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    int first = 1;
+    unsigned char *done = pgcb_xcalloc(v->nrivals ? v->nrivals : 1, 1);
+    for (size_t i = 0; i < v->nrivals && len < n; i++) {
+        const struct pgcb_verdict_rival *rv = &v->rivals[i];
+        if (done[i] || (only_open && rv->rejected))
+            continue;
+        char names[512] = "";
+        size_t same = 0;
+        for (size_t k = i; k < v->nrivals; k++) {
+            const struct pgcb_verdict_rival *o = &v->rivals[k];
+            if (done[k] || o->wins != rv->wins || o->losses != rv->losses ||
+                o->ties != rv->ties || o->rejected != rv->rejected)
+                continue;
+            done[k] = 1;
+            size_t nl = strlen(names);
+            snprintf(names + nl, sizeof names - nl, "%s%s", same++ ? ", " : "",
+                     r->drivers[o->driver].label);
+        }
+        char p[32], ties[32] = "", level[64] = "";
+        pgcb_rank_fmt_p(p, sizeof p, rv->p);
+        if (rv->ties)
+            snprintf(ties, sizeof ties, " (%u tie%s)", rv->ties, rv->ties == 1 ? "" : "s");
+        if (only_open)
+            snprintf(level, sizeof level, " (Holm level %.2g)", rv->level);
+        int k = snprintf(buf + len, n - len, "%s%s %s in %u/%u orders%s, %s%s%s",
+                         first ? "" : "; ", first ? (only_open ? "faster than" : "faster than")
+                                                  : "than",
+                         names, rv->wins, rv->wins + rv->losses + rv->ties, ties, p,
+                         same > 1 ? " each" : "", rv->wins > rv->losses ? level : "");
+        first = 0;
+        if (k < 0)
+            break;
+        len += (size_t)k;
+    }
+    free(done);
+}
+
 /* The verdict proper (pgcb_report_verdict_line() adds the SLA mark). */
 static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_t g)
 {
@@ -91,6 +161,8 @@ static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_
     pgcb_rank_verdict(r, g, &v);
     const struct pgcb_res_cell *bc = v.lowest_median != PGCB_RANK_NONE
                                          ? &gr->cells[v.lowest_median] : NULL;
+    char alpha[32], riv[768];
+    pgcb_rank_fmt_alpha(alpha, sizeof alpha, v.alpha);
     switch (v.kind) {
     case PGCB_VERDICT_NO_VALID: {
         size_t clients = 0, skipped = 0;
@@ -100,23 +172,21 @@ static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_
         }
         snprintf(buf, n, "No valid client driver result in this group%s.",
                  clients > 0 && skipped == clients ? " (every client driver skipped it)" : "");
+        pgcb_rank_verdict_free(&v);
         return;
     }
     case PGCB_VERDICT_ONLY_ONE:
         snprintf(buf, n, "Lowest median: %s (%.0f ns; the only valid client driver)",
                  r->drivers[v.lowest_median].label, bc->median_ns);
+        pgcb_rank_verdict_free(&v);
         return;
-    case PGCB_VERDICT_WINNER: {
-        char p[64];
-        if (v.orders <= 52) /* 2^52: still an exact integer in a double */
-            snprintf(p, sizeof p, "1/%.0f", 1.0 / v.p_bound);
-        else
-            snprintf(p, sizeof p, "1/2^%zu", v.orders);
-        snprintf(buf, n, "Winner: %s (%.0f ns median, faster in all %zu execution orders; "
-                         "p <= %s per rival)",
-                 r->drivers[v.winner].label, bc->median_ns, v.orders, p);
+    case PGCB_VERDICT_WINNER:
+        rivals_text(riv, sizeof riv, r, &v, 0);
+        snprintf(buf, n, "Winner: %s (%.0f ns median; %s)", r->drivers[v.winner].label,
+                 bc->median_ns, riv);
+        pgcb_rank_verdict_free(&v);
         return;
-    }
+    case PGCB_VERDICT_TOO_FEW:
     case PGCB_VERDICT_NO_CLEAR:
         break;
     }
@@ -124,13 +194,22 @@ static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_
     if (v.lowest_mean != PGCB_RANK_NONE)
         snprintf(mean, sizeof mean, "lowest mean %s (%.0f ns)", r->drivers[v.lowest_mean].label,
                  gr->cells[v.lowest_mean].mean_ns);
-    char why[96];
-    if (v.median_ties > 0)
+    char why[1024];
+    if (v.kind == PGCB_VERDICT_TOO_FEW)
+        snprintf(why, sizeof why, "%zu execution order%s cannot reach alpha %s against %zu "
+                 "rival%s (a winner needs %u)", v.orders, v.orders == 1 ? "" : "s", alpha,
+                 v.nrivals, v.nrivals == 1 ? "" : "s", v.min_orders);
+    else if (v.median_ties > 0)
         snprintf(why, sizeof why, "%zu drivers share the lowest median", v.median_ties + 1);
-    else
-        snprintf(why, sizeof why, "no driver was faster in every execution order");
-    snprintf(buf, n, "No clear winner: lowest median %s (%.0f ns), %s; %s",
+    else {
+        rivals_text(riv, sizeof riv, r, &v, 1);
+        snprintf(why, sizeof why, "not shown faster than every rival at alpha %s: %s", alpha,
+                 riv);
+    }
+    snprintf(buf, n, "%s: lowest median %s (%.0f ns), %s; %s",
+             v.kind == PGCB_VERDICT_TOO_FEW ? "No verdict possible" : "No clear winner",
              r->drivers[v.lowest_median].label, bc->median_ns, mean, why);
+    pgcb_rank_verdict_free(&v);
 }
 
 void pgcb_report_verdict_line(char *buf, size_t n, const struct pgcb_result *r, size_t g)
@@ -258,11 +337,21 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     for (size_t d = 0; d < r->ndrivers; d++)
         with_server |= isfinite(gr->cells[d].server_cpu_ns_per_query);
     /* Columns: the optional ones are dropped by their flags. */
-    enum { C_NAME, C_AVG, C_MED, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
-    static const char *const head_all[C_COUNT] = {
-        "Task name", "Latency avg (ns)", "Latency med (ns)", "x floor", "Throughput avg (ops/s)",
-        "Queries/s", "Samples",          "Client CPU (ns/query)",      "Server CPU (ns/query)"};
-    const int keep[C_COUNT] = {1, 1, 1, with_floor, 1, 1, 1, 1, with_server};
+    /* Each driver's median over the leader's, with its interval. */
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(r, g, &v);
+    const size_t leader = v.lowest_median;
+    const int with_ratio = leader != PGCB_RANK_NONE && v.nvalid >= 2;
+    pgcb_rank_verdict_free(&v);
+    char ratio_head[64];
+    snprintf(ratio_head, sizeof ratio_head, "x lowest [%.0f%% CI]", 100 * pgcb_rank_level(r));
+    enum { C_NAME, C_AVG, C_MED, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
+    const char *const head_all[C_COUNT] = {
+        "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
+        "Throughput avg (ops/s)", "Queries/s", "Samples", "Client CPU (ns/query)",
+        "Server CPU (ns/query)"};
+    const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
+    size_t no_interval = 0, ci_orders = 0;
     const char *head[C_COUNT];
     size_t ncols = 0;
     for (int k = 0; k < C_COUNT; k++)
@@ -300,7 +389,20 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         char xf[32] = "-";
         if (with_floor && isfinite(c->median_ns))
             snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_med);
-        const char *all[C_COUNT] = {name, avg, med, xf, ops, qps, n, cpu, srv};
+        char xr[64] = "-";
+        struct pgcb_ratio q;
+        if (with_ratio && d == leader)
+            snprintf(xr, sizeof xr, "1.000");
+        else if (with_ratio && pgcb_rank_ratio(r, g, d, leader, &q) == 0) {
+            if (isfinite(q.lo))
+                snprintf(xr, sizeof xr, "%.3f [%.3f, %.3f]", q.ratio, q.lo, q.hi);
+            else {
+                snprintf(xr, sizeof xr, "%.3f [n/a]", q.ratio);
+                no_interval++;
+                ci_orders = q.orders;
+            }
+        }
+        const char *all[C_COUNT] = {name, avg, med, xr, xf, ops, qps, n, cpu, srv};
         const char *row[C_COUNT];
         size_t k = 0;
         for (int i = 0; i < C_COUNT; i++)
@@ -314,6 +416,12 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
         fputc('\n', out); /* a Markdown table runs on to the next blank line */
     const char *bullet = md ? "- " : "  ";
     int notes = 0;
+    if (no_interval) {
+        fprintf(out, "%sx lowest: no %.0f%% interval from %zu execution order%s (it needs %u)\n",
+                bullet, 100 * pgcb_rank_level(r), ci_orders, ci_orders == 1 ? "" : "s",
+                pgcb_rank_ci_min_orders(pgcb_rank_level(r)));
+        notes++;
+    }
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
         if (c->error) {
@@ -397,16 +505,22 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
                      "valid)\n", b0, title, b1, rk->ngroups, rk->ncandidates, rk->nleft_out);
     }
     if (rk->nrows > 0) {
-        static const char *const head[] = {"", "Driver", "Relative latency", "Slower than best",
-                                           "Fastest median", "Outright wins"};
+        char rel_head[64];
+        snprintf(rel_head, sizeof rel_head, "Relative latency [%.0f%% CI]", 100 * rk->level);
+        const char *const head[] = {"", "Driver", rel_head, "Slower than best",
+                                    "Fastest median", "Outright wins"};
         struct pgcb_table *t = pgcb_table_new(6, head);
         pgcb_table_set_style(t, style);
         for (size_t c = 2; c < 6; c++)
             pgcb_table_set_align(t, c, PGCB_TABLE_RIGHT);
         for (size_t k = 0; k < rk->nrows; k++) {
             const struct pgcb_rank_row *row = &rk->rows[k];
-            char rel[32], slower[32], fastest[48], wins[48];
-            snprintf(rel, sizeof rel, "%.3f", row->rel);
+            char rel[80], slower[32], fastest[48], wins[48];
+            if (isfinite(row->rel_lo))
+                snprintf(rel, sizeof rel, "%.3f [%.3f, %.3f]", row->rel, row->rel_lo,
+                         row->rel_hi);
+            else
+                snprintf(rel, sizeof rel, "%.3f", row->rel);
             snprintf(slower, sizeof slower, "+%.1f%%", row->slower_pct);
             snprintf(fastest, sizeof fastest, "%zu/%zu", row->fastest, rk->ngroups);
             snprintf(wins, sizeof wins, "%zu/%zu", row->wins, rk->ngroups);
@@ -450,11 +564,13 @@ void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style)
 {
     static const char *const terms[][2] = {
         {"Relative latency", "geometric mean over the groups of median / the group's lowest "
-                             "median (1.000: always the lowest)"},
+                             "median (1.000: always the lowest); its interval: a bootstrap "
+                             "over the execution orders of the per-order ratios"},
         {"Slower than best", "relative latency / the lowest relative latency - 1"},
         {"Fastest median", "groups where the driver had the lowest median"},
-        {"Outright wins", "groups it won: a lower median than every rival in every execution "
-                          "order (sign test)"},
+        {"Outright wins", "groups it won: the lowest median, and more often faster than each "
+                          "rival over the execution orders than chance allows (exact "
+                          "two-sided sign test, Holm, at the run's alpha)"},
     };
     static const char *const last = "A group is ranked only when every ranked driver is valid "
                                     "in it; reference drivers are never ranked.";

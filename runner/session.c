@@ -139,6 +139,23 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
         snprintf(err, errlen, "%s: [bench] orders: %s", cfg->file, why);
         return -1;
     }
+    s->orders_repeats = 1;
+    if (cfg->orders == PGCB_ORDERS_AUTO) {
+        /* Enough orders for a winner to be possible at alpha against every
+         * other client (rank.h): repeat the set, keeping its balance. */
+        size_t clients = 0;
+        for (size_t d = 0; d < s->ndrivers; d++)
+            clients += !(s->drivers[d].caps & PGCB_CAP_REFERENCE);
+        size_t need = clients > 1 ? pgcb_stats_sign_min_orders(cfg->alpha, clients - 1) : 0;
+        if (s->norders < need) {
+            size_t times = (need + s->norders - 1) / s->norders;
+            size_t **more = pgcb_orders_repeat(s->orders, s->norders, s->ndrivers, times);
+            pgcb_orders_free(s->orders, s->norders);
+            s->orders = more;
+            s->norders *= times;
+            s->orders_repeats = times;
+        }
+    }
     return 0;
 }
 
@@ -251,6 +268,7 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
         };
     }
     r->norders = s->norders;
+    r->orders_repeats = s->orders_repeats;
     r->orders = pgcb_xcalloc(s->norders, sizeof *r->orders);
     for (size_t o = 0; o < s->norders; o++) {
         r->orders[o] = pgcb_xcalloc(s->ndrivers, sizeof **r->orders);

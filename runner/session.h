@@ -60,6 +60,8 @@ struct pgcb_session {
     int postmaster_pid;           /* a local server's, for its CPU time; 0: none */
     size_t **orders;              /* orders[o][k]: driver index */
     size_t norders;
+    size_t orders_repeats;        /* auto: how often the base set was repeated so that a
+                                     verdict can reach alpha (1: not repeated) */
     uint32_t nthreads;            /* the most threads any suite uses */
     int quiet;                    /* no progress line */
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */

@@ -139,6 +139,7 @@ static void fz_derive(const struct pgcb_result *r)
         FZ_CHECK(v.lowest_median == PGCB_RANK_NONE || v.lowest_median < r->ndrivers);
         FZ_CHECK(v.lowest_mean == PGCB_RANK_NONE || v.lowest_mean < r->ndrivers);
         json_decref(pgcb_rank_verdict_json(r, &v));
+        pgcb_rank_verdict_free(&v);
         pgcb_report_verdict_line(line, sizeof line, r, g);
         pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_BOX);
         pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_MARKDOWN);

@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -221,6 +222,38 @@ static void test_svg(void **state)
  * the parameterized steps. The per-step table relative to pg15 in text,
  * Markdown (with the group tables: rows_per_txn, ops, params, background
  * lines, the SLA-failed winner line) and JSON; no warning. */
+/* A label without a value in a step (pg16's rawwire failed "writes / ins_del /
+ * rows_per_txn 50"): the overall row of that driver is over the steps every
+ * label has, for every label, and the output names the step left out. */
+static void test_baseline_missing_step(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const args[] = {"-l", "pg15", "-l", "pg16", "-b", "pg15", DIR "ins15.json",
+                                DIR "ins16_fail.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    assert_non_null(strstr(out, "  Overall over 5 of 6 steps; left out (a label has no value): "
+                                "writes / ins_del / rows_per_txn 50\n"));
+    assert_non_null(strstr(out, "│ Overall                            │                  │ "
+                                "1.00 │ 1.12 ▲ * │"));
+    free(out);
+    free(err);
+    const char *const jargs[] = {"-f", "json", "-l", "pg15", "-l", "pg16", "-b", "pg15",
+                                 DIR "ins15.json", DIR "ins16_fail.json", NULL};
+    assert_int_equal(run(&out, &err, jargs), 0);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    assert_non_null(j);
+    json_t *rw = json_object_get(json_object_get(json_object_get(j, "baseline"), "drivers"),
+                                 "rawwire");
+    assert_int_equal(json_integer_value(json_object_get(rw, "overall_steps")), 5);
+    assert_true(json_is_false(json_object_get(
+        json_array_get(json_object_get(rw, "steps"), 1), "in_overall")));
+    json_decref(j);
+    free(out);
+    free(err);
+}
+
 static void test_insert_baseline(void **state)
 {
     (void)state;
@@ -260,9 +293,9 @@ static const struct bad_case bad_cases[] = {
     {{DIR "bad/no_schema.json"}, 1,
      "aggregate: tests/aggregate/bad/no_schema.json: no schema_version: not a pgclientbench "
      "result\n"},
-    {{DIR "a.json", DIR "bad/schema_2.json"}, 1,
-     "aggregate: tests/aggregate/bad/schema_2.json: schema_version 2 is not supported (this "
-     "program reads 1)\n"},
+    {{DIR "a.json", DIR "bad/schema_3.json"}, 1,
+     "aggregate: tests/aggregate/bad/schema_3.json: schema_version 3 is not supported (this "
+     "program reads 1 to 2)\n"},
     {{DIR "bad/no_groups.json"}, 1,
      "aggregate: tests/aggregate/bad/no_groups.json: missing environment, drivers, orders or "
      "groups\n"},
@@ -354,6 +387,15 @@ static void test_old_and_new_files(void **state)
     free(out);
     free(errout);
     unlink(path);
+
+    /* A schema 1 file is read, its verdicts recomputed, and the output says so. */
+    const char *const old[] = {DIR "a_v1.json", DIR "b.json", NULL};
+    assert_int_equal(run(&out, &errout, old), 0);
+    assert_non_null(strstr(errout, "a_v1.json: Run 1 is a schema 1 result: its verdicts and "
+                                   "intervals are recomputed"));
+    assert_non_null(strstr(out, "Run 1 is a schema 1 result"));
+    free(out);
+    free(errout);
 }
 
 static int setup(void **state)
@@ -396,6 +438,7 @@ int main(void)
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_old_and_new_files),
+        cmocka_unit_test(test_baseline_missing_step),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

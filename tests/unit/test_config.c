@@ -63,6 +63,8 @@ static void test_full_config(void **state)
                        "cpus = 1,3-4\n"
                        "output = out/r.json\n"
                        "orders = 12\n"
+                       "alpha = 1/32\n"
+                       "interval_level = 0.9\n"
                        "[server]\n"
                        "conninfo = host=/tmp port=5433\n"
                        "setup = ../sql/x.sql\n"
@@ -92,6 +94,8 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.warmup_ms, 0);
     assert_int_equal(cfg.orders, PGCB_ORDERS_COUNT);
     assert_int_equal(cfg.orders_n, 12);
+    assert_true(cfg.alpha == 1.0 / 32);
+    assert_true(cfg.interval_level == 0.9);
     assert_int_equal(cfg.batch_timeout_ms, 2500);
     assert_int_equal(cfg.ncpus, 3);
     assert_int_equal(cfg.cpus[0], 1);
@@ -108,11 +112,11 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.ndrivers, 2);
     assert_string_equal(cfg.drivers[0].name, "a");
     assert_string_equal(cfg.drivers[0].path, "/abs/a.so");
-    assert_int_equal(cfg.drivers[0].path_line, 14);
+    assert_int_equal(cfg.drivers[0].path_line, 16);
     assert_int_equal(cfg.drivers[0].nopts, 1);
     assert_string_equal(cfg.drivers[0].opts[0].key, "result_format");
     assert_string_equal(cfg.drivers[0].opts[0].value, "binary");
-    assert_int_equal(cfg.drivers[0].opts[0].line, 15);
+    assert_int_equal(cfg.drivers[0].opts[0].line, 17);
     snprintf(want, sizeof want, "%s/b.so", dir);
     assert_string_equal(cfg.drivers[1].path, want);
 
@@ -151,6 +155,8 @@ static void test_defaults_and_env(void **state)
     assert_int_equal(cfg.min_queries, PGCB_DEFAULT_QUERIES);
     assert_int_equal(cfg.warmup_ms, PGCB_DEFAULT_WARMUP_MS);
     assert_int_equal(cfg.orders, PGCB_ORDERS_AUTO);
+    assert_true(cfg.alpha == 1.0 / 64);
+    assert_true(cfg.interval_level == 0.95);
     assert_int_equal(cfg.batch_timeout_ms, PGCB_DEFAULT_BATCH_TIMEOUT_MS);
     assert_string_equal(cfg.time_source, "default");
     assert_int_equal(cfg.ncpus, 1);
@@ -189,7 +195,7 @@ static void test_errors(void **state)
     (void)state;
     expect_error("[bench]\nbogus = 1\n" MINIMAL,
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
-                 "output, orders, batch_timeout_ms, seed)");
+                 "output, orders, batch_timeout_ms, seed, alpha, interval_level)");
     expect_error("[bench]\nbatch_timeout_ms = 0\n" MINIMAL,
                  ":2: [bench] batch_timeout_ms: '0' is not an integer from 1 to 86400000");
     expect_error(MINIMAL "[foo]\n",

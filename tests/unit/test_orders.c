@@ -270,6 +270,22 @@ static void test_parse(void **state)
                              "all, balanced or a count 1..40320)");
 }
 
+/* Repeating a set keeps it, in order, `times` times, as copies. */
+static void test_repeat(void **state)
+{
+    (void)state;
+    size_t count;
+    size_t **base = pgcb_orders_all(2, &count);
+    size_t **rep = pgcb_orders_repeat(base, count, 2, 4);
+    for (size_t o = 0; o < 8; o++) {
+        assert_int_equal(rep[o][0], base[o % 2][0]);
+        assert_int_equal(rep[o][1], base[o % 2][1]);
+        assert_ptr_not_equal(rep[o], base[o % 2]);
+    }
+    pgcb_orders_free(rep, 8);
+    pgcb_orders_free(base, count);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_count_by_hand),
         cmocka_unit_test(test_make),
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_repeat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include "rank.h"
 #include "report.h"
 #include "result.h"
+#include "stats.h"
 #include "util.h"
 
 /* |a - b| <= eps, printing both values if not (cmocka 1.1 has no double assert). */
@@ -106,10 +107,36 @@ static void cell(struct pgcb_result *r, size_t g, size_t d, enum pgcb_cell_statu
         c->error = pgcb_xstrdup("boom");
 }
 
-/* ---- verdicts -------------------------------------------------------------- */
+/* Repeat every cell's per-order medians (and r->orders) `times` times: the
+ * two-order fixtures below become 2 x times orders, enough for a verdict. */
+static void widen(struct pgcb_result *r, size_t times)
+{
+    size_t k = r->norders;
+    for (size_t g = 0; g < r->ngroups; g++)
+        for (size_t d = 0; d < r->ndrivers; d++) {
+            struct pgcb_res_cell *c = &r->groups[g].cells[d];
+            double *v = pgcb_xcalloc(k * times, sizeof *v);
+            for (size_t t = 0; t < times; t++)
+                memcpy(v + t * k, c->order_medians_ns, k * sizeof *v);
+            free(c->order_medians_ns);
+            c->order_medians_ns = v;
+            c->norders = k * times;
+        }
+    size_t **o = pgcb_xcalloc(k * times, sizeof *o);
+    for (size_t i = 0; i < k * times; i++) {
+        o[i] = pgcb_xcalloc(r->ndrivers, sizeof **o);
+        memcpy(o[i], r->orders[i % k], r->ndrivers * sizeof **o);
+    }
+    for (size_t i = 0; i < k; i++)
+        free(r->orders[i]);
+    free(r->orders);
+    r->orders = o;
+    r->norders = k * times;
+}
 
 /* A: 100 ns pooled, 90 and 110 per order; B: 120, 100 and 130. A is lower in
- * both orders: winner, p <= 1/2^2 = 1/4. */
+ * both orders, and in all 8 once widened: winner, p = 2 x 2^-8. With the
+ * two orders alone no verdict is possible at 1/64 (a winner needs 7). */
 static void test_verdict_winner(void **state)
 {
     (void)state;
@@ -119,47 +146,138 @@ static void test_verdict_winner(void **state)
     cell(&r, g, 0, OK, 100.0, 105.0, 90.0, 110.0);
     cell(&r, g, 1, OK, 120.0, 125.0, 100.0, 130.0);
     struct pgcb_verdict v;
+    char line[512];
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_TOO_FEW);
+    assert_int_equal(v.min_orders, 7);
+    assert_int_equal(v.winner, PGCB_RANK_NONE);
+    pgcb_rank_verdict_free(&v);
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "No verdict possible: lowest median A (100 ns), lowest mean A "
+                              "(105 ns); 2 execution orders cannot reach alpha 1/64 against 1 "
+                              "rival (a winner needs 7)");
+    widen(&r, 4);
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
     assert_int_equal(v.winner, 0);
     assert_int_equal(v.lowest_median, 0);
     assert_int_equal(v.lowest_mean, 0);
     assert_int_equal(v.nvalid, 2);
-    assert_int_equal(v.orders, 2);
-    assert_true(v.p_bound == 0.25);
-    char line[512];
+    assert_int_equal(v.orders, 8);
+    assert_int_equal(v.nrivals, 1);
+    assert_int_equal(v.rivals[0].driver, 1);
+    assert_int_equal(v.rivals[0].wins, 8);
+    assert_int_equal(v.rivals[0].losses, 0);
+    assert_int_equal(v.rivals[0].ties, 0);
+    assert_near(v.rivals[0].p, 1.0 / 128, 1e-15);
+    assert_near(v.rivals[0].log2_p, -7.0, 1e-12);
+    assert_near(v.rivals[0].level, 1.0 / 64, 1e-15);
+    assert_true(v.rivals[0].rejected);
+    pgcb_rank_verdict_free(&v);
     pgcb_report_verdict_line(line, sizeof line, &r, g);
-    assert_string_equal(line, "Winner: A (100 ns median, faster in all 2 execution orders; "
-                              "p <= 1/4 per rival)");
+    assert_string_equal(line, "Winner: A (100 ns median; faster than B in 8/8 orders, "
+                              "p = 0.0078)");
+    /* the level is the run's: at 1/256 the same 8 orders are not enough */
+    r.alpha = 1.0 / 256;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_TOO_FEW);
+    assert_int_equal(v.min_orders, 9);
+    pgcb_rank_verdict_free(&v);
     pgcb_result_free(&r);
 }
 
-/* A has the lowest pooled median (100) but loses order 2 (140 > 130): no
- * clear winner; B has the lowest mean (125 < 150). */
-static void test_verdict_no_clear(void **state)
+/* 24 orders: A lower in 21, equal in 1, higher in 2 -> tested on 23:
+ * p = 2 (C(23,21) + C(23,22) + 1) / 2^23 = 554 / 8388608; a winner. Then
+ * 10 of 14 (p = 0.18): no clear winner, and the line says against whom. */
+static void test_verdict_counts(void **state)
 {
     (void)state;
     struct pgcb_result r;
-    make(&r, "AB", 0, 2);
+    make(&r, "AB", 0, 24);
     size_t g = group(&r, "s", "q", 1);
-    cell(&r, g, 0, OK, 100.0, 150.0, 90.0, 140.0);
-    cell(&r, g, 1, OK, 120.0, 125.0, 100.0, 130.0);
+    cell(&r, g, 0, OK, 100.0, 100.0, 0.0);
+    cell(&r, g, 1, OK, 110.0, 110.0, 0.0);
+    for (size_t o = 0; o < 24; o++) {
+        r.groups[g].cells[0].order_medians_ns[o] = 100;
+        r.groups[g].cells[1].order_medians_ns[o] = o < 21 ? 110 : o == 21 ? 100 : 90;
+    }
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g, &v);
-    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
-    assert_int_equal(v.winner, PGCB_RANK_NONE);
-    assert_int_equal(v.lowest_median, 0);
-    assert_int_equal(v.lowest_mean, 1);
-    assert_true(isnan(v.p_bound));
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    assert_int_equal(v.rivals[0].wins, 21);
+    assert_int_equal(v.rivals[0].losses, 2);
+    assert_int_equal(v.rivals[0].ties, 1);
+    assert_near(v.rivals[0].p, 554.0 / 8388608, 1e-15);
+    pgcb_rank_verdict_free(&v);
     char line[512];
     pgcb_report_verdict_line(line, sizeof line, &r, g);
-    assert_string_equal(line, "No clear winner: lowest median A (100 ns), lowest mean B (125 ns); "
-                              "no driver was faster in every execution order");
+    assert_string_equal(line, "Winner: A (100 ns median; faster than B in 21/24 orders "
+                              "(1 tie), p = 6.6e-05)");
+
+    for (size_t o = 0; o < 24; o++) /* 10 wins, 4 losses, 10 missing (ties) */
+        r.groups[g].cells[1].order_medians_ns[o] = o < 10 ? 110 : o < 14 ? 90 : NAN;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.rivals[0].ties, 10);
+    assert_near(v.rivals[0].p, 2 * 1471.0 / 16384, 1e-12);
+    assert_false(v.rivals[0].rejected);
+    pgcb_rank_verdict_free(&v);
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "No clear winner: lowest median A (100 ns), lowest mean A "
+                              "(100 ns); not shown faster than every rival at alpha 1/64: "
+                              "faster than B in 10/24 orders (10 ties), p = 0.18 (Holm level "
+                              "0.016)");
     pgcb_result_free(&r);
 }
 
-/* Equal medians are never a win, not in an order (A 90 vs B 90 in order 1)
- * and not pooled (A and B both 100, though A is lower in every order). */
+/* Holm over two rivals, 10 orders: A beats B 10/10 (p = 2/1024) and C 9/10
+ * (p = 22/1024 = 0.0215). At 1/64 the first is tested at 1/128 (passes),
+ * the second at 1/64 (0.0215 > 0.0156: fails): no clear winner. At 1/32 both
+ * pass: winner. At 1/64 with C also beaten 10/10: p = 2/1024 each, levels
+ * 1/128 and 1/64: winner, named together. */
+static void test_verdict_holm(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "ABC", 0, 10);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 100.0, 0.0);
+    cell(&r, g, 1, OK, 200.0, 200.0, 0.0);
+    cell(&r, g, 2, OK, 101.0, 101.0, 0.0);
+    for (size_t o = 0; o < 10; o++) {
+        r.groups[g].cells[0].order_medians_ns[o] = 100;
+        r.groups[g].cells[1].order_medians_ns[o] = 200;
+        r.groups[g].cells[2].order_medians_ns[o] = o ? 101 : 99;
+    }
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.min_orders, 8);
+    assert_true(v.rivals[0].rejected);
+    assert_false(v.rivals[1].rejected);
+    assert_near(v.rivals[0].level, 1.0 / 128, 1e-15);
+    assert_near(v.rivals[1].level, 1.0 / 64, 1e-15);
+    assert_near(v.rivals[1].p, 22.0 / 1024, 1e-15);
+    pgcb_rank_verdict_free(&v);
+    r.alpha = 1.0 / 32;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    pgcb_rank_verdict_free(&v);
+    r.alpha = 1.0 / 64;
+    r.groups[g].cells[2].order_medians_ns[0] = 101;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
+    pgcb_rank_verdict_free(&v);
+    char line[512];
+    pgcb_report_verdict_line(line, sizeof line, &r, g);
+    assert_string_equal(line, "Winner: A (100 ns median; faster than B, C in 10/10 orders, "
+                              "p = 0.002 each)");
+    pgcb_result_free(&r);
+}
+
+/* Equal medians are never a win: an order where both are 90 is a tie
+ * (dropped), and equal pooled medians (A and B both 100, though A is lower
+ * in every order) are no winner. */
 static void test_verdict_ties(void **state)
 {
     (void)state;
@@ -171,14 +289,18 @@ static void test_verdict_ties(void **state)
     size_t g2 = group(&r, "s", "q2", 1);
     cell(&r, g2, 0, OK, 100.0, 100.0, 90.0, 95.0);
     cell(&r, g2, 1, OK, 100.0, 110.0, 98.0, 120.0);
+    widen(&r, 8);
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g1, &v);
-    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.kind, PGCB_VERDICT_WINNER); /* 8 of 8 untied */
+    assert_int_equal(v.rivals[0].ties, 8);
     assert_int_equal(v.median_ties, 0);
+    pgcb_rank_verdict_free(&v);
     pgcb_rank_verdict(&r, g2, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
     assert_int_equal(v.median_ties, 1);
     assert_int_equal(v.lowest_median, 0); /* the first in driver order */
+    pgcb_rank_verdict_free(&v);
     char line[512];
     pgcb_report_verdict_line(line, sizeof line, &r, g2);
     assert_string_equal(line, "No clear winner: lowest median A (100 ns), lowest mean A (100 ns); "
@@ -187,8 +309,9 @@ static void test_verdict_ties(void **state)
 }
 
 /* A (invalid, 50 ns) and B (failed, 60 ns) do not compete; C (reference,
- * 10 ns) never does. Of the rest, D beats E in all 3 orders: winner D, p <=
- * 1/8, though A, B and C have lower medians. A NaN order median is no win. */
+ * 10 ns) never does. Of the rest, D beats E in every order: winner D,
+ * though A, B and C have lower medians. An order where E's median is
+ * missing is a tie, dropped. */
 static void test_verdict_excluded(void **state)
 {
     (void)state;
@@ -200,21 +323,29 @@ static void test_verdict_excluded(void **state)
     cell(&r, g, 2, OK, 10.0, 10.0, 10.0, 10.0, 10.0);
     cell(&r, g, 3, OK, 100.0, 100.0, 99.0, 100.0, 101.0);
     cell(&r, g, 4, OK, 120.0, 120.0, 119.0, 120.0, 121.0);
+    widen(&r, 3);
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
     assert_int_equal(v.winner, 3);
     assert_int_equal(v.nvalid, 2);
-    assert_true(v.p_bound == 0.125);
+    assert_int_equal(v.nrivals, 1);
+    assert_int_equal(v.rivals[0].driver, 4);
+    pgcb_rank_verdict_free(&v);
 
-    r.groups[g].cells[4].order_medians_ns[1] = NAN; /* E's order 2 unknown */
+    for (size_t o = 0; o < 9; o += 3)
+        r.groups[g].cells[4].order_medians_ns[o] = NAN; /* E's order 1 of each 3 unknown */
     pgcb_rank_verdict(&r, g, &v);
-    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
+    assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR); /* 6 of 6: p = 1/32 */
+    assert_int_equal(v.rivals[0].ties, 3);
+    pgcb_rank_verdict_free(&v);
 
     r.groups[g].cells[4].status = FAILED; /* D alone (C is a reference) */
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_ONLY_ONE);
     assert_int_equal(v.lowest_median, 3);
+    assert_int_equal(v.nrivals, 0);
+    pgcb_rank_verdict_free(&v);
     char line[512];
     pgcb_report_verdict_line(line, sizeof line, &r, g);
     assert_string_equal(line, "Lowest median: D (100 ns; the only valid client driver)");
@@ -223,12 +354,14 @@ static void test_verdict_excluded(void **state)
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_NO_VALID);
     assert_int_equal(v.lowest_median, PGCB_RANK_NONE);
+    pgcb_rank_verdict_free(&v);
     pgcb_report_verdict_line(line, sizeof line, &r, g);
     assert_string_equal(line, "No valid client driver result in this group.");
     pgcb_result_free(&r);
 }
 
-/* Three drivers: A beats B in both orders but not C in order 2. */
+/* Three drivers: A beats B in every order but not C in order 2 (of each
+ * pair): no clear winner; once it does, a winner. */
 static void test_verdict_every_rival(void **state)
 {
     (void)state;
@@ -238,41 +371,174 @@ static void test_verdict_every_rival(void **state)
     cell(&r, g, 0, OK, 100.0, 100.0, 95.0, 105.0);
     cell(&r, g, 1, OK, 200.0, 200.0, 200.0, 200.0);
     cell(&r, g, 2, OK, 101.0, 101.0, 110.0, 100.0);
+    widen(&r, 5);
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_NO_CLEAR);
-    r.groups[g].cells[2].order_medians_ns[1] = 106.0;
+    pgcb_rank_verdict_free(&v);
+    for (size_t o = 1; o < 10; o += 2)
+        r.groups[g].cells[2].order_medians_ns[o] = 106.0;
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
     assert_int_equal(v.winner, 0);
+    pgcb_rank_verdict_free(&v);
     pgcb_result_free(&r);
 }
 
-/* 60 orders: 1/2^60 is no longer written out. */
+/* 2000 orders, all won: p underflows (2^-1999), log2 p does not; the JSON
+ * keeps log2_p and writes p as null, the line says p < 1e-6. */
 static void test_verdict_many_orders(void **state)
 {
     (void)state;
     struct pgcb_result r;
-    make(&r, "AB", 0, 60);
+    make(&r, "AB", 0, 2000);
     size_t g = group(&r, "s", "q", 1);
     for (size_t d = 0; d < 2; d++) {
         struct pgcb_res_cell *c = &r.groups[g].cells[d];
         c->status = OK;
         c->median_ns = c->mean_ns = d ? 200 : 100;
-        c->norders = 60;
-        c->order_medians_ns = pgcb_xcalloc(60, sizeof(double));
-        for (size_t o = 0; o < 60; o++)
+        c->norders = 2000;
+        c->order_medians_ns = pgcb_xcalloc(2000, sizeof(double));
+        for (size_t o = 0; o < 2000; o++)
             c->order_medians_ns[o] = d ? 200 : 100;
     }
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
-    assert_true(v.p_bound == ldexp(1.0, -60));
+    assert_true(v.rivals[0].p == 0.0);
+    assert_near(v.rivals[0].log2_p, -1999.0, 1e-6);
+    json_t *j = pgcb_rank_verdict_json(&r, &v);
+    json_t *rv = json_array_get(json_object_get(j, "rivals"), 0);
+    assert_true(json_is_null(json_object_get(rv, "p")));
+    assert_near(json_real_value(json_object_get(rv, "log2_p")), -1999.0, 1e-6);
+    assert_int_equal(json_integer_value(json_object_get(rv, "wins")), 2000);
+    assert_true(json_is_true(json_object_get(rv, "faster")));
+    assert_true(json_is_true(json_object_get(j, "decidable")));
+    json_decref(j);
+    pgcb_rank_verdict_free(&v);
     char line[512];
     pgcb_report_verdict_line(line, sizeof line, &r, g);
-    assert_string_equal(line, "Winner: A (100 ns median, faster in all 60 execution orders; "
-                              "p <= 1/2^60 per rival)");
+    assert_string_equal(line, "Winner: A (100 ns median; faster than B in 2000/2000 orders, "
+                              "p < 1e-6)");
     pgcb_result_free(&r);
+}
+
+/* Ratios to the leader with their order-statistics interval: B's per-order
+ * ratios 1.1 x (1..6 / 3.5 spread) -> [min, max] at 6 orders; 5 orders give
+ * no 95 % interval. The leader's own ratio is 1, [1, 1]. */
+static void test_ratio_interval(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "AB", 0, 6);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0);
+    cell(&r, g, 1, OK, 120.0, 120.0, 105.0, 130.0, 110.0, 125.0, 115.0, 120.0);
+    struct pgcb_ratio q;
+    assert_int_equal(pgcb_rank_ratio(&r, g, 1, 0, &q), 0);
+    assert_near(q.ratio, 1.2, 1e-12);
+    assert_near(q.lo, 1.05, 1e-12);
+    assert_near(q.hi, 1.30, 1e-12);
+    assert_near(q.coverage, 1 - 2.0 / 64, 1e-12);
+    assert_int_equal(q.orders, 6);
+    assert_int_equal(pgcb_rank_ratio(&r, g, 0, 0, &q), 0);
+    assert_near(q.lo, 1, 0);
+    assert_near(q.hi, 1, 0);
+    r.groups[g].cells[1].order_medians_ns[2] = NAN;
+    assert_int_equal(pgcb_rank_ratio(&r, g, 1, 0, &q), 0);
+    assert_int_equal(q.orders, 5);
+    assert_true(isnan(q.lo) && isnan(q.hi));
+    r.groups[g].cells[1].status = FAILED;
+    assert_int_equal(pgcb_rank_ratio(&r, g, 1, 0, &q), -1);
+    assert_int_equal(pgcb_rank_ci_min_orders(0.95), 6);
+    assert_int_equal(pgcb_rank_ci_min_orders(0.99), 8);
+    pgcb_result_free(&r);
+}
+
+/* ---- A/A: identical drivers, simulated --------------------------------------- */
+
+/* A standard normal from the deterministic generator (Box-Muller). */
+static double gauss(uint64_t *st)
+{
+    double u = ((double)(pgcb_stats_rng_next(st) >> 11) + 0.5) / 9007199254740992.0;
+    double w = ((double)(pgcb_stats_rng_next(st) >> 11) + 0.5) / 9007199254740992.0;
+    return sqrt(-2 * log(u)) * cos(2 * M_PI * w);
+}
+
+/*
+ * How often a "Winner" is printed among `ndrivers` drivers of which the
+ * first `same` are identical and the rest 2x slower, over `trials` groups of
+ * `norders` orders: per-order medians lognormal (sigma 5 %) around 20 us,
+ * rounded to a 16 ns bucket as the histogram's (so that close drivers tie),
+ * the pooled median the median of the per-order ones. Counts winners among
+ * the identical ones only (the slow ones are truly slower). Also counts
+ * what the old rule (a lower median in every order, no test) crowned.
+ */
+static double aa_rate(size_t ndrivers, size_t same, size_t norders, size_t trials,
+                      double *old_rate)
+{
+    static const char labels[] = "ABCDEFGH";
+    struct pgcb_result r;
+    char l[9];
+    memcpy(l, labels, ndrivers);
+    l[ndrivers] = 0;
+    make(&r, l, 0, norders);
+    size_t g = group(&r, "s", "q", 1);
+    for (size_t d = 0; d < ndrivers; d++) {
+        struct pgcb_res_cell *c = &r.groups[g].cells[d];
+        c->status = OK;
+        c->norders = norders;
+        c->order_medians_ns = pgcb_xcalloc(norders, sizeof(double));
+    }
+    uint64_t st = 12345 + ndrivers * 1000 + norders;
+    size_t won = 0, old = 0;
+    double *tmp = pgcb_xcalloc(norders, sizeof *tmp);
+    for (size_t t = 0; t < trials; t++) {
+        for (size_t d = 0; d < ndrivers; d++) {
+            struct pgcb_res_cell *c = &r.groups[g].cells[d];
+            double base = d < same ? 20000 : 40000;
+            for (size_t o = 0; o < norders; o++)
+                tmp[o] = c->order_medians_ns[o] =
+                    16 * floor(base * exp(0.05 * gauss(&st)) / 16) + 8;
+            c->median_ns = c->mean_ns = pgcb_stats_median_dbl(tmp, norders);
+        }
+        struct pgcb_verdict v;
+        pgcb_rank_verdict(&r, g, &v);
+        won += v.winner != PGCB_RANK_NONE && v.winner < same;
+        /* the old rule: the lowest pooled median, lower in every order */
+        int all = v.median_ties == 0 && v.lowest_median < same;
+        for (size_t i = 0; i < v.nrivals && all; i++)
+            all = v.rivals[i].wins == norders;
+        old += all;
+        pgcb_rank_verdict_free(&v);
+    }
+    free(tmp);
+    pgcb_result_free(&r);
+    *old_rate = (double)old / (double)trials;
+    return (double)won / (double)trials;
+}
+
+/* The chance of a false "Winner" is at most alpha (1/64) whatever the
+ * number of orders, also when two identical drivers race a slower third
+ * (where a one-sided test of the leader would give 2 x alpha). The bound
+ * checked is alpha + 4 standard errors of the simulated rate. */
+static void test_aa_simulated(void **state)
+{
+    (void)state;
+    const size_t trials = 20000;
+    const double alpha = 1.0 / 64, se = sqrt(alpha * (1 - alpha) / (double)trials);
+    static const struct { size_t nd, same, orders; } cases[] = {
+        {2, 2, 2}, {2, 2, 6}, {2, 2, 7}, {2, 2, 8}, {2, 2, 24}, {3, 3, 6}, {3, 3, 24},
+        {3, 2, 8}, {3, 2, 24}, {6, 6, 14}, {6, 6, 24},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double old;
+        double rate = aa_rate(cases[i].nd, cases[i].same, cases[i].orders, trials, &old);
+        print_message("A/A %zu drivers (%zu identical), %2zu orders: winner %.4f "
+                      "(old rule %.4f)\n", cases[i].nd, cases[i].same, cases[i].orders, rate,
+                      old);
+        assert_true(rate <= alpha + 4 * se);
+    }
 }
 
 /* ---- rankings --------------------------------------------------------------- */
@@ -322,6 +588,7 @@ static void three_drivers(struct pgcb_result *r)
     cell(r, g, 2, FAILED, 50.0, 50.0, 50.0, NAN);
     cell(r, g, 3, OK, 10.0, 10.0, 10.0, 10.0);
     cell(r, g, 4, INVALID, 1.0, 1.0, 1.0, 1.0);
+    widen(r, 5); /* 10 orders: a verdict is possible against two rivals */
 }
 
 static void expect_row(const struct pgcb_rank_row *row, const char *driver, unsigned rank,
@@ -433,6 +700,8 @@ static void test_ranking_runs(void **state)
     cell(&r2, g, 0, OK, 1.0, 1.0, 1.0, 1.0);
     cell(&r2, g, 1, OK, 9.0, 9.0, 9.0, 9.0);
     cell(&r2, g, 2, OK, 9.0, 9.0, 9.0, 9.0);
+    widen(&r1, 4);
+    widen(&r2, 4);
     const struct pgcb_result *runs[] = {&r1, &r2};
 
     assert_false(pgcb_rank_driver_shared(runs, 2, "E"));
@@ -466,6 +735,35 @@ static void test_ranking_runs(void **state)
     pgcb_rank_free(&rk);
     pgcb_result_free(&r1);
     pgcb_result_free(&r2);
+}
+
+/* The same ratios in another group order are the same relative latency, to
+ * the bit, and share a rank: A has 1.3, 1.1, 1.7 and B 1.7, 1.3, 1.1. */
+static void test_ranking_tie_order(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "CAB", 0, 1);
+    static const double a[] = {130, 110, 170}, b[] = {170, 130, 110};
+    for (size_t i = 0; i < 3; i++) {
+        char q[8];
+        snprintf(q, sizeof q, "q%zu", i);
+        size_t g = group(&r, "s", q, 1);
+        cell(&r, g, 0, OK, 100.0, 100.0, 100.0);
+        cell(&r, g, 1, OK, a[i], a[i], a[i]);
+        cell(&r, g, 2, OK, b[i], b[i], b[i]);
+    }
+    const struct pgcb_result *runs[] = {&r};
+    struct pgcb_ranking rk;
+    assert_int_equal(pgcb_rank_compute(runs, 1, NULL, &rk), 0);
+    assert_string_equal(rk.rows[0].driver, "C");
+    assert_true(rk.rows[1].rel == rk.rows[2].rel);
+    assert_int_equal(rk.rows[1].rank, 2);
+    assert_int_equal(rk.rows[2].rank, 2);
+    /* one order in every group: no interval */
+    assert_true(isnan(rk.rows[1].rel_lo));
+    pgcb_rank_free(&rk);
+    pgcb_result_free(&r);
 }
 
 /* Nothing to rank: only a reference driver; or every client invalid. */
@@ -503,11 +801,13 @@ static void test_skipped(void **state)
     cell(&r, g2, 0, OK, 100.0, 100.0, 90.0, 110.0);
     cell(&r, g2, 1, OK, 400.0, 400.0, 390.0, 410.0);
     cell(&r, g2, 2, OK, 50.0, 50.0, 40.0, 60.0);
+    widen(&r, 4);
     struct pgcb_verdict v;
     pgcb_rank_verdict(&r, g1, &v);
     assert_int_equal(v.kind, PGCB_VERDICT_WINNER);
     assert_int_equal(v.winner, 0);
     assert_int_equal(v.nvalid, 2);
+    pgcb_rank_verdict_free(&v);
 
     const struct pgcb_result *runs[] = {&r};
     struct pgcb_ranking rk;
@@ -547,8 +847,8 @@ static void test_skipped(void **state)
 
     r.groups[g2].sla_failed = 1;
     pgcb_report_verdict_line(line, sizeof line, &r, g2);
-    assert_string_equal(line, "Winner: A (100 ns median, faster in all 2 execution orders; "
-                              "p <= 1/4 per rival) — background SLA FAILED");
+    assert_string_equal(line, "Winner: A (100 ns median; faster than B in 8/8 orders, "
+                              "p = 0.0078) — background SLA FAILED");
     /* the mark is never written past the buffer */
     char small[40];
     pgcb_report_verdict_line(small, sizeof small, &r, g2);
@@ -602,20 +902,20 @@ static void test_report_rankings(void **state)
     char *out = capture_rankings(&r);
     static const char *const want =
         "Ranking: suite s1  (2 groups)\n"
-        "┌────┬────────┬──────────────────┬──────────────────┬────────────────┬───────────────┐\n"
-        "│    │ Driver │ Relative latency │ Slower than best │ Fastest median │ Outright wins │\n"
-        "├────┼────────┼──────────────────┼──────────────────┼────────────────┼───────────────┤\n"
-        "│ 🥇 │ A      │            1.414 │            +0.0% │            1/2 │           1/2 │\n"
-        "│ 🥇 │ B      │            1.414 │            +0.0% │            1/2 │           1/2 │\n"
-        "│ 🥉 │ C      │            2.828 │          +100.0% │            0/2 │           0/2 │\n"
-        "└────┴────────┴──────────────────┴──────────────────┴────────────────┴───────────────┘\n"
+        "┌────┬────────┬───────────────────────────┬──────────────────┬────────────────┬───────────────┐\n"
+        "│    │ Driver │ Relative latency [95% CI] │ Slower than best │ Fastest median │ Outright wins │\n"
+        "├────┼────────┼───────────────────────────┼──────────────────┼────────────────┼───────────────┤\n"
+        "│ 🥇 │ A      │      1.414 [1.412, 1.417] │            +0.0% │            1/2 │           1/2 │\n"
+        "│ 🥇 │ B      │      1.414 [1.411, 1.418] │            +0.0% │            1/2 │           1/2 │\n"
+        "│ 🥉 │ C      │      2.828 [2.809, 2.849] │          +100.0% │            0/2 │           0/2 │\n"
+        "└────┴────────┴───────────────────────────┴──────────────────┴────────────────┴───────────────┘\n"
         "  Not ranked: D (no valid result)\n"
         "\n"
         "Ranking: suite s2  (1 of 2 groups; 1 left out, where a ranked driver is not valid)\n";
     assert_memory_equal(out, want, strlen(want));
     assert_non_null(strstr(out, "  Left out: s2 / g4, depth 10 (C failed)\n"));
     assert_non_null(strstr(out, "Ranking: overall, 2 suites  (3 of 4 groups; 1 left out"));
-    assert_non_null(strstr(out, "│ 🥉 │ C      │            4.000 │          +217.5% │"));
+    assert_non_null(strstr(out, "│ 🥉 │ C      │      4.000 [3.968, 4.033] │          +217.5% │"));
     assert_non_null(strstr(out, "\nLegend:\n  Relative latency  geometric mean"));
     free(out);
     pgcb_result_free(&r);
@@ -639,11 +939,28 @@ static void test_json_derived(void **state)
     json_t *v0 = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "verdict");
     assert_string_equal(json_string_value(json_object_get(v0, "winner")), "A");
     assert_string_equal(json_string_value(json_object_get(v0, "lowest_median")), "A");
-    assert_int_equal(json_integer_value(json_object_get(v0, "orders")), 2);
-    assert_near(json_real_value(json_object_get(v0, "p_bound")), 0.25, 0);
+    assert_int_equal(json_integer_value(json_object_get(v0, "orders")), 10);
+    assert_near(json_real_value(json_object_get(v0, "alpha")), 1.0 / 64, 0);
+    assert_int_equal(json_integer_value(json_object_get(v0, "min_orders")), 8);
+    json_t *rv = json_array_get(json_object_get(v0, "rivals"), 1);
+    assert_string_equal(json_string_value(json_object_get(rv, "driver")), "C");
+    assert_int_equal(json_integer_value(json_object_get(rv, "wins")), 10);
+    assert_near(json_real_value(json_object_get(rv, "p")), 2.0 / 1024, 1e-15);
+    assert_near(json_real_value(json_object_get(rv, "holm_level")), 1.0 / 64, 1e-15);
+    /* each valid cell's ratio to the leader, with its interval */
+    json_t *c1 = json_array_get(json_object_get(json_array_get(json_object_get(j, "groups"), 0),
+                                                "results"), 1);
+    json_t *vs = json_object_get(c1, "vs_leader");
+    assert_string_equal(json_string_value(json_object_get(vs, "driver")), "A");
+    assert_near(json_real_value(json_object_get(vs, "ratio")), 2.0, 1e-12);
+    assert_near(json_real_value(json_array_get(json_object_get(vs, "interval"), 0)),
+                201.0 / 101, 1e-12);
+    assert_near(json_real_value(json_array_get(json_object_get(vs, "interval"), 1)),
+                199.0 / 99, 1e-12);
     json_t *v2 = json_object_get(json_array_get(json_object_get(j, "groups"), 2), "verdict");
     assert_true(json_is_null(json_object_get(v2, "winner")));
-    assert_true(json_is_null(json_object_get(v2, "p_bound")));
+    assert_true(json_is_null(json_object_get(v2, "p_max")) ||
+                json_real_value(json_object_get(v2, "p_max")) > 0.5);
     json_t *rk = json_object_get(j, "rankings");
     assert_int_equal(json_integer_value(json_object_get(rk, "groups_ranked")), 3);
     assert_int_equal(json_integer_value(json_object_get(rk, "groups_total")), 4);
@@ -675,14 +992,18 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdict_winner),
-        cmocka_unit_test(test_verdict_no_clear),
+        cmocka_unit_test(test_verdict_counts),
+        cmocka_unit_test(test_verdict_holm),
         cmocka_unit_test(test_verdict_ties),
         cmocka_unit_test(test_verdict_excluded),
         cmocka_unit_test(test_verdict_every_rival),
         cmocka_unit_test(test_verdict_many_orders),
+        cmocka_unit_test(test_ratio_interval),
+        cmocka_unit_test(test_aa_simulated),
         cmocka_unit_test(test_ranking_overall),
         cmocka_unit_test(test_ranking_suites),
         cmocka_unit_test(test_ranking_runs),
+        cmocka_unit_test(test_ranking_tie_order),
         cmocka_unit_test(test_ranking_nothing),
         cmocka_unit_test(test_skipped),
         cmocka_unit_test(test_same_group),

@@ -224,8 +224,9 @@ static void test_bad_files(void **state)
 
     write_text(path, "{\"schema_version\": 99}");
     assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), -1);
-    snprintf(want, sizeof want, "%s: schema_version 99 is not supported (this program reads %d)",
-             path, PGCB_RESULT_SCHEMA_VERSION);
+    snprintf(want, sizeof want,
+             "%s: schema_version 99 is not supported (this program reads %d to %d)", path,
+             PGCB_RESULT_SCHEMA_OLDEST, PGCB_RESULT_SCHEMA_VERSION);
     assert_string_equal(err, want);
     remove(path);
 

@@ -104,15 +104,121 @@ static void test_geomean(void **state)
     assert_true(isnan(pgcb_stats_geomean(badneg, 2)));
 }
 
+/* P(X >= k), X ~ Bin(n, 1/2), by hand: n = 24, k = 21: (2024 + 276 + 24 + 1) /
+ * 2^24; n = 6, k = 6: 1/64; beyond the exact range (n = 100, k = 60):
+ * 0.028443966820490 (R: pbinom(59, 100, 0.5, lower.tail = FALSE)). */
+static void test_binom_tail(void **state)
+{
+    (void)state;
+    assert_near(pgcb_stats_binom_half_tail_log2(6, 6), -6.0, 1e-12);
+    assert_near(pgcb_stats_binom_half_tail_log2(6, 0), 0.0, 0);
+    assert_true(isinf(pgcb_stats_binom_half_tail_log2(6, 7)));
+    assert_near(exp2(pgcb_stats_binom_half_tail_log2(24, 21)), 2325.0 / 16777216, 1e-15);
+    assert_near(exp2(pgcb_stats_binom_half_tail_log2(62, 31)),
+                0.5 + 0.5 * 0.10092368634714097, 1e-12); /* P(X = 31) = C(62,31)/2^62 */
+    assert_near(exp2(pgcb_stats_binom_half_tail_log2(100, 60)), 0.028443966820490, 1e-10);
+    /* 5000 of 5000: 2^-5000, far below a double, exact in log2 */
+    assert_near(pgcb_stats_binom_half_tail_log2(5000, 5000), -5000.0, 1e-6);
+}
+
+/* Two-sided: 2 x the tail of the larger side, at most 1; ties are the
+ * caller's (dropped before). */
 static void test_sign_test(void **state)
 {
     (void)state;
-    /* 1 / 2^k */
-    assert_near(pgcb_stats_sign_test_p(0), 1.0, 0);
-    assert_near(pgcb_stats_sign_test_p(1), 0.5, 0);
-    assert_near(pgcb_stats_sign_test_p(6), 0.015625, 0);    /* 1/64 */
-    assert_near(pgcb_stats_sign_test_p(10), 1.0 / 1024, 0);
-    assert_near(pgcb_stats_sign_test_p(4000000000u), 0.0, 0);
+    double l2;
+    assert_near(pgcb_stats_sign_test(6, 0, &l2), 1.0 / 32, 1e-15);
+    assert_near(l2, -5.0, 1e-12);
+    assert_near(pgcb_stats_sign_test(0, 6, NULL), 1.0 / 32, 1e-15); /* symmetric */
+    assert_near(pgcb_stats_sign_test(7, 0, NULL), 1.0 / 64, 1e-15);
+    assert_near(pgcb_stats_sign_test(21, 3, NULL), 2 * 2325.0 / 16777216, 1e-15);
+    assert_near(pgcb_stats_sign_test(3, 3, NULL), 1.0, 0);  /* 2 x P(X >= 3) > 1 */
+    assert_near(pgcb_stats_sign_test(0, 0, &l2), 1.0, 0);   /* nothing to test */
+    assert_near(l2, 0.0, 0);
+    /* 1100 of 1100: p underflows to 0, log2 p does not */
+    double p = pgcb_stats_sign_test(1100, 0, &l2);
+    assert_true(p == 0.0);
+    assert_near(l2, -1099.0, 1e-6);
+}
+
+static void test_sign_min_orders(void **state)
+{
+    (void)state;
+    assert_int_equal(pgcb_stats_sign_min_orders(1.0 / 64, 0), 0);
+    assert_int_equal(pgcb_stats_sign_min_orders(1.0 / 64, 1), 7);  /* 2^-6 <= 1/64 */
+    assert_int_equal(pgcb_stats_sign_min_orders(1.0 / 64, 2), 8);
+    assert_int_equal(pgcb_stats_sign_min_orders(1.0 / 64, 5), 10); /* 2^-9 <= 1/320 */
+    assert_int_equal(pgcb_stats_sign_min_orders(0.05, 1), 6);      /* 2^-5 <= 0.05 */
+    assert_int_equal(pgcb_stats_sign_min_orders(0.5, 1), 2);
+}
+
+/* Holm: sorted p 0.001, 0.02, 0.04 at 0.05 against 0.0167, 0.025, 0.05:
+ * all three; with 0.03 in the middle it stops there (0.03 > 0.025), and the
+ * last (0.04 <= 0.05) is not rejected either. */
+static void test_holm(void **state)
+{
+    (void)state;
+    double p[] = {0.04, 0.001, 0.02}, lv[3];
+    int rej[3];
+    assert_int_equal(pgcb_stats_holm(p, 3, 0.05, rej, lv), 3);
+    assert_true(rej[0] && rej[1] && rej[2]);
+    assert_near(lv[1], 0.05 / 3, 1e-15);
+    assert_near(lv[2], 0.025, 1e-15);
+    assert_near(lv[0], 0.05, 1e-15);
+    p[2] = 0.03;
+    assert_int_equal(pgcb_stats_holm(p, 3, 0.05, rej, NULL), 1);
+    assert_true(rej[1] && !rej[2] && !rej[0]);
+    /* equal to the level is a rejection (2^-7 against (1/64) / 2) */
+    double q[] = {1.0 / 128, 1.0 / 128};
+    assert_int_equal(pgcb_stats_holm(q, 2, 1.0 / 64, rej, NULL), 2);
+}
+
+/* Order-statistics interval for the median: n = 6 at 95 %: [min, max],
+ * coverage 1 - 2/64; n = 24: ranks 7 and 18 (1 - 2 P(X <= 6) = 0.9773);
+ * n = 5: none (0.9375 < 0.95). NaNs are dropped first. */
+static void test_median_ci(void **state)
+{
+    (void)state;
+    double lo, hi;
+    double six[] = {6, 1, 5, 2, 4, 3};
+    assert_near(pgcb_stats_median_ci(six, 6, 0.95, &lo, &hi), 1 - 2.0 / 64, 1e-12);
+    assert_near(lo, 1, 0);
+    assert_near(hi, 6, 0);
+    double v[24];
+    for (int i = 0; i < 24; i++)
+        v[i] = 24 - i;
+    double cov = pgcb_stats_median_ci(v, 24, 0.95, &lo, &hi);
+    assert_near(lo, 7, 0);
+    assert_near(hi, 18, 0);
+    assert_near(cov, 1 - 2 * (1.0 + 24 + 276 + 2024 + 10626 + 42504 + 134596) / 16777216, 1e-12);
+    double five[] = {1, 2, 3, 4, 5};
+    assert_near(pgcb_stats_median_ci(five, 5, 0.95, &lo, &hi), 1 - 2.0 / 32, 1e-12);
+    assert_true(isnan(lo) && isnan(hi));
+    double nans[] = {NAN, 3, 1, NAN, 2, 6, 5, 4};
+    assert_near(pgcb_stats_median_ci(nans, 8, 0.95, &lo, &hi), 1 - 2.0 / 64, 1e-12);
+    assert_near(lo, 1, 0);
+    assert_near(hi, 6, 0);
+    assert_near(pgcb_stats_median_ci(nans, 0, 0.95, &lo, &hi), 0, 0);
+}
+
+/* The generator is a fixed sequence (splitmix64 from 0: the reference
+ * implementation's first output), and below() stays below. */
+static void test_rng(void **state)
+{
+    (void)state;
+    uint64_t s = 0;
+    assert_true(pgcb_stats_rng_next(&s) == 0xe220a8397b1dcdafULL);
+    s = 42;
+    for (int i = 0; i < 1000; i++)
+        assert_true(pgcb_stats_rng_below(&s, 7) < 7);
+}
+
+/* Summing logs in a fixed order: the same values in any order, the same bits. */
+static void test_geomean_order(void **state)
+{
+    (void)state;
+    double a[] = {1.1, 0.7, 3.3, 1.9, 2.2, 0.31}, b[] = {0.31, 2.2, 1.9, 3.3, 0.7, 1.1};
+    assert_true(pgcb_stats_geomean(a, 6) == pgcb_stats_geomean(b, 6));
 }
 
 int main(void)
@@ -124,7 +230,13 @@ int main(void)
         cmocka_unit_test(test_median_u64),
         cmocka_unit_test(test_median_dbl),
         cmocka_unit_test(test_geomean),
+        cmocka_unit_test(test_binom_tail),
         cmocka_unit_test(test_sign_test),
+        cmocka_unit_test(test_sign_min_orders),
+        cmocka_unit_test(test_holm),
+        cmocka_unit_test(test_median_ci),
+        cmocka_unit_test(test_rng),
+        cmocka_unit_test(test_geomean_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
