@@ -67,7 +67,7 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                      "winner is possible)", r->norders / r->orders_repeats, r->orders_repeats);
         fprintf(out, "Verdicts : exact two-sided sign test over the %zu execution orders%s, "
                      "Holm over %zu rivals, alpha %s: a winner needs >= %u orders without "
-                     "ties; ratio intervals %.0f%%\n",
+                     "ties; ratio intervals %g%%\n",
                 r->norders, rep, clients - 1, alpha, need, 100 * pgcb_rank_level(r));
         if (r->norders < need)
             fprintf(out, "Warning  : %zu execution orders cannot crown a winner at alpha %s "
@@ -344,7 +344,7 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     const int with_ratio = leader != PGCB_RANK_NONE && v.nvalid >= 2;
     pgcb_rank_verdict_free(&v);
     char ratio_head[64];
-    snprintf(ratio_head, sizeof ratio_head, "x lowest [%.0f%% CI]", 100 * pgcb_rank_level(r));
+    snprintf(ratio_head, sizeof ratio_head, "x lowest [%g%% CI]", 100 * pgcb_rank_level(r));
     enum { C_NAME, C_AVG, C_MED, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
     const char *const head_all[C_COUNT] = {
         "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
@@ -417,7 +417,7 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     const char *bullet = md ? "- " : "  ";
     int notes = 0;
     if (no_interval) {
-        fprintf(out, "%sx lowest: no %.0f%% interval from %zu execution order%s (it needs %u)\n",
+        fprintf(out, "%sx lowest: no %g%% interval from %zu execution order%s (it needs %u)\n",
                 bullet, 100 * pgcb_rank_level(r), ci_orders, ci_orders == 1 ? "" : "s",
                 pgcb_rank_ci_min_orders(pgcb_rank_level(r)));
         notes++;
@@ -506,7 +506,7 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
     }
     if (rk->nrows > 0) {
         char rel_head[64];
-        snprintf(rel_head, sizeof rel_head, "Relative latency [%.0f%% CI]", 100 * rk->level);
+        snprintf(rel_head, sizeof rel_head, "Relative latency [%g%% CI]", 100 * rk->level);
         const char *const head[] = {"", "Driver", rel_head, "Slower than best",
                                     "Fastest median", "Outright wins"};
         struct pgcb_table *t = pgcb_table_new(6, head);
