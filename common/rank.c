@@ -94,7 +94,14 @@ const char *pgcb_rank_medal(unsigned rank)
 
 double pgcb_rank_alpha(const struct pgcb_result *r)
 {
-    return r->alpha > 0 && r->alpha <= 0.5 ? r->alpha : PGCB_DEFAULT_ALPHA;
+    double a = r->alpha > 0 && r->alpha <= 0.5 ? r->alpha : PGCB_DEFAULT_ALPHA;
+    return r->looks > 1 ? a / (double)r->looks : a;
+}
+
+size_t pgcb_rank_group_orders(const struct pgcb_result *r, size_t g)
+{
+    size_t k = r->groups[g].orders_run;
+    return k > 0 && k < r->norders ? k : r->norders;
 }
 
 double pgcb_rank_level(const struct pgcb_result *r)
@@ -151,7 +158,8 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
     const struct pgcb_res_group *gr = &r->groups[g];
     *v = (struct pgcb_verdict){.kind = PGCB_VERDICT_NO_VALID, .winner = PGCB_RANK_NONE,
                                .lowest_median = PGCB_RANK_NONE, .lowest_mean = PGCB_RANK_NONE,
-                               .orders = r->norders, .alpha = pgcb_rank_alpha(r),
+                               .orders = pgcb_rank_group_orders(r, g),
+                               .alpha = pgcb_rank_alpha(r),
                                .p_max = NAN};
     for (size_t d = 0; d < r->ndrivers; d++) {
         if (!is_client(r, d) || !pgcb_rank_cell_valid(r, g, d))
@@ -183,7 +191,7 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
         rv->driver = d;
         if (c->median_ns == bc->median_ns)
             v->median_ties++;
-        for (size_t o = 0; o < r->norders; o++) {
+        for (size_t o = 0; o < v->orders; o++) {
             double mine = order_median(bc, o), theirs = order_median(c, o);
             if (mine < theirs)
                 rv->wins++;
@@ -210,7 +218,7 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
     free(p);
     free(lv);
     free(rej);
-    if (r->norders < v->min_orders)
+    if (v->orders < v->min_orders)
         v->kind = PGCB_VERDICT_TOO_FEW;
     else if (more_wins && nrej == v->nrivals && v->median_ties == 0) {
         v->kind = PGCB_VERDICT_WINNER;
@@ -230,8 +238,9 @@ int pgcb_rank_ratio(const struct pgcb_result *r, size_t g, size_t d, size_t ref,
         return -1;
     const struct pgcb_res_cell *c = &r->groups[g].cells[d], *rc = &r->groups[g].cells[ref];
     out->ratio = c->median_ns / rc->median_ns;
-    double *v = pgcb_xcalloc(r->norders ? r->norders : 1, sizeof *v);
-    for (size_t o = 0; o < r->norders; o++) {
+    size_t k = pgcb_rank_group_orders(r, g);
+    double *v = pgcb_xcalloc(k ? k : 1, sizeof *v);
+    for (size_t o = 0; o < k; o++) {
         double a = order_median(c, o), b = order_median(rc, o);
         if (isfinite(a) && isfinite(b) && a > 0 && b > 0)
             v[out->orders++] = a / b;
@@ -239,6 +248,43 @@ int pgcb_rank_ratio(const struct pgcb_result *r, size_t g, size_t d, size_t ref,
     out->coverage = pgcb_stats_median_ci(v, out->orders, out->level, &out->lo, &out->hi);
     free(v);
     return 0;
+}
+
+int pgcb_rank_decided(const struct pgcb_result *r, size_t g, double width)
+{
+    const struct pgcb_res_group *gr = &r->groups[g];
+    size_t k = pgcb_rank_group_orders(r, g), nvalid = 0;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        nvalid += is_client(r, d) && gr->cells[d].status == PGCB_CELL_OK;
+    if (nvalid < 2)
+        return 0;
+    double level = pgcb_rank_alpha(r) / (double)(nvalid * (nvalid - 1) / 2);
+    double *v = pgcb_xcalloc(k ? k : 1, sizeof *v);
+    int decided = 1;
+    for (size_t a = 0; a < r->ndrivers && decided; a++) {
+        if (!is_client(r, a) || gr->cells[a].status != PGCB_CELL_OK)
+            continue;
+        for (size_t b = a + 1; b < r->ndrivers && decided; b++) {
+            if (!is_client(r, b) || gr->cells[b].status != PGCB_CELL_OK)
+                continue;
+            unsigned wins = 0, losses = 0;
+            size_t n = 0;
+            for (size_t o = 0; o < k; o++) {
+                double x = order_median(&gr->cells[a], o), y = order_median(&gr->cells[b], o);
+                wins += x < y;
+                losses += x > y;
+                if (x > 0 && y > 0)
+                    v[n++] = x / y;
+            }
+            double lo, hi;
+            pgcb_stats_median_ci(v, n, pgcb_rank_level(r), &lo, &hi);
+            double mid = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+            decided = pgcb_stats_sign_test(wins, losses, NULL) <= level * (1 + 1e-12) &&
+                      isfinite(lo) && (hi - lo) <= width * mid;
+        }
+    }
+    free(v);
+    return decided;
 }
 
 /* ---- ranking --------------------------------------------------------------- */
@@ -557,7 +603,7 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
             const struct pgcb_result *r = runs[i];
             const struct pgcb_res_group *gr = &r->groups[out->groups[n].group];
             const struct pgcb_res_cell *bc = &gr->cells[w.idx[i * w.m + best_of[n]]];
-            K[n] = r->norders;
+            K[n] = pgcb_rank_group_orders(r, out->groups[n].group);
             per_order[n] = pgcb_xcalloc(out->nrows * (K[n] ? K[n] : 1), sizeof(double));
             out->groups[n].ratio = pgcb_xcalloc(out->nrows, sizeof(double));
             for (size_t row = 0; row < out->nrows; row++) {

@@ -158,8 +158,25 @@ int pgcb_rank_ratio(const struct pgcb_result *r, size_t g, size_t d, size_t ref,
  * 1 - 2^(1-n) >= level (6 at 95 %). */
 unsigned pgcb_rank_ci_min_orders(double level);
 
-/* r's alpha and interval level, or the defaults when out of range. */
+/* r's alpha (divided by r->looks when a group could stop at several looks:
+ * Bonferroni over the looks, so that stopping once decided does not raise
+ * the chance of a false winner), and its interval level; the defaults when
+ * out of range. */
 double pgcb_rank_alpha(const struct pgcb_result *r);
+
+/* The execution orders group g ran: its orders_run, or r->norders. */
+size_t pgcb_rank_group_orders(const struct pgcb_result *r, size_t g);
+
+/*
+ * until = decided (session.c): 1 when, over the orders group g ran so far,
+ * every pair of its valid client drivers is decided -- the exact two-sided
+ * sign test on their per-order medians reaches pgcb_rank_alpha(r) divided
+ * by the number of pairs (Bonferroni) -- and every pair's ratio interval
+ * (pgcb_stats_median_ci at the run's level) is narrower than `width`
+ * relative to its median. 0 otherwise, and when fewer than two clients are
+ * valid.
+ */
+int pgcb_rank_decided(const struct pgcb_result *r, size_t g, double width);
 double pgcb_rank_level(const struct pgcb_result *r);
 
 /* "1/64" when 1/alpha is a whole number, else "%g". */

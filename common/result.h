@@ -105,6 +105,9 @@ struct pgcb_res_group {
     struct pgcb_res_background *backgrounds;
     size_t nbackgrounds;
     int sla_failed;             /* some background load missed its target rate */
+    size_t orders_run;          /* until = decided: the orders it ran before it was decided
+                                   (its cells have that many per-order medians); 0: all of
+                                   pgcb_result.norders */
 };
 
 struct pgcb_result {
@@ -137,6 +140,11 @@ struct pgcb_result {
     double alpha;               /* the sign test's level: [bench] alpha, default 1/64 */
     double interval_level;      /* of the ratio intervals: [bench] interval_level, 0.95 */
     int verdict_defaults;       /* alpha and interval_level were not in the file */
+    int until_decided;          /* [bench] until = decided: a group could stop early */
+    double until_width;         /* its largest relative interval width */
+    size_t looks;               /* until = decided: the looks a group could stop at (each
+                                   complete set of orders up to the cap); the verdicts test
+                                   at alpha / looks (rank.h). 1 (or 0) otherwise */
     unsigned schema_version;    /* of the file read; PGCB_RESULT_SCHEMA_VERSION when made */
 
     struct pgcb_res_driver *drivers;

@@ -196,6 +196,8 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
         json_array_append_new(results, cell_json(r, &gr->cells[d], d));
     json_object_set_new(one, "results", results);
     json_object_set_new(one, "sla_failed", json_boolean(gr->sla_failed));
+    json_object_set_new(one, "orders_run",
+                        gr->orders_run ? json_integer((json_int_t)gr->orders_run) : json_null());
     json_t *bg = json_array();
     for (size_t b = 0; b < gr->nbackgrounds; b++) {
         json_t *j = background_json(&gr->backgrounds[b]);
@@ -248,7 +250,7 @@ static json_t *result_json(const struct pgcb_result *r)
         str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
         "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
-                     "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I}, s:o, s:o, s:o, s:b, s:o}",
+                     "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
                      "runner", "version", str_or_null(r->runner_version),
                      "started_at", str_or_null(r->started_at),
@@ -264,6 +266,9 @@ static json_t *result_json(const struct pgcb_result *r)
                      "verdicts", "alpha", pgcb_rank_alpha(r),
                      "interval_level", pgcb_rank_level(r),
                      "orders_repeats", (json_int_t)(r->orders_repeats ? r->orders_repeats : 1),
+                     "until", r->until_decided ? "decided" : "budget",
+                     "until_width", r->until_decided ? json_real(r->until_width) : json_null(),
+                     "looks", (json_int_t)(r->looks ? r->looks : 1),
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", str_or_null(r->stop_reason));
@@ -507,17 +512,21 @@ static int read_background(json_t *o, struct pgcb_res_background *b, char *why, 
     return 0;
 }
 
-/* A group's keys from issue 8: transaction, ops, params, sla_failed, background. */
+#define PGCB_ORDERS_MAX_JSON 40320 /* orders.h's PGCB_ORDERS_MAX: what a run can have */
+
+/* A group's keys from issue 8 (and orders_run, issue 13): transaction, ops, params, sla_failed, background. */
 static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, size_t n)
 {
     static const char who[] = "a group";
-    uint64_t nparams;
+    uint64_t nparams, orders_run = 0;
     if (opt_bool(o, "transaction", &gr->transaction, who, why, n) != 0 ||
         opt_uint(o, "ops", UINT64_MAX, 1, &gr->ops, who, why, n) != 0 ||
         opt_uint(o, "params", UINT32_MAX, 0, &nparams, who, why, n) != 0 ||
-        opt_bool(o, "sla_failed", &gr->sla_failed, who, why, n) != 0)
+        opt_bool(o, "sla_failed", &gr->sla_failed, who, why, n) != 0 ||
+        opt_uint(o, "orders_run", PGCB_ORDERS_MAX_JSON, 1, &orders_run, who, why, n) != 0)
         return -1;
     gr->nparams = (uint32_t)nparams;
+    gr->orders_run = (size_t)orders_run;
     json_t *bg = json_object_get(o, "background");
     if (!bg || json_is_null(bg))
         return 0;
@@ -608,6 +617,10 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
                                               : PGCB_DEFAULT_INTERVAL_LEVEL;
     r->verdict_defaults = !json_is_number(alpha) || !json_is_number(level);
     r->orders_repeats = (size_t)get_u64(verdicts, "orders_repeats");
+    const char *until = json_string_value(json_object_get(verdicts, "until"));
+    r->until_decided = until && strcmp(until, "decided") == 0;
+    r->until_width = get_real(verdicts, "until_width");
+    r->looks = (size_t)get_u64(verdicts, "looks");
     r->complete = json_is_true(json_object_get(j, "complete"));
     r->stop_reason = dup_str(j, "stop_reason");
 

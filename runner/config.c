@@ -52,7 +52,8 @@ struct ctx {
 
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
                                          "output", "orders", "batch_timeout_ms", "seed",
-                                         "alpha", "interval_level", NULL};
+                                         "alpha", "interval_level", "until", "until_max_orders",
+                                         "until_width", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 /* Besides these, a query takes param1 .. param64. */
 static const char *const query_keys[] = {"sql", "rows", "check", "prime", NULL};
@@ -501,6 +502,29 @@ static int apply(struct ctx *c, const char *key, const char *value)
                      value);
                 return 0;
             }
+        } else if (strcmp(key, "until") == 0) {
+            if (strcmp(value, "budget") == 0)
+                cfg->until_decided = 0;
+            else if (strcmp(value, "decided") == 0)
+                cfg->until_decided = 1;
+            else {
+                fail(c, "[bench] until: '%s' is not budget or decided", value);
+                return 0;
+            }
+            cfg->until_line = c->lineno;
+        } else if (strcmp(key, "until_max_orders") == 0) {
+            if (!int_key(c, key, value, 1, PGCB_ORDERS_MAX, &u))
+                return 0;
+            cfg->until_max_orders = (size_t)u;
+            cfg->until_max_line = c->lineno;
+        } else if (strcmp(key, "until_width") == 0) {
+            if (parse_fraction(value, &cfg->until_width) != 0 || !(cfg->until_width > 0) ||
+                !(cfg->until_width <= 1)) {
+                fail(c, "[bench] until_width: '%s' is not a relative width in (0, 1] (e.g. "
+                     "0.05: every ratio interval within 5%% of its ratio)", value);
+                return 0;
+            }
+            cfg->until_width_line = c->lineno;
         } else if (strcmp(key, "orders") == 0) {
             char e[160];
             if (pgcb_orders_parse(value, &cfg->orders, &cfg->orders_n, e, sizeof e) != 0) {
@@ -709,6 +733,15 @@ static void finish(struct ctx *c)
         return;
     c->lineno = 0;
 #define FAIL_AT(line, ...) do { c->lineno = (line); fail(c, __VA_ARGS__); return; } while (0)
+    if (cfg->until_decided && !cfg->until_max_orders)
+        FAIL_AT(cfg->until_line, "[bench] until = decided needs until_max_orders, the most "
+                "execution orders a group may run (its cap)");
+    if (!cfg->until_decided && cfg->until_max_orders)
+        FAIL_AT(cfg->until_max_line, "[bench] until_max_orders is the cap of until = decided; "
+                "this file has no until = decided");
+    if (!cfg->until_decided && cfg->until_width_line)
+        FAIL_AT(cfg->until_width_line, "[bench] until_width belongs to until = decided; this "
+                "file has no until = decided");
     if (cfg->ndrivers == 0)
         FAIL_AT(0, "no [driver.NAME] section: nothing to measure");
     for (size_t i = 0; i < cfg->ndrivers; i++)
@@ -875,6 +908,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .ncpus = 1,
         .orders = PGCB_ORDERS_AUTO,
         .alpha = PGCB_DEFAULT_ALPHA,
+        .until_width = PGCB_DEFAULT_UNTIL_WIDTH,
         .interval_level = PGCB_DEFAULT_INTERVAL_LEVEL,
         .time_source = "default",
         .queries_source = "default",

@@ -104,6 +104,10 @@ struct pgcb_config {
     size_t orders_n;              /* for PGCB_ORDERS_COUNT */
     double alpha;           /* the verdicts' sign-test level, (0, 0.5]; default 1/64 */
     double interval_level;  /* of the ratio intervals, (0, 1); default 0.95 */
+    int until_decided;      /* until = decided: a group stops once decided (session.c) */
+    size_t until_max_orders;/* its cap, in orders (required with until = decided) */
+    double until_width;     /* its largest relative interval width, (0, 1] */
+    int until_line, until_max_line, until_width_line; /* where they were set; 0: not */
     const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
     const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
     uint64_t seed;          /* parameter generators */
@@ -131,6 +135,7 @@ struct pgcb_config {
 #define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
 #define PGCB_DEFAULT_SEED 1
 #define PGCB_DEFAULT_SLA 0.95
+#define PGCB_DEFAULT_UNTIL_WIDTH 0.10
 /* Most parameters of one query. */
 #define PGCB_MAX_PARAMS 64
 

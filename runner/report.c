@@ -69,6 +69,15 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                      "Holm over %zu rivals, alpha %s: a winner needs >= %u orders without "
                      "ties; ratio intervals %g%%\n",
                 r->norders, rep, clients - 1, alpha, need, 100 * pgcb_rank_level(r));
+        if (r->until_decided && r->looks > 0) {
+            char base[32];
+            pgcb_rank_fmt_alpha(base, sizeof base, pgcb_rank_alpha(r) * (double)r->looks);
+            fprintf(out, "Until    : decided: a group stops after any whole set of %zu orders "
+                         "once every pair of clients is decided and every ratio interval is "
+                         "within %g%% (cap %zu orders, %zu looks: alpha %s / %zu per look)\n",
+                    r->norders / r->looks, 100 * r->until_width, r->norders, r->looks, base,
+                    r->looks);
+        }
         if (r->norders < need)
             fprintf(out, "Warning  : %zu execution orders cannot crown a winner at alpha %s "
                          "against %zu rivals: no group will have one (set orders to %u or "
@@ -320,8 +329,13 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
         fprintf(out, ", Queries/s summed over them, ");
     }
-    fprintf(out, "pooled over %zu execution order%s)\n%s", r->norders,
-            r->norders == 1 ? "" : "s", md ? "\n" : "");
+    size_t ran = pgcb_rank_group_orders(r, g);
+    if (ran < r->norders)
+        fprintf(out, "pooled over %zu execution orders, decided after %zu of %zu)\n%s", ran,
+                ran, r->norders, md ? "\n" : "");
+    else
+        fprintf(out, "pooled over %zu execution order%s)\n%s", ran, ran == 1 ? "" : "s",
+                md ? "\n" : "");
 
     /* The wire floor: a reference driver that does I/O (drivers/floor). When
      * it has a median here, every driver's median is also shown as a ratio

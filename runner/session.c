@@ -30,6 +30,7 @@
 
 #include "measure.h"
 #include "orders.h"
+#include "rank.h"
 #include "srvcpu.h"
 #include "stats.h"
 #include "sysinfo.h"
@@ -140,7 +141,18 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
         return -1;
     }
     s->orders_repeats = 1;
-    if (cfg->orders == PGCB_ORDERS_AUTO) {
+    s->looks = 1;
+    if (cfg->until_decided) {
+        /* The set repeated up to the cap: a group may stop after any whole
+         * set (each keeps the set's balance), and the verdicts test at alpha
+         * / looks (rank.h). */
+        s->block = s->norders;
+        s->looks = (cfg->until_max_orders + s->block - 1) / s->block;
+        size_t **more = pgcb_orders_repeat(s->orders, s->norders, s->ndrivers, s->looks);
+        pgcb_orders_free(s->orders, s->norders);
+        s->orders = more;
+        s->norders *= s->looks;
+    } else if (cfg->orders == PGCB_ORDERS_AUTO) {
         /* Enough orders for a winner to be possible at alpha against every
          * other client (rank.h): repeat the set, keeping its balance. */
         size_t clients = 0;
@@ -269,6 +281,9 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
     }
     r->norders = s->norders;
     r->orders_repeats = s->orders_repeats;
+    r->looks = s->looks;
+    r->until_decided = s->cfg->until_decided;
+    r->until_width = s->cfg->until_width;
     r->orders = pgcb_xcalloc(s->norders, sizeof *r->orders);
     for (size_t o = 0; o < s->norders; o++) {
         r->orders[o] = pgcb_xcalloc(s->ndrivers, sizeof **r->orders);
@@ -725,7 +740,18 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             }
             stopped = *s->stop != 0;
         }
+        /* until = decided: after each whole set, stop once every pair is
+         * decided (rank.h); the orders not run are the budget saved. */
+        if (s->block && (o + 1) % s->block == 0 && o + 1 < s->norders && !stopped) {
+            gr->orders_run = o + 1;
+            if (pgcb_rank_decided(r, g, cfg->until_width))
+                break;
+            gr->orders_run = 0;
+        }
     }
+    if (gr->orders_run)
+        for (size_t d = 0; d < s->ndrivers; d++)
+            gr->cells[d].norders = gr->orders_run;
     bg_stop(s, gr, su);
     if (!s->quiet && isatty(2))
         fprintf(stderr, "\r\033[K");

@@ -62,6 +62,9 @@ struct pgcb_session {
     size_t norders;
     size_t orders_repeats;        /* auto: how often the base set was repeated so that a
                                      verdict can reach alpha (1: not repeated) */
+    size_t block;                 /* until = decided: the orders of one set, the step at
+                                     which a group may stop; 0 otherwise */
+    size_t looks;                 /* until = decided: norders / block; 1 otherwise */
     uint32_t nthreads;            /* the most threads any suite uses */
     int quiet;                    /* no progress line */
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */

@@ -1,5 +1,6 @@
 /*
- * test_aa.c -- A/A: one driver listed twice under two names must tie. If the
+ * test_aa.c -- A/A: one driver listed twice under two names must tie (and
+ * until = decided, which stops a group once its verdicts are decided). If the
  * runner's scheduling favoured a position in the order (first, last, after a
  * given driver), or its statistics crowned by chance, one copy would win.
  *
@@ -144,6 +145,51 @@ static void test_aa_libpq_sync(void **state)
     pgcb_result_free(&res);
 }
 
+/* until = decided: libpq_pipeline (depth 10) against libpq_sync is decided
+ * long before the cap of 40 orders; the group says after how many, the
+ * verdict counts only those, and the JSON keeps orders_run. */
+static void test_until_decided(void **state)
+{
+    (void)state;
+    char body[2048];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.libpq_pipeline]\npath = %s/drivers/libpq_pipeline.so\n"
+             "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+             "[suite.pipelined]\ndepth = 10\n",
+             e2e_build, e2e_build);
+    char head[1024];
+    snprintf(head, sizeof head,
+             "[bench]\ntime_ms = 4000\nqueries = 50\nwarmup_ms = 50\nuntil = decided\n"
+             "until_max_orders = 40\nuntil_width = 0.25\n"
+             "[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    const char *ini = e2e_write_file("until", head, body);
+    const char *path = e2e_json_path("until");
+    const char *env[] = {"BENCH_TIME_MS", "BENCH_QUERIES", NULL};
+    struct e2e_run r = e2e_run_runner(ini, path, env, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "Until    : decided: a group stops after any whole set of 2 "
+                                  "orders"));
+    assert_non_null(strstr(r.out, "(cap 40 orders, 20 looks: alpha 1/64 / 20 per look)"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(path, &res, err, sizeof err), 0);
+    size_t ran = res.groups[0].orders_run;
+    print_message("decided after %zu of %zu orders\n", ran, res.norders);
+    assert_int_equal(res.norders, 40);
+    assert_int_equal(res.looks, 20);
+    assert_true(ran >= 12 && ran < 40 && ran % 2 == 0); /* 2^(1-12) <= 1/1280 */
+    assert_int_equal(res.groups[0].cells[0].norders, ran);
+    char want[128];
+    snprintf(want, sizeof want, "decided after %zu of 40)", ran);
+    assert_non_null(strstr(r.out, want));
+    assert_non_null(strstr(r.out, "Winner: libpq_pipeline"));
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 int main(void)
 {
     if (e2e_setup("test_aa") != 0)
@@ -151,6 +197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aa_null),
         cmocka_unit_test(test_aa_libpq_sync),
+        cmocka_unit_test(test_until_decided),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (e2e_teardown() != 0)

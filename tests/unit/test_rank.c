@@ -455,6 +455,45 @@ static void test_ratio_interval(void **state)
     pgcb_result_free(&r);
 }
 
+/* until = decided: A beats B in all 12 orders (p = 2^-11) with ratios 1.50 ..
+ * 1.55: decided at alpha 1/64 and width 10 %, not at width 1 %; with 20
+ * looks (alpha 1/1280 per look) 12 orders are still enough (2^-11 <=
+ * 1/1280), 10 are not; a third driver C identical to B is never decided
+ * against it. orders_run limits every figure to the orders run. */
+static void test_decided(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r, "ABC", 0, 12);
+    size_t g = group(&r, "s", "q", 1);
+    cell(&r, g, 0, OK, 100.0, 100.0, 0.0);
+    cell(&r, g, 1, OK, 150.0, 150.0, 0.0);
+    cell(&r, g, 2, FAILED, 150.0, 150.0, 0.0);
+    for (size_t o = 0; o < 12; o++) {
+        r.groups[g].cells[0].order_medians_ns[o] = 100;
+        r.groups[g].cells[1].order_medians_ns[o] = 150 + (double)(o % 6);
+        r.groups[g].cells[2].order_medians_ns[o] = 150 + (double)((o + 3) % 6);
+    }
+    assert_true(pgcb_rank_decided(&r, g, 0.10));
+    assert_false(pgcb_rank_decided(&r, g, 0.01));
+    r.looks = 20;
+    assert_near(pgcb_rank_alpha(&r), 1.0 / 1280, 1e-15);
+    assert_true(pgcb_rank_decided(&r, g, 0.10));
+    r.groups[g].orders_run = 10;
+    assert_int_equal(pgcb_rank_group_orders(&r, g), 10);
+    assert_false(pgcb_rank_decided(&r, g, 0.10));
+    struct pgcb_verdict v;
+    pgcb_rank_verdict(&r, g, &v);
+    assert_int_equal(v.orders, 10);
+    assert_int_equal(v.rivals[0].wins, 10);
+    pgcb_rank_verdict_free(&v);
+    r.groups[g].orders_run = 0;
+    r.looks = 1;
+    r.groups[g].cells[2].status = OK; /* B and C alike: 6 wins, 6 losses */
+    assert_false(pgcb_rank_decided(&r, g, 0.10));
+    pgcb_result_free(&r);
+}
+
 /* ---- A/A: identical drivers, simulated --------------------------------------- */
 
 /* A standard normal from the deterministic generator (Box-Muller). */
@@ -999,6 +1038,7 @@ int main(void)
         cmocka_unit_test(test_verdict_every_rival),
         cmocka_unit_test(test_verdict_many_orders),
         cmocka_unit_test(test_ratio_interval),
+        cmocka_unit_test(test_decided),
         cmocka_unit_test(test_aa_simulated),
         cmocka_unit_test(test_ranking_overall),
         cmocka_unit_test(test_ranking_suites),
