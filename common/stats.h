@@ -41,4 +41,24 @@ double pgcb_stats_geomean(const double *v, size_t n);
  */
 double pgcb_stats_sign_test_p(unsigned orders);
 
+/*
+ * Spread of a driver's per-order medians in one group (issue 13): how much
+ * the execution orders disagree, which is what the sign test has to see
+ * through. NaNs (orders not run) are ignored. robust_cv_pct is the robust
+ * coefficient of variation 1.4826 * MAD / median * 100 (MAD: the median of
+ * |v - median|; 1.4826 makes it estimate the standard deviation of normal
+ * data, so the figure reads like a CV that one wild order cannot inflate);
+ * NAN with fewer than 3 values or a median <= 0. min and max are the
+ * extreme values, NAN when there is none. `scratch` holds n doubles the
+ * function overwrites (v is not touched); no allocation.
+ */
+struct pgcb_stats_spread {
+    size_t n;             /* finite values used */
+    double robust_cv_pct;
+    double min, max;
+};
+
+void pgcb_stats_spread(const double *v, size_t n, double *scratch,
+                       struct pgcb_stats_spread *out);
+
 #endif
