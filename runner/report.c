@@ -445,8 +445,8 @@ static int noise_notes(FILE *out, const struct pgcb_result *r, const struct pgcb
         for (size_t o = 0; o < c->norders; o++)
             n += isfinite(c->order_medians_ns[o]) != 0;
         fprintf(out, "%s%s: noisy: its per-order medians spread %.1f%% (robust CV; %.0f to "
-                     "%.0f ns over %zu orders), above noise_warn_pct %g%%; a lead smaller than "
-                     "about twice that is not resolved in every order\n", bullet,
+                     "%.0f ns over %zu orders), above noise_warn_pct %g%%: a lead under about "
+                     "twice that is likely to stay unresolved\n", bullet,
                 r->drivers[d].label, c->spread_cv_pct, c->spread_min_ns, c->spread_max_ns, n,
                 warn);
         lines++;
