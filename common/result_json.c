@@ -639,6 +639,8 @@ static void read_env_noise(json_t *env, struct pgcb_result *r)
                                  sizeof *r->noise_cpus);
     json_array_foreach(cpus, i, u) {
         json_t *cpu = json_object_get(u, "cpu");
+        if (r->nnoise_cpus == PGCB_MAX_CPUS)
+            break; /* no machine has more pinned CPUs than a CPU list can name */
         if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
             json_integer_value(cpu) >= PGCB_MAX_CPUS)
             continue;

@@ -71,17 +71,18 @@ static int cmp_int(const void *a, const void *b)
  * or "cpufreq not shown by this machine (CPUs 0,1)", into buf. */
 static void noise_governors(const struct pgcb_result *r, char *buf, size_t n)
 {
-    int same = 1, cpus[PGCB_MAX_CPUS];
+    int same = 1, cpus[PGCB_MAX_CPUS] = {0};
     const char *g0 = r->noise_cpus[0].governor;
-    for (size_t i = 0; i < r->nnoise_cpus; i++) {
+    size_t ncpus = r->nnoise_cpus < PGCB_MAX_CPUS ? r->nnoise_cpus : PGCB_MAX_CPUS;
+    for (size_t i = 0; i < ncpus; i++) {
         const char *g = r->noise_cpus[i].governor;
         same &= (!g && !g0) || (g && g0 && strcmp(g, g0) == 0);
         cpus[i] = r->noise_cpus[i].cpu;
     }
     char list[256];
-    qsort(cpus, r->nnoise_cpus, sizeof *cpus, cmp_int);
-    pgcb_cpus_format(cpus, r->nnoise_cpus, list, sizeof list);
-    const char *s = r->nnoise_cpus == 1 ? "" : "s";
+    qsort(cpus, ncpus, sizeof *cpus, cmp_int);
+    pgcb_cpus_format(cpus, ncpus, list, sizeof list);
+    const char *s = ncpus == 1 ? "" : "s";
     buf[0] = '\0';
     if (same && !g0)
         snprintf(buf, n, "cpufreq not shown by this machine (CPU%s %s)", s, list);
