@@ -8,7 +8,9 @@
  * (the "cpu" line, the sum), as the 8th value of the line, in clock ticks
  * (USER_HZ: 10 ms at the usual 100 Hz). The kernel keeps nanoseconds and
  * truncates to ticks when the file is read, so a difference of two reads is
- * exact to within a tick. Reading the file costs tens of microseconds: the
+ * exact to within a tick -- for each line on its own: a CPU's line and the
+ * machine's sum can differ by a tick over the same interval. Reading the
+ * file costs tens of microseconds: the
  * runner reads it around each order's job, never in a timed loop.
  */
 #ifndef PGCB_STEAL_H
