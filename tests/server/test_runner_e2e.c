@@ -454,12 +454,13 @@ static void test_list_drivers(void **state)
 }
 
 /* Issue 13: a real run's result carries the noise figures, with sane
- * values: per cell the spread of its 6 per-order medians (3 drivers), the
- * steal on the measuring CPU and on the machine as shares in [0, 100] over
- * a positive window, the measuring thread's context switches (integers >= 0
- * in the file; a driver waiting on the server switches voluntarily); in the
- * environment the threshold of the file, CPU 0 as the client CPU, the steal
- * since boot and over the run; and the console's Noise lines. */
+ * values: per cell the spread of its per-order medians (3 drivers: 6 orders
+ * or more), the steal on the measuring CPU and on the machine as shares in
+ * [0, 100] over a positive window, the measuring thread's context switches
+ * (integers >= 0 in the file; a driver waiting on the server switches
+ * voluntarily); in the environment the threshold of the file, CPU 0 as the
+ * client CPU, the steal since boot and over the run; and the console's
+ * Noise lines. */
 static void test_noise_recorded(void **state)
 {
     (void)state;
@@ -491,7 +492,8 @@ static void test_noise_recorded(void **state)
     assert_true(res.steal_boot_pct >= 0 && res.steal_boot_pct <= 100);
     assert_true(res.run_steal_pct >= 0 && res.run_steal_pct <= 100);
     assert_true(res.run_steal_ns >= 0);
-    assert_int_equal(res.norders, 6);
+    /* 3 drivers: their 6 orders (a runner may repeat the set) */
+    assert_true(res.norders >= 6 && res.norders % 6 == 0);
     const struct pgcb_res_group *gr = &res.groups[0];
     for (size_t d = 0; d < res.ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
