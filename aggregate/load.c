@@ -10,6 +10,7 @@
 
 #include "agg.h"
 #include "pgcb/driver.h"
+#include "stats.h"
 #include "util.h"
 
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
@@ -150,6 +151,35 @@ static size_t check_groups(struct pgcb_agg *a, FILE *warn)
     return shared;
 }
 
+/* Issue 13: per run whose file records the noise (a runner that does), a
+ * note with the machine's steal over the run and how many client cells'
+ * per-order medians spread more than the run's noise_warn_pct. */
+static void check_noise(struct pgcb_agg *a)
+{
+    for (size_t i = 0; i < a->nruns; i++) {
+        const struct pgcb_result *r = a->res[i];
+        if (r->nnoise_cpus == 0 && !isfinite(r->run_steal_pct))
+            continue;
+        double warn = r->noise_warn_pct > 0 ? r->noise_warn_pct : PGCB_STATS_NOISE_WARN_PCT;
+        size_t cells = 0, noisy = 0;
+        for (size_t g = 0; g < r->ngroups; g++)
+            for (size_t d = 0; d < r->ndrivers; d++) {
+                const struct pgcb_res_cell *c = &r->groups[g].cells[d];
+                if ((r->drivers[d].caps & PGCB_CAP_REFERENCE) || c->status != PGCB_CELL_OK ||
+                    !isfinite(c->spread_cv_pct))
+                    continue;
+                cells++;
+                noisy += c->spread_cv_pct > warn;
+            }
+        char steal[96] = "steal not known";
+        if (isfinite(r->run_steal_pct))
+            snprintf(steal, sizeof steal, "steal %.2f%% of the machine's CPU time over the run",
+                     r->run_steal_pct);
+        note(a, NULL, NULL, "Run %zu: %s; %zu of %zu client results with per-order medians "
+             "spread more than noise_warn_pct %g%%.", i + 1, steal, noisy, cells, warn);
+    }
+}
+
 /* The file must exist, be readable and not be a directory: a message that
  * says so beats the JSON parser's. */
 static int check_readable(const char *path, char *err, size_t errlen)
@@ -203,6 +233,7 @@ int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const 
             note(a, warn, a->runs[i].path, "Run %zu is partial (%s): what it did not run is "
                  "left out.", i + 1, a->runs[i].res.stop_reason ? a->runs[i].res.stop_reason
                                                                  : "no reason recorded");
+    check_noise(a);
     check_drivers(a, warn);
     size_t shared = check_groups(a, warn);
     if (shared == 0) {

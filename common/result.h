@@ -72,6 +72,24 @@ struct pgcb_res_cell {
     uint64_t blocks;                  /* blocks timed in the measured orders */
     double overhead_ns_per_block;     /* wall time of a block beyond its samples, mean */
     double overhead_cpu_ns_per_block; /* CPU time outside the timed batches, mean */
+    /* Noise (issue 13). The spread of order_medians_ns (pgcb_stats_spread():
+     * robust CV in percent, extremes in ns), filled by
+     * pgcb_result_cell_spread(); NAN when unknown (the CV below 3 orders). */
+    double spread_cv_pct, spread_min_ns, spread_max_ns;
+    /* What the runner recorded around each measured order; noise_known = 0
+     * (a file from before, or nothing measured) leaves the rest unknown. */
+    int noise_known;
+    uint64_t involuntary_switches; /* ru_nivcsw of the measuring threads (getrusage
+                                      RUSAGE_THREAD) over the timed part of every
+                                      order, summed over threads and orders */
+    uint64_t voluntary_switches;   /* ru_nvcsw, the same */
+    /* Steal time (/proc/stat) over steal_window_ns, the runner's wall time
+     * of the orders' jobs: on the measuring CPUs (pct of window x those
+     * CPUs) and on the whole machine (pct of window x its online CPUs).
+     * NAN when /proc/stat could not be read. */
+    double steal_window_ns;
+    double steal_cpus_ns, steal_cpus_pct;
+    double steal_machine_ns, steal_machine_pct;
 };
 
 /* Background load that ran during a group ([background.NAME]). */
@@ -108,6 +126,16 @@ struct pgcb_res_group {
     size_t orders_run;          /* until = decided: the orders it ran before it was decided
                                    (its cells have that many per-order medians); 0: all of
                                    pgcb_result.norders */
+};
+
+/* One pinned CPU as sysfs shows it (issue 13); NULL / NAN: not shown by
+ * this machine (a VM often has no cpufreq). */
+struct pgcb_res_cpu {
+    int cpu;
+    char *role;                 /* "client", "server" or "client+server" */
+    char *governor;             /* cpufreq scaling_governor */
+    double cur_khz, min_khz, max_khz; /* scaling_cur_freq, scaling_min_freq, scaling_max_freq */
+    char *smt_siblings;         /* thread_siblings_list: the CPUs of its core, itself included */
 };
 
 struct pgcb_result {
@@ -160,6 +188,15 @@ struct pgcb_result {
 
     int complete;               /* every group was run to the end */
     char *stop_reason;          /* why not, or NULL */
+
+    /* Noise (issue 13), in the JSON environment. */
+    double noise_warn_pct;      /* [bench] noise_warn_pct the notes used; not > 0 (a
+                                   file from before): PGCB_STATS_NOISE_WARN_PCT */
+    struct pgcb_res_cpu *noise_cpus; /* the client CPUs, then the server CPUs */
+    size_t nnoise_cpus;
+    double steal_boot_pct;      /* the machine's steal since boot, % of its CPU time */
+    double run_steal_ns;        /* the machine's steal from the first group to the last */
+    double run_steal_pct;       /* ... % of that time x its online CPUs; NAN: unknown */
 };
 
 void pgcb_result_free(struct pgcb_result *r);
@@ -172,5 +209,8 @@ int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, 
 /* Read a result file written by pgcb_result_write() into *r (caller frees
  * with pgcb_result_free()). Returns 0, or -1 with "PATH: reason" in err. */
 int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t errlen);
+
+/* Fill c's spread_* from its order_medians_ns (pgcb_stats_spread()). */
+void pgcb_result_cell_spread(struct pgcb_res_cell *c);
 
 #endif

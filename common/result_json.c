@@ -15,6 +15,7 @@
 #include "pgcb/driver.h"
 #include "rank.h"
 #include "result.h"
+#include "stats.h"
 #include "util.h"
 
 const char *pgcb_cell_status_str(enum pgcb_cell_status s)
@@ -119,6 +120,57 @@ static json_t *caps_json(unsigned caps)
     return a;
 }
 
+/* Issue 13, per cell: the spread of the per-order medians, and what the
+ * runner recorded around the orders (null when it did not). */
+static void cell_noise_json(json_t *j, const struct pgcb_res_cell *c)
+{
+    json_object_set_new(j, "order_spread",
+                        json_pack("{s:o, s:o, s:o}", "robust_cv_pct",
+                                  real_or_null(c->spread_cv_pct), "min_ns",
+                                  real_or_null(c->spread_min_ns), "max_ns",
+                                  real_or_null(c->spread_max_ns)));
+    json_t *steal = json_null();
+    if (c->noise_known && isfinite(c->steal_window_ns))
+        steal = json_pack("{s:o, s:o, s:o, s:o, s:o}", "window_ns",
+                          real_or_null(c->steal_window_ns), "cpus_ns",
+                          real_or_null(c->steal_cpus_ns), "cpus_pct",
+                          real_or_null(c->steal_cpus_pct), "machine_ns",
+                          real_or_null(c->steal_machine_ns), "machine_pct",
+                          real_or_null(c->steal_machine_pct));
+    json_object_set_new(j, "steal", steal);
+    json_t *inv = json_null(), *vol = json_null(), *per = json_null();
+    if (c->noise_known) {
+        inv = json_integer((json_int_t)c->involuntary_switches);
+        vol = json_integer((json_int_t)c->voluntary_switches);
+        if (c->queries)
+            per = json_real(1000.0 * (double)c->involuntary_switches / (double)c->queries);
+    }
+    json_object_set_new(j, "involuntary_switches", inv);
+    json_object_set_new(j, "voluntary_switches", vol);
+    json_object_set_new(j, "involuntary_switches_per_1k_queries", per);
+}
+
+/* Issue 13, the environment's "noise": the threshold, each pinned CPU as
+ * sysfs shows it (null: not shown by this machine), the steal time. */
+static json_t *env_noise_json(const struct pgcb_result *r)
+{
+    json_t *cpus = json_array();
+    for (size_t i = 0; i < r->nnoise_cpus; i++) {
+        const struct pgcb_res_cpu *u = &r->noise_cpus[i];
+        json_array_append_new(
+            cpus, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "cpu", u->cpu, "role",
+                            str_or_null(u->role), "governor", str_or_null(u->governor),
+                            "cur_khz", real_or_null(u->cur_khz), "min_khz",
+                            real_or_null(u->min_khz), "max_khz", real_or_null(u->max_khz),
+                            "smt_siblings", str_or_null(u->smt_siblings)));
+    }
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "warn_pct",
+                     real_or_null(r->noise_warn_pct > 0 ? r->noise_warn_pct : NAN), "cpus", cpus,
+                     "steal_since_boot_pct", real_or_null(r->steal_boot_pct), "run_steal_ns",
+                     real_or_null(r->run_steal_ns), "run_steal_pct",
+                     real_or_null(r->run_steal_pct));
+}
+
 static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell *c, size_t d)
 {
     json_t *om = json_array();
@@ -154,6 +206,7 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
         json_object_set_new(j, "overhead_cpu_ns_per_block",
                             real_or_null(c->overhead_cpu_ns_per_block));
     }
+    cell_noise_json(j, c);
     return j;
 }
 
@@ -249,6 +302,8 @@ static json_t *result_json(const struct pgcb_result *r)
         str_or_null(r->hostname), "client_cpus", str_or_null(r->client_cpus), "server_cpus",
         str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
         "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
+    if (env)
+        json_object_set_new(env, "noise", env_noise_json(r));
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
                      "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
@@ -541,6 +596,92 @@ static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, siz
     return 0;
 }
 
+/* ---- issue 13's keys: read tolerantly (absent, null or mistyped: unknown) --- */
+
+/* A number, else NAN. */
+static double real_or_nan(json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A non-negative integer into *out: 1, else 0. */
+static int count_of(json_t *v, uint64_t *out)
+{
+    if (!json_is_integer(v) || json_integer_value(v) < 0)
+        return 0;
+    *out = (uint64_t)json_integer_value(v);
+    return 1;
+}
+
+void pgcb_result_cell_spread(struct pgcb_res_cell *c)
+{
+    double *scratch = pgcb_xcalloc(c->norders ? c->norders : 1, sizeof *scratch);
+    struct pgcb_stats_spread sp;
+    pgcb_stats_spread(c->order_medians_ns, c->norders, scratch, &sp);
+    free(scratch);
+    c->spread_cv_pct = sp.robust_cv_pct;
+    c->spread_min_ns = sp.min;
+    c->spread_max_ns = sp.max;
+}
+
+/* A cell's spread (recomputed from order_medians_ns when the file has none),
+ * steal and context switches. */
+static void read_cell_noise(json_t *o, struct pgcb_res_cell *c)
+{
+    json_t *sp = json_object_get(o, "order_spread");
+    if (json_is_object(sp)) {
+        c->spread_cv_pct = real_or_nan(json_object_get(sp, "robust_cv_pct"));
+        c->spread_min_ns = real_or_nan(json_object_get(sp, "min_ns"));
+        c->spread_max_ns = real_or_nan(json_object_get(sp, "max_ns"));
+    } else {
+        pgcb_result_cell_spread(c);
+    }
+    c->steal_window_ns = c->steal_cpus_ns = c->steal_cpus_pct = NAN;
+    c->steal_machine_ns = c->steal_machine_pct = NAN;
+    int inv = count_of(json_object_get(o, "involuntary_switches"), &c->involuntary_switches);
+    int vol = count_of(json_object_get(o, "voluntary_switches"), &c->voluntary_switches);
+    c->noise_known = inv && vol;
+    json_t *st = json_object_get(o, "steal");
+    if (!c->noise_known || !json_is_object(st))
+        return;
+    c->steal_window_ns = real_or_nan(json_object_get(st, "window_ns"));
+    c->steal_cpus_ns = real_or_nan(json_object_get(st, "cpus_ns"));
+    c->steal_cpus_pct = real_or_nan(json_object_get(st, "cpus_pct"));
+    c->steal_machine_ns = real_or_nan(json_object_get(st, "machine_ns"));
+    c->steal_machine_pct = real_or_nan(json_object_get(st, "machine_pct"));
+}
+
+/* The environment's "noise" object; absent: all unknown. */
+static void read_env_noise(json_t *env, struct pgcb_result *r)
+{
+    json_t *n = json_object_get(env, "noise");
+    r->noise_warn_pct = real_or_nan(json_object_get(n, "warn_pct"));
+    r->steal_boot_pct = real_or_nan(json_object_get(n, "steal_since_boot_pct"));
+    r->run_steal_ns = real_or_nan(json_object_get(n, "run_steal_ns"));
+    r->run_steal_pct = real_or_nan(json_object_get(n, "run_steal_pct"));
+    json_t *cpus = json_object_get(n, "cpus");
+    size_t i;
+    json_t *u;
+    r->noise_cpus = pgcb_xcalloc(json_array_size(cpus) ? json_array_size(cpus) : 1,
+                                 sizeof *r->noise_cpus);
+    json_array_foreach(cpus, i, u) {
+        json_t *cpu = json_object_get(u, "cpu");
+        if (r->nnoise_cpus == PGCB_MAX_CPUS)
+            break; /* no machine has more pinned CPUs than a CPU list can name */
+        if (!json_is_integer(cpu) || json_integer_value(cpu) < 0 ||
+            json_integer_value(cpu) >= PGCB_MAX_CPUS)
+            continue;
+        struct pgcb_res_cpu *x = &r->noise_cpus[r->nnoise_cpus++];
+        x->cpu = (int)json_integer_value(cpu);
+        x->role = dup_str(u, "role");
+        x->governor = dup_str(u, "governor");
+        x->cur_khz = real_or_nan(json_object_get(u, "cur_khz"));
+        x->min_khz = real_or_nan(json_object_get(u, "min_khz"));
+        x->max_khz = real_or_nan(json_object_get(u, "max_khz"));
+        x->smt_siblings = dup_str(u, "smt_siblings");
+    }
+}
+
 static int read_fail(char *err, size_t errlen, const char *path, const char *why, json_t *j,
                      struct pgcb_result *r)
 {
@@ -603,6 +744,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->server_cpus_source = dup_str(env, "server_cpus_source");
     r->cpus_shared = json_is_true(json_object_get(env, "cpus_shared"));
     r->libpq_version = dup_str(env, "libpq_version");
+    read_env_noise(env, r);
     r->server_version = dup_str(server, "version");
     r->conninfo = dup_str(server, "conninfo");
     r->time_ms = get_u64(budget, "time_ms");
@@ -727,6 +869,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
             cell->blocks = get_u64(c, "blocks");
             cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
             cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");
+            read_cell_noise(c, cell);
         }
     }
     json_decref(j);
@@ -758,6 +901,12 @@ void pgcb_result_free(struct pgcb_result *r)
         free(gr->sql);
     }
     free(r->groups);
+    for (size_t i = 0; r->noise_cpus && i < r->nnoise_cpus; i++) {
+        free(r->noise_cpus[i].role);
+        free(r->noise_cpus[i].governor);
+        free(r->noise_cpus[i].smt_siblings);
+    }
+    free(r->noise_cpus);
     for (size_t d = 0; d < r->ndrivers; d++) {
         struct pgcb_res_driver *rd = &r->drivers[d];
         free(rd->label);

@@ -224,3 +224,28 @@ size_t pgcb_stats_rng_below(uint64_t *state, size_t n)
     while (x >= lim);
     return (size_t)(x % n);
 }
+
+void pgcb_stats_spread(const double *v, size_t n, double *scratch,
+                       struct pgcb_stats_spread *out)
+{
+    size_t k = 0;
+    *out = (struct pgcb_stats_spread){0, NAN, NAN, NAN};
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            continue;
+        scratch[k++] = v[i];
+        if (k == 1 || v[i] < out->min)
+            out->min = v[i];
+        if (k == 1 || v[i] > out->max)
+            out->max = v[i];
+    }
+    out->n = k;
+    if (k < 3)
+        return; /* two orders have a range, not a spread to speak of */
+    double med = pgcb_stats_median_dbl(scratch, k);
+    if (!(med > 0))
+        return;
+    for (size_t i = 0; i < k; i++)
+        scratch[i] = fabs(scratch[i] - med);
+    out->robust_cv_pct = 1.4826 * pgcb_stats_median_dbl(scratch, k) / med * 100;
+}

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "stats.h"
 #include "util.h"
 
 enum sec_kind { SEC_NONE, SEC_BENCH, SEC_SERVER, SEC_DRIVER, SEC_QUERY, SEC_SUITE,
@@ -53,7 +54,7 @@ struct ctx {
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
                                          "output", "orders", "batch_timeout_ms", "seed",
                                          "alpha", "interval_level", "until", "until_max_orders",
-                                         "until_width", NULL};
+                                         "until_width", "noise_warn_pct", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 /* Besides these, a query takes param1 .. param64. */
 static const char *const query_keys[] = {"sql", "rows", "check", "prime", NULL};
@@ -531,6 +532,10 @@ static int apply(struct ctx *c, const char *key, const char *value)
                 fail(c, "[bench] orders: %s", e);
                 return 0;
             }
+        } else if (strcmp(key, "noise_warn_pct") == 0) {
+            return real_key(c, key, value, 1000, "a percentage above 0 and up to 1000 (the "
+                            "robust CV of the per-order medians, e.g. 10)",
+                            &cfg->noise_warn_pct);
         }
         return 1;
     case SEC_SERVER:
@@ -913,6 +918,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .time_source = "default",
         .queries_source = "default",
         .seed = PGCB_DEFAULT_SEED,
+        .noise_warn_pct = PGCB_STATS_NOISE_WARN_PCT,
     };
     cfg->file = pgcb_xstrdup(path);
     const char *slash = strrchr(path, '/');

@@ -111,6 +111,8 @@ struct pgcb_config {
     const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
     const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
     uint64_t seed;          /* parameter generators */
+    double noise_warn_pct;  /* warn when a driver's per-order medians spread more (robust
+                               CV, %); default PGCB_STATS_NOISE_WARN_PCT */
     size_t nseqs;           /* seq generators in all queries (shared counters) */
 
     /* [server] */

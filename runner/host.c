@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -603,6 +604,30 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
     }
 }
 
+/* The calling thread's involuntary and voluntary context switches so far;
+ * 0 if getrusage fails (it does not for RUSAGE_THREAD on Linux). */
+static void thread_switches(uint64_t *inv, uint64_t *vol)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        ru.ru_nivcsw = ru.ru_nvcsw = 0;
+    *inv = (uint64_t)ru.ru_nivcsw;
+    *vol = (uint64_t)ru.ru_nvcsw;
+}
+
+/*
+ * The context switches of a measuring thread over an order's timed part
+ * are read around the loop of blocks (two system calls per order, outside
+ * every block): involuntary ones are preemptions -- something else ran on
+ * the pinned CPU while the thread wanted to run (another process, a kernel
+ * thread, for a bridge its own adapter's threads, which are pinned to the
+ * same CPU) -- and voluntary ones are the thread giving up the CPU, mostly
+ * waiting for the server's reply. For a self-timed driver (the bridge) the
+ * measuring thread only waits on the adapter's socket while the adapter
+ * times the batches: its voluntary switches count the exchanges (about one
+ * per block), its involuntary ones the times it was preempted on the shared
+ * CPU; the adapter process's own switches are not in the figure.
+ */
 static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
                            const struct pgcb_job *job, const struct pgcb_plan *plan, size_t cap)
 {
@@ -613,6 +638,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
     snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, job->norders);
     if (worker_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
         return;
+    uint64_t inv0, vol0, inv1, vol1;
+    thread_switches(&inv0, &vol0);
 
     while ((spent < job->time_floor_ns || batches < job->batch_floor) &&
            !atomic_load(&c->sh->stop)) {
@@ -652,6 +679,9 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
             progress_show(c, job, phase, st < sq ? st : sq, &last);
         }
     }
+    thread_switches(&inv1, &vol1);
+    ht->nivcsw += inv1 - inv0;
+    ht->nvcsw += vol1 - vol0;
     ht->batches += batches;
 }
 
@@ -718,6 +748,7 @@ static void run_job(struct cworker *w)
     struct pgcb_host_thread *ht = &c->sh->threads[w->index];
     ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
     ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
+    ht->nivcsw = ht->nvcsw = 0;
     ht->rc = PGCB_OK;
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);

@@ -62,6 +62,9 @@ struct pgcb_host_thread {
     /* Self-timed drivers, measured orders: blocks run, and the time and CPU
      * they cost beyond the samples (measure.h). */
     uint64_t blocks, overhead_ns, overhead_cpu_ns;
+    /* Measured orders: the thread's context switches over the timed part
+     * (getrusage RUSAGE_THREAD, read before and after it). */
+    uint64_t nivcsw, nvcsw;
     uint64_t expect_sum;          /* checksum of its first batch in the group */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */

@@ -9,6 +9,7 @@
  * be written.
  */
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "result.h"
 #include "server.h"
 #include "session.h"
+#include "steal.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -152,6 +154,66 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->alpha = cfg->alpha;
     r->interval_level = cfg->interval_level;
     r->schema_version = PGCB_RESULT_SCHEMA_VERSION;
+}
+
+static int in_list(const int *v, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == x)
+            return 1;
+    return 0;
+}
+
+/* Append CPU `cpu` as sysfs shows it to r->noise_cpus (room made by the
+ * caller). */
+static void add_noise_cpu(struct pgcb_result *r, int cpu, const char *role)
+{
+    struct pgcb_cpu_facts f;
+    pgcb_cpu_facts_read(PGCB_SYSFS_CPU_ROOT, cpu, &f);
+    r->noise_cpus[r->nnoise_cpus++] = (struct pgcb_res_cpu){
+        .cpu = cpu,
+        .role = pgcb_xstrdup(role),
+        .governor = f.governor[0] ? pgcb_xstrdup(f.governor) : NULL,
+        .cur_khz = f.cur_khz, .min_khz = f.min_khz, .max_khz = f.max_khz,
+        .smt_siblings = f.siblings[0] ? pgcb_xstrdup(f.siblings) : NULL,
+    };
+}
+
+/* Issue 13's environment: the threshold, each pinned CPU as sysfs shows it
+ * (the client CPUs, then the server CPUs that are not also client CPUs),
+ * the machine's steal since boot. */
+static void fill_noise(struct pgcb_result *r, const struct pgcb_config *cfg)
+{
+    int client[PGCB_MAX_CPUS], server[PGCB_MAX_CPUS];
+    char e[160];
+    int nc = pgcb_parse_cpus(r->client_cpus, client, PGCB_MAX_CPUS, e, sizeof e);
+    int ns = r->server_cpus ? pgcb_parse_cpus(r->server_cpus, server, PGCB_MAX_CPUS, e,
+                                              sizeof e) : 0;
+    nc = nc > 0 ? nc : 0;
+    ns = ns > 0 ? ns : 0;
+    r->noise_warn_pct = cfg->noise_warn_pct;
+    r->steal_boot_pct = pgcb_steal_since_boot_pct();
+    r->run_steal_ns = r->run_steal_pct = NAN;
+    r->noise_cpus = pgcb_xcalloc((size_t)(nc + ns) + 1, sizeof *r->noise_cpus);
+    for (int i = 0; i < nc; i++)
+        add_noise_cpu(r, client[i], in_list(server, ns, client[i]) ? "client+server" : "client");
+    for (int i = 0; i < ns; i++)
+        if (!in_list(client, nc, server[i]))
+            add_noise_cpu(r, server[i], "server");
+}
+
+/* The machine's steal over the run, from `start` (read before the first
+ * group at t0_ns) to now. */
+static void fill_run_steal(struct pgcb_result *r, const struct pgcb_steal *start, int ok,
+                           uint64_t t0_ns)
+{
+    struct pgcb_steal end;
+    uint64_t wall = pgcb_now_ns() - t0_ns;
+    if (!ok || pgcb_steal_read(NULL, 0, &end) != 0 || end.machine < start->machine ||
+        !end.ncpus_online || !wall)
+        return;
+    r->run_steal_ns = (double)(end.machine - start->machine) * pgcb_steal_tick_ns();
+    r->run_steal_pct = 100.0 * r->run_steal_ns / ((double)wall * (double)end.ncpus_online);
 }
 
 /* One group per (suite, query, depth), in file order. */
@@ -313,6 +375,7 @@ int main(int argc, char **argv)
     iso_now(stamp, sizeof stamp);
     r.started_at = pgcb_xstrdup(stamp);
     fill_environment(&r, &cfg, &s, &si, need_server);
+    fill_noise(&r, &cfg);
     pgcb_session_describe(&s, &r);
     query_of = build_groups(&r, &cfg, &s);
     if (!quiet)
@@ -329,6 +392,9 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     s.stop = &stop_requested;
 
+    struct pgcb_steal steal0;
+    int steal_ok = pgcb_steal_read(NULL, 0, &steal0) == 0;
+    uint64_t steal_t0 = pgcb_now_ns();
     size_t done = 0;
     for (size_t g = 0; g < r.ngroups; g++) {
         int stopped = pgcb_session_run_group(&s, &r, g, query_of[g]);
@@ -340,8 +406,11 @@ int main(int argc, char **argv)
             break;
         done++;
     }
+    fill_run_steal(&r, &steal0, steal_ok, steal_t0);
     if (!quiet && done > 0)
         pgcb_report_rankings(stdout, &r);
+    if (!quiet)
+        pgcb_report_run_noise(stdout, &r);
     iso_now(stamp, sizeof stamp);
     r.finished_at = pgcb_xstrdup(stamp);
     r.complete = done == r.ngroups;

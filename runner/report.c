@@ -9,6 +9,7 @@
 #include "pgcb/driver.h"
 #include "rank.h"
 #include "stats.h"
+#include "sysinfo.h"
 #include "table.h"
 #include "util.h"
 
@@ -31,6 +32,153 @@ static int is_client(const struct pgcb_result *r, size_t d)
     return !(r->drivers[d].caps & PGCB_CAP_REFERENCE);
 }
 
+/* ---- noise (issue 13): the header's line and notes ------------------------ */
+
+/* At most this many CPUs are named one by one on the header's Noise line. */
+#define NOISE_CPUS_SHOWN 8
+
+/* The threshold of the spread warning: the run's, else the default. */
+static double noise_warn_pct(const struct pgcb_result *r)
+{
+    return r->noise_warn_pct > 0 ? r->noise_warn_pct : PGCB_STATS_NOISE_WARN_PCT;
+}
+
+/* The SMT siblings of u other than itself into buf ("" if none). Returns
+ * how many, or -1 when the machine does not show them. */
+static int smt_others(const struct pgcb_res_cpu *u, int *sib, char *buf, size_t n)
+{
+    int all[PGCB_MAX_CPUS], k = 0;
+    char e[160];
+    int m = u->smt_siblings ? pgcb_parse_cpus(u->smt_siblings, all, PGCB_MAX_CPUS, e, sizeof e)
+                            : -1;
+    buf[0] = '\0';
+    if (m < 0)
+        return -1;
+    for (int i = 0; i < m; i++)
+        if (all[i] != u->cpu)
+            sib[k++] = all[i];
+    pgcb_cpus_format(sib, (size_t)k, buf, n);
+    return k;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* "cpufreq governor performance on CPUs 0-1 (CPU 0 at 2.45 GHz, 1.50-3.50)"
+ * or "cpufreq not shown by this machine (CPUs 0,1)", into buf. */
+static void noise_governors(const struct pgcb_result *r, char *buf, size_t n)
+{
+    int same = 1, cpus[PGCB_MAX_CPUS] = {0};
+    const char *g0 = r->noise_cpus[0].governor;
+    size_t ncpus = r->nnoise_cpus < PGCB_MAX_CPUS ? r->nnoise_cpus : PGCB_MAX_CPUS;
+    for (size_t i = 0; i < ncpus; i++) {
+        const char *g = r->noise_cpus[i].governor;
+        same &= (!g && !g0) || (g && g0 && strcmp(g, g0) == 0);
+        cpus[i] = r->noise_cpus[i].cpu;
+    }
+    char list[256];
+    qsort(cpus, ncpus, sizeof *cpus, cmp_int);
+    pgcb_cpus_format(cpus, ncpus, list, sizeof list);
+    const char *s = ncpus == 1 ? "" : "s";
+    buf[0] = '\0';
+    if (same && !g0)
+        snprintf(buf, n, "cpufreq not shown by this machine (CPU%s %s)", s, list);
+    else if (same)
+        snprintf(buf, n, "cpufreq governor %s on CPU%s %s", g0, s, list);
+    else
+        for (size_t i = 0, used = 0; i < r->nnoise_cpus && i < NOISE_CPUS_SHOWN; i++) {
+            const struct pgcb_res_cpu *u = &r->noise_cpus[i];
+            used = strlen(buf);
+            snprintf(buf + used, n - used, "%sCPU %d governor %s", i ? ", " : "", u->cpu,
+                     u->governor ? u->governor : "not shown");
+        }
+    /* The frequency of the first client CPU that shows one. */
+    for (size_t i = 0; i < r->nnoise_cpus; i++) {
+        const struct pgcb_res_cpu *u = &r->noise_cpus[i];
+        if (!isfinite(u->cur_khz) || strncmp(u->role ? u->role : "", "client", 6) != 0)
+            continue;
+        size_t used = strlen(buf);
+        snprintf(buf + used, n - used, " (CPU %d at %.2f GHz", u->cpu, u->cur_khz / 1e6);
+        used = strlen(buf);
+        if (isfinite(u->min_khz) && isfinite(u->max_khz))
+            snprintf(buf + used, n - used, ", %.2f-%.2f", u->min_khz / 1e6, u->max_khz / 1e6);
+        used = strlen(buf);
+        snprintf(buf + used, n - used, ")");
+        break;
+    }
+}
+
+/* "SMT: CPU 0 (client) alone on its core, CPU 1 (server) with 5", into buf. */
+static void noise_smt(const struct pgcb_result *r, char *buf, size_t n)
+{
+    int shown = 0, sib[PGCB_MAX_CPUS];
+    snprintf(buf, n, "SMT:");
+    for (size_t i = 0; i < r->nnoise_cpus; i++) {
+        const struct pgcb_res_cpu *u = &r->noise_cpus[i];
+        char others[128];
+        int k = smt_others(u, sib, others, sizeof others);
+        size_t used = strlen(buf);
+        if (k < 0)
+            continue;
+        if (shown == NOISE_CPUS_SHOWN) {
+            snprintf(buf + used, n - used, ", ...");
+            break;
+        }
+        snprintf(buf + used, n - used, "%s CPU %d (%s) %s%s", shown ? "," : "", u->cpu,
+                 u->role ? u->role : "?", k ? "shares its core with " : "alone on its core",
+                 others);
+        shown++;
+    }
+    if (!shown)
+        snprintf(buf, n, "SMT siblings not shown by this machine");
+}
+
+/* Header notes: a measuring CPU that shares its core (SMT) with a server
+ * CPU or with another measuring CPU. */
+static void noise_smt_notes(FILE *out, const struct pgcb_result *r)
+{
+    int sib[PGCB_MAX_CPUS];
+    for (size_t i = 0; i < r->nnoise_cpus; i++) {
+        const struct pgcb_res_cpu *u = &r->noise_cpus[i];
+        char others[128];
+        if (!u->role || strncmp(u->role, "client", 6) != 0)
+            continue;
+        int k = smt_others(u, sib, others, sizeof others);
+        for (int j = 0; j < k; j++)
+            for (size_t m = 0; m < r->nnoise_cpus; m++) {
+                const struct pgcb_res_cpu *v = &r->noise_cpus[m];
+                if (v->cpu != sib[j] || !v->role)
+                    continue;
+                if (strstr(v->role, "server"))
+                    fprintf(out, "Note     : measuring CPU %d and server CPU %d are SMT "
+                                 "siblings: they share one core, so the server's work slows "
+                                 "the client's\n", u->cpu, v->cpu);
+                else if (v->cpu > u->cpu) /* each pair once */
+                    fprintf(out, "Note     : measuring CPUs %d and %d are SMT siblings: "
+                                 "threads measured on them share one core\n", u->cpu, v->cpu);
+            }
+    }
+}
+
+/* The header's Noise line and its notes; nothing for a file without them. */
+static void noise_header(FILE *out, const struct pgcb_result *r)
+{
+    if (r->nnoise_cpus == 0)
+        return;
+    char gov[512], smt[512], boot[96] = "";
+    noise_governors(r, gov, sizeof gov);
+    noise_smt(r, smt, sizeof smt);
+    if (isfinite(r->steal_boot_pct))
+        snprintf(boot, sizeof boot, "; steal since boot %.2f%% of the machine's CPU time",
+                 r->steal_boot_pct);
+    fprintf(out, "Noise    : %s; %s%s; orders spread warned above %g%% (noise_warn_pct)\n",
+            gov, smt, boot, noise_warn_pct(r));
+    noise_smt_notes(out, r);
+}
+
 void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *where)
 {
     fprintf(out, "pgclientbench %s — %s, started %s\n", r->runner_version, r->config_file,
@@ -47,6 +195,7 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
     if (r->cpus_shared)
         fprintf(out, "Note     : client and server share CPU(s): latency includes their "
                      "contention\n");
+    noise_header(out, r);
     fprintf(out, "Budget   : per group and driver >= %llu ms timed (%llu ms in each of %zu "
                  "execution orders) and >= %llu queries per order; warm-up %llu ms\n",
             (unsigned long long)r->time_ms,
@@ -302,6 +451,108 @@ static double server_bound_cpus(const struct pgcb_result *r, const struct pgcb_r
     return k > 0 && k < n ? k : n;
 }
 
+/* ---- noise (issue 13): the notes under a group's table -------------------- */
+
+/* Steal time on the measuring CPUs gets a note above this share of the
+ * time, if it is also at least two clock ticks of /proc/stat (a difference
+ * of two readings is exact to a tick: one tick, 10 ms, is already 1% of a
+ * 1 s cell). */
+#define STEAL_NOTE_PCT 1.0
+#define STEAL_NOTE_MIN_NS 20e6
+
+/* "CPU 0" or "CPUs 0,2" for the group's measuring threads, into buf. */
+static void measuring_cpus(const struct pgcb_res_group *gr, char *buf, size_t n)
+{
+    int cpus[64] = {0};
+    size_t k = 0;
+    for (uint32_t t = 0; gr->thread_cpus && t < gr->threads && k < 64; t++) {
+        int seen = 0;
+        for (size_t i = 0; i < k; i++)
+            seen |= cpus[i] == gr->thread_cpus[t];
+        if (!seen)
+            cpus[k++] = gr->thread_cpus[t];
+    }
+    char list[256];
+    pgcb_cpus_format(cpus, k, list, sizeof list);
+    snprintf(buf, n, "%s %s", k == 1 ? "CPU" : "CPUs", k ? list : "?");
+}
+
+/* One line for the group: steal on the measuring CPUs and on the machine
+ * (over every driver's orders) and each driver's involuntary context
+ * switches per 1000 queries. Nothing when no cell recorded them. */
+static int noise_summary(FILE *out, const struct pgcb_result *r, const struct pgcb_res_group *gr,
+                         const char *bullet)
+{
+    double wall = 0, cpus = 0, machine = 0;
+    char sw[1024] = "";
+    int known = 0;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        const struct pgcb_res_cell *c = &gr->cells[d];
+        if (!c->noise_known)
+            continue;
+        known = 1;
+        if (isfinite(c->steal_cpus_pct) && isfinite(c->steal_machine_pct) &&
+            c->steal_window_ns > 0) {
+            wall += c->steal_window_ns;
+            cpus += c->steal_cpus_pct * c->steal_window_ns;
+            machine += c->steal_machine_pct * c->steal_window_ns;
+        }
+        size_t used = strlen(sw);
+        if (c->queries)
+            snprintf(sw + used, sizeof sw - used, "%s%s %.1f", used ? ", " : "",
+                     r->drivers[d].label,
+                     1000.0 * (double)c->involuntary_switches / (double)c->queries);
+    }
+    if (!known)
+        return 0;
+    char where[300], steal[400];
+    measuring_cpus(gr, where, sizeof where);
+    if (wall > 0)
+        snprintf(steal, sizeof steal, "steal %.1f%% of %s (%.1f%% of the machine)",
+                 cpus / wall, where, machine / wall);
+    else
+        snprintf(steal, sizeof steal, "steal not known (/proc/stat)");
+    fprintf(out, "%sNoise: %s; involuntary context switches of the measuring thread%s per "
+                 "1000 queries: %s\n", bullet, steal, gr->threads > 1 ? "s" : "",
+            sw[0] ? sw : "-");
+    return 1;
+}
+
+/* Per driver: a warning when a client driver's per-order medians spread
+ * more than noise_warn_pct, and a note when steal on its measuring CPUs
+ * went over STEAL_NOTE_PCT. Returns the lines written. */
+static int noise_notes(FILE *out, const struct pgcb_result *r, const struct pgcb_res_group *gr,
+                       size_t d, const char *bullet)
+{
+    const struct pgcb_res_cell *c = &gr->cells[d];
+    const double warn = noise_warn_pct(r);
+    int lines = 0;
+    if (c->status == PGCB_CELL_OK && is_client(r, d) && isfinite(c->spread_cv_pct) &&
+        c->spread_cv_pct > warn) {
+        size_t n = 0;
+        for (size_t o = 0; o < c->norders; o++)
+            n += isfinite(c->order_medians_ns[o]) != 0;
+        fprintf(out, "%s%s: noisy: its per-order medians spread %.1f%% (robust CV; %.0f to "
+                     "%.0f ns over %zu orders), above noise_warn_pct %g%%: a lead under about "
+                     "twice that is likely to stay unresolved\n", bullet,
+                r->drivers[d].label, c->spread_cv_pct, c->spread_min_ns, c->spread_max_ns, n,
+                warn);
+        lines++;
+    }
+    if (c->noise_known && isfinite(c->steal_cpus_pct) && c->steal_cpus_pct > STEAL_NOTE_PCT &&
+        c->steal_cpus_ns >= STEAL_NOTE_MIN_NS) {
+        char where[300], ns[32];
+        measuring_cpus(gr, where, sizeof where);
+        fmt_duration(ns, sizeof ns, c->steal_cpus_ns);
+        fprintf(out, "%s%s: steal time %.1f%% of %s while it ran (%s; %.1f%% of the "
+                     "machine): the hypervisor ran something else there, and its latencies "
+                     "include those waits\n", bullet, r->drivers[d].label, c->steal_cpus_pct,
+                where, ns, c->steal_machine_pct);
+        lines++;
+    }
+    return lines;
+}
+
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 {
     pgcb_report_group_styled(out, r, g, PGCB_TABLE_BOX);
@@ -483,6 +734,9 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
             notes++;
         }
     }
+    for (size_t d = 0; d < r->ndrivers; d++)
+        notes += noise_notes(out, r, gr, d, bullet);
+    notes += noise_summary(out, r, gr, bullet);
     char line[1024];
     for (size_t b = 0; b < gr->nbackgrounds; b++, notes++) {
         pgcb_report_background_line(line, sizeof line, &gr->backgrounds[b]);
@@ -629,4 +883,14 @@ void pgcb_report_rankings_within(FILE *out, const struct pgcb_result *const *run
 void pgcb_report_rankings(FILE *out, const struct pgcb_result *r)
 {
     pgcb_report_rankings_within(out, &r, 1, &r, 1, 0, PGCB_TABLE_BOX);
+}
+
+void pgcb_report_run_noise(FILE *out, const struct pgcb_result *r)
+{
+    if (!isfinite(r->run_steal_pct))
+        return;
+    char ns[32];
+    fmt_duration(ns, sizeof ns, r->run_steal_ns);
+    fprintf(out, "Steal    : %.2f%% of the machine's CPU time over the run (%s in all, "
+                 "/proc/stat)\n", r->run_steal_pct, ns);
 }

@@ -14,8 +14,10 @@
 #include "result.h"
 #include "table.h"
 
-/* Versions, machine, pinning, budget and the drivers. `where` describes the
- * server connection (e.g. "socket /tmp/x/.s.PGSQL.5433"). */
+/* Versions, machine, pinning, noise (cpufreq governor, SMT siblings, steal
+ * since boot, with a note when a measuring CPU shares its core with a
+ * server or another measuring CPU), budget and the drivers. `where`
+ * describes the server connection (e.g. "socket /tmp/x/.s.PGSQL.5433"). */
 void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *where);
 
 /* Group g's table, its notes (errors and skip notes, drivers without
@@ -84,6 +86,10 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
 
 /* The legend of the ranking columns, once after the tables. */
 void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style);
+
+/* After the run: the machine's steal time over it (issue 13), one line;
+ * nothing when it is not known. */
+void pgcb_report_run_noise(FILE *out, const struct pgcb_result *r);
 
 /* 1 if driver d is the wire floor: a reference driver that does I/O. */
 int pgcb_report_is_floor(const struct pgcb_result *r, size_t d);

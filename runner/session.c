@@ -33,6 +33,7 @@
 #include "rank.h"
 #include "srvcpu.h"
 #include "stats.h"
+#include "steal.h"
 #include "sysinfo.h"
 #include "util.h"
 
@@ -324,6 +325,13 @@ struct gstate {
     int check_rows;              /* the rows per batch are known and checked */
     uint64_t srv_cpu_ns, srv_wall_ns; /* the server's CPU time over the measured jobs */
     int srv_known;
+    /* Noise (issue 13): the measured orders whose job answered, the
+     * threads' context switches in them, and the steal time (clock ticks)
+     * around each order's job over steal_wall_ns. */
+    uint64_t noise_orders, nivcsw, nvcsw;
+    uint64_t steal_cpus, steal_machine, steal_wall_ns, steal_cpu_ns_x; /* x: wall x CPUs */
+    uint64_t steal_machine_x;    /* wall x online CPUs */
+    int steal_failed;            /* a /proc/stat read failed: steal unknown */
     int failed;
     struct pgcb_hist pooled;
 };
@@ -355,6 +363,8 @@ static void collect(const struct pgcb_host_shared *sh, uint32_t nthreads, struct
         gs->blocks += ht->blocks;
         gs->overhead_ns += ht->overhead_ns;
         gs->overhead_cpu_ns += ht->overhead_cpu_ns;
+        gs->nivcsw += ht->nivcsw;
+        gs->nvcsw += ht->nvcsw;
         if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
             cell_fail(cell, "%s", ht->err);
@@ -362,9 +372,31 @@ static void collect(const struct pgcb_host_shared *sh, uint32_t nthreads, struct
     }
 }
 
+/* The noise figures of a cell (issue 13): context switches and steal. */
+static void cell_noise(struct pgcb_res_cell *c, const struct gstate *gs)
+{
+    const double tick = pgcb_steal_tick_ns();
+    c->noise_known = gs->noise_orders > 0;
+    c->involuntary_switches = gs->nivcsw;
+    c->voluntary_switches = gs->nvcsw;
+    c->steal_window_ns = c->steal_cpus_ns = c->steal_cpus_pct = NAN;
+    c->steal_machine_ns = c->steal_machine_pct = NAN;
+    if (!c->noise_known)
+        return;
+    c->steal_window_ns = (double)gs->steal_wall_ns;
+    if (gs->steal_failed || !gs->steal_cpu_ns_x || !gs->steal_machine_x)
+        return;
+    c->steal_cpus_ns = (double)gs->steal_cpus * tick;
+    c->steal_machine_ns = (double)gs->steal_machine * tick;
+    c->steal_cpus_pct = 100.0 * c->steal_cpus_ns / (double)gs->steal_cpu_ns_x;
+    c->steal_machine_pct = 100.0 * c->steal_machine_ns / (double)gs->steal_machine_x;
+}
+
 static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint32_t depth,
                          uint32_t threads)
 {
+    pgcb_result_cell_spread(c);
+    cell_noise(c, gs);
     const struct pgcb_hist *h = &gs->pooled;
     c->samples = h->n;
     c->queries = h->n * depth;
@@ -593,6 +625,41 @@ static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, cons
     return NULL;
 }
 
+/* Steal time around one order's job (steal.h): /proc/stat read just
+ * before the job is sent and just after its answer, never while a host
+ * measures. */
+struct steal_mark {
+    struct pgcb_steal st;
+    uint64_t t0;
+    int ok;
+};
+
+static void steal_begin(struct steal_mark *m, const struct pgcb_res_group *gr)
+{
+    m->ok = pgcb_steal_read(gr->thread_cpus, gr->threads, &m->st) == 0;
+    m->t0 = pgcb_now_ns();
+}
+
+/* The job answered: add the order's steal and wall time to gs. */
+static void steal_end(const struct steal_mark *m, const struct pgcb_res_group *gr,
+                      struct gstate *gs)
+{
+    uint64_t wall = pgcb_now_ns() - m->t0;
+    struct pgcb_steal st;
+    gs->noise_orders++;
+    gs->steal_wall_ns += wall;
+    if (!m->ok || pgcb_steal_read(gr->thread_cpus, gr->threads, &st) != 0 ||
+        st.machine < m->st.machine || st.cpus < m->st.cpus || !st.ncpus_found ||
+        !st.ncpus_online) {
+        gs->steal_failed = 1;
+        return;
+    }
+    gs->steal_cpus += st.cpus - m->st.cpus;
+    gs->steal_machine += st.machine - m->st.machine;
+    gs->steal_cpu_ns_x += wall * st.ncpus_found;
+    gs->steal_machine_x += wall * st.ncpus_online;
+}
+
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
 {
     const struct pgcb_config *cfg = s->cfg;
@@ -694,6 +761,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
          * M batches did not return" note divides by). */
         gs[d].cpu_ns = gs[d].sum_bad = 0;
         gs[d].blocks = gs[d].overhead_ns = gs[d].overhead_cpu_ns = 0;
+        gs[d].nivcsw = gs[d].nvcsw = 0;
         stopped = *s->stop != 0;
     }
 
@@ -720,6 +788,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             job->check_rows = gs[d].check_rows;
             job->time_floor_ns = time_floor;
             job->batch_floor = batch_floor;
+            struct steal_mark sm;
+            steal_begin(&sm, gr);
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
             int srv = s->postmaster_pid && !(s->drivers[d].caps & PGCB_CAP_NO_IO) &&
                       pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
@@ -730,6 +800,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
                 gs[d].srv_known = 1;
             }
             if (ok) {
+                steal_end(&sm, gr, &gs[d]);
                 collect(sh, nthreads, &gs[d], &gr->cells[d]);
                 pgcb_hist_reset(&order_hist);
                 for (uint32_t t = 0; t < nthreads; t++)

@@ -2,6 +2,7 @@
 #include "sysinfo.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,4 +126,43 @@ int pgcb_cpus_overlap(const char *a, const char *b)
             if (ca[i] == cb[k])
                 return 1;
     return 0;
+}
+
+/* The first line of ROOT/cpuN/rel as one line into buf; 0, or -1 (absent,
+ * unreadable or empty: buf is ""). */
+static int read_cpu_file(const char *root, int cpu, const char *rel, char *buf, size_t n)
+{
+    char path[4096];
+    buf[0] = '\0';
+    snprintf(path, sizeof path, "%s/cpu%d/%s", root, cpu, rel);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[256];
+    if (fgets(line, sizeof line, f))
+        pgcb_oneline(buf, n, line);
+    fclose(f);
+    return buf[0] ? 0 : -1;
+}
+
+/* A frequency in kHz (a positive integer), or NAN. */
+static double read_khz(const char *root, int cpu, const char *rel)
+{
+    char buf[64];
+    uint64_t v;
+    if (read_cpu_file(root, cpu, rel, buf, sizeof buf) != 0 ||
+        pgcb_parse_u64(buf, 1, UINT32_MAX, &v) != 0)
+        return NAN;
+    return (double)v;
+}
+
+void pgcb_cpu_facts_read(const char *root, int cpu, struct pgcb_cpu_facts *out)
+{
+    *out = (struct pgcb_cpu_facts){.cpu = cpu};
+    read_cpu_file(root, cpu, "cpufreq/scaling_governor", out->governor, sizeof out->governor);
+    out->cur_khz = read_khz(root, cpu, "cpufreq/scaling_cur_freq");
+    out->min_khz = read_khz(root, cpu, "cpufreq/scaling_min_freq");
+    out->max_khz = read_khz(root, cpu, "cpufreq/scaling_max_freq");
+    read_cpu_file(root, cpu, "topology/thread_siblings_list", out->siblings,
+                  sizeof out->siblings);
 }

@@ -35,4 +35,24 @@ void pgcb_cpus_format(const int *cpus, size_t n, char *buf, size_t len);
 /* 1 if the two CPU lists (as formatted above) share a CPU. */
 int pgcb_cpus_overlap(const char *a, const char *b);
 
+/* Where Linux shows each CPU's cpufreq policy and topology. */
+#define PGCB_SYSFS_CPU_ROOT "/sys/devices/system/cpu"
+
+/* What sysfs shows of one CPU (issue 13): its frequency governor and
+ * frequencies, and the CPUs that share its core (SMT siblings). A field the
+ * machine does not show -- a VM often has no cpufreq, some kernels no
+ * topology -- is "" (strings) or NAN (frequencies). */
+struct pgcb_cpu_facts {
+    int cpu;
+    char governor[32];      /* cpufreq/scaling_governor, e.g. "performance" */
+    double cur_khz;         /* cpufreq/scaling_cur_freq */
+    double min_khz, max_khz;/* cpufreq/scaling_min_freq, scaling_max_freq */
+    char siblings[128];     /* topology/thread_siblings_list, e.g. "0,8" (itself included) */
+};
+
+/* Read CPU `cpu`'s facts under `root` (PGCB_SYSFS_CPU_ROOT; a fake tree in
+ * tests): ROOT/cpuN/cpufreq/... and ROOT/cpuN/topology/... Never fails:
+ * what cannot be read is left "not shown". */
+void pgcb_cpu_facts_read(const char *root, int cpu, struct pgcb_cpu_facts *out);
+
 #endif

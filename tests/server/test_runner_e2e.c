@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "pgcb/driver.h"
 #include "result.h"
@@ -452,6 +453,96 @@ static void test_list_drivers(void **state)
     e2e_run_free(&r);
 }
 
+/* Issue 13: a real run's result carries the noise figures, with sane
+ * values: per cell the spread of its per-order medians (3 drivers: 6 orders
+ * or more), the steal on the measuring CPU and on the machine as shares in
+ * [0, 100] over a positive window, the measuring thread's context switches
+ * (integers >= 0 in the file; a driver waiting on the server switches
+ * voluntarily); in the environment the threshold of the file, CPU 0 as the
+ * client CPU, the steal since boot and over the run; and the console's
+ * Noise lines. */
+static void test_noise_recorded(void **state)
+{
+    (void)state;
+    char head[600], body[2048];
+    snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 40\nwarmup_ms = 20\n"
+             "noise_warn_pct = 12.5\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    snprintf(body, sizeof body,
+             "%s[driver.rawwire]\npath = %s/drivers/rawwire.so\n"
+             "[query.q]\nsql = " SQL_LIMIT(10) "\nrows = 10\n[suite.s]\n", drivers_text, e2e_build);
+    const char *ini = e2e_write_file("noise", head, body);
+    const char *out = e2e_json_path("noise");
+    struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
+    if (r.status != 0)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\nNoise    : "));
+    assert_non_null(strstr(r.out, "orders spread warned above 12.5% (noise_warn_pct)\n"));
+    assert_non_null(strstr(r.out, "\n  Noise: steal "));
+    assert_non_null(strstr(r.out, "per 1000 queries: libpq_sync "));
+    assert_non_null(strstr(r.out, "\nSteal    : "));
+
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_true(res.noise_warn_pct == 12.5);
+    assert_true(res.nnoise_cpus >= 1);
+    assert_int_equal(res.noise_cpus[0].cpu, 0);
+    assert_memory_equal(res.noise_cpus[0].role, "client", 6);
+    assert_true(res.steal_boot_pct >= 0 && res.steal_boot_pct <= 100);
+    assert_true(res.run_steal_pct >= 0 && res.run_steal_pct <= 100);
+    assert_true(res.run_steal_ns >= 0);
+    /* 3 drivers: their 6 orders (a runner may repeat the set) */
+    assert_true(res.norders >= 6 && res.norders % 6 == 0);
+    const struct pgcb_res_group *gr = &res.groups[0];
+    for (size_t d = 0; d < res.ndrivers; d++) {
+        const struct pgcb_res_cell *c = &gr->cells[d];
+        assert_int_equal(c->status, PGCB_CELL_OK);
+        assert_true(isfinite(c->spread_cv_pct) && c->spread_cv_pct >= 0);
+        /* the pooled median lies between the extreme order medians
+         * (histogram medians: to within their 0.1%) */
+        assert_true(c->spread_min_ns <= c->median_ns * 1.002);
+        assert_true(c->spread_max_ns >= c->median_ns * 0.998);
+        assert_int_equal(c->noise_known, 1);
+        assert_true(c->steal_window_ns > 0);
+        assert_true(c->steal_cpus_pct >= 0 && c->steal_cpus_pct <= 100);
+        assert_true(c->steal_machine_pct >= 0 && c->steal_machine_pct <= 100);
+        assert_true(c->steal_cpus_ns >= 0 && c->steal_cpus_ns <= c->steal_window_ns);
+    }
+    /* libpq_sync and rawwire wait for the server's replies */
+    assert_true(gr->cells[0].voluntary_switches > 0);
+    assert_true(gr->cells[2].voluntary_switches > 0);
+    pgcb_result_free(&res);
+
+    /* The file itself: counts are non-negative integers, the rate agrees. */
+    json_error_t je;
+    json_t *j = json_load_file(out, 0, &je);
+    assert_non_null(j);
+    json_t *cells = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "results");
+    size_t i;
+    json_t *c;
+    json_array_foreach(cells, i, c) {
+        json_t *inv = json_object_get(c, "involuntary_switches");
+        json_t *vol = json_object_get(c, "voluntary_switches");
+        assert_true(json_is_integer(inv) && json_integer_value(inv) >= 0);
+        assert_true(json_is_integer(vol) && json_integer_value(vol) >= 0);
+        double per = json_number_value(json_object_get(c, "involuntary_switches_per_1k_queries"));
+        double q = (double)json_integer_value(json_object_get(c, "queries"));
+        assert_true(fabs(per - 1000.0 * (double)json_integer_value(inv) / q) < 1e-9 * (per + 1));
+        assert_true(json_is_object(json_object_get(c, "steal")));
+        assert_true(json_is_number(json_object_get(json_object_get(c, "order_spread"),
+                                                   "robust_cv_pct")));
+    }
+    json_t *cpu0 = json_array_get(
+        json_object_get(json_object_get(json_object_get(j, "environment"), "noise"), "cpus"), 0);
+    /* shown or "not shown by this machine" (null), never anything else */
+    json_t *gov = json_object_get(cpu0, "governor"), *sib = json_object_get(cpu0, "smt_siblings");
+    assert_true(json_is_null(gov) || json_is_string(gov));
+    assert_true(json_is_null(sib) || json_is_string(sib));
+    json_decref(j);
+    e2e_run_free(&r);
+}
+
 int main(void)
 {
     if (e2e_setup("test_runner_e2e") != 0)
@@ -462,6 +553,7 @@ int main(void)
              e2e_build, e2e_build);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tiny_run_writes_valid_json),
+        cmocka_unit_test(test_noise_recorded),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_driver_failure_is_recorded),
         cmocka_unit_test(test_interrupt_keeps_results),

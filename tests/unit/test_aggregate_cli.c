@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "pgcb/driver.h"
 #include "result.h"
 
 #define DIR "tests/aggregate/"
@@ -398,6 +399,47 @@ static void test_old_and_new_files(void **state)
     free(errout);
 }
 
+/* Issue 13: a run whose file records the noise gets a note with its steal
+ * and how many client results spread more than its noise_warn_pct; a file
+ * from before gets none (the golden files above). */
+static void test_noise_note(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char err[1024], path[256], *out, *errout;
+    assert_int_equal(pgcb_result_read(DIR "a.json", &r, err, sizeof err), 0);
+    r.run_steal_pct = 1.5;
+    r.run_steal_ns = 3e8;
+    r.noise_warn_pct = 5;
+    size_t cells = 0;
+    for (size_t g = 0; g < r.ngroups; g++)
+        for (size_t d = 0; d < r.ndrivers; d++) {
+            struct pgcb_res_cell *c = &r.groups[g].cells[d];
+            if (c->status != PGCB_CELL_OK || (r.drivers[d].caps & PGCB_CAP_REFERENCE))
+                continue;
+            c->spread_cv_pct = cells++ == 0 ? 12.5 : 2.5; /* one noisy result */
+        }
+    assert_true(cells > 1);
+    snprintf(path, sizeof path, "%s/a_noise.json", tmpdir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    pgcb_result_free(&r);
+    const char *const args[] = {path, DIR "b.json", NULL};
+    assert_int_equal(run(&out, &errout, args), 0);
+    char want[256];
+    snprintf(want, sizeof want, "  Run 1: steal 1.50%% of the machine's CPU time over the run; 1 "
+             "of %zu client results with per-order medians spread more than noise_warn_pct "
+             "5%%.\n", cells);
+    if (!strstr(out, want)) {
+        print_error("got:\n%s\nwant in it:\n%s", out, want);
+        fail();
+    }
+    assert_null(strstr(out, "Run 2:")); /* b.json is from before */
+    assert_null(strstr(errout, "steal")); /* a note, not a warning */
+    free(out);
+    free(errout);
+    unlink(path);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -439,6 +481,7 @@ int main(void)
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_old_and_new_files),
         cmocka_unit_test(test_baseline_missing_step),
+        cmocka_unit_test(test_noise_note),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "stats.h"
 
 static char dir[] = "/tmp/pgcb_test_config_XXXXXX";
 static char path[256];
@@ -158,6 +159,7 @@ static void test_defaults_and_env(void **state)
     assert_true(cfg.alpha == 1.0 / 64);
     assert_true(cfg.interval_level == 0.95);
     assert_int_equal(cfg.batch_timeout_ms, PGCB_DEFAULT_BATCH_TIMEOUT_MS);
+    assert_true(cfg.noise_warn_pct == PGCB_STATS_NOISE_WARN_PCT);
     assert_string_equal(cfg.time_source, "default");
     assert_int_equal(cfg.ncpus, 1);
     assert_int_equal(cfg.cpus[0], 0);
@@ -165,6 +167,10 @@ static void test_defaults_and_env(void **state)
     assert_null(cfg.setup);
     assert_string_equal(cfg.conninfo, "");
     assert_string_equal(cfg.conninfo_source, "environment");
+    pgcb_config_free(&cfg);
+    assert_int_equal(pgcb_config_load(write_ini("[bench]\nnoise_warn_pct = 7.5\n" MINIMAL),
+                                      &cfg, err, sizeof err), 0);
+    assert_true(cfg.noise_warn_pct == 7.5);
     pgcb_config_free(&cfg);
 
     setenv("BENCH_TIME_MS", "250", 1);
@@ -196,7 +202,7 @@ static void test_errors(void **state)
     expect_error("[bench]\nbogus = 1\n" MINIMAL,
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
                  "output, orders, batch_timeout_ms, seed, alpha, interval_level, until, "
-                 "until_max_orders, until_width)");
+                 "until_max_orders, until_width, noise_warn_pct)");
     expect_error("[bench]\nbatch_timeout_ms = 0\n" MINIMAL,
                  ":2: [bench] batch_timeout_ms: '0' is not an integer from 1 to 86400000");
     expect_error(MINIMAL "[foo]\n",

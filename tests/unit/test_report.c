@@ -4,7 +4,8 @@
  * fixed number of operations and parameters ("rows_per_txn", "ops", "params"),
  * a skipped driver and its note, one line per background load (met, failed,
  * with an error) and the winner line marked when the SLA failed; the
- * background line's formatting of rates, durations and unknown figures.
+ * background line's formatting of rates, durations and unknown figures;
+ * issue 13's noise lines under the table and in the header.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -220,11 +221,197 @@ static void test_background_line(void **state)
     assert_string_equal(small, "Background x: d");
 }
 
+/* Issue 13's notes under the table: a client driver whose per-order medians
+ * spread more than noise_warn_pct, steal on the measuring CPU over 1% (and
+ * two clock ticks), and the group's line of steal and context switches;
+ * none of them for a cell without the figures or a reference driver. */
+static void test_noise_notes(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r);
+    struct pgcb_res_group *g = &r.groups[0];
+    g->transaction = 0;
+    g->ops = 0;
+    g->nparams = 0;
+    g->thread_cpus = pgcb_xcalloc(1, sizeof *g->thread_cpus);
+    /* a: 6 orders, median 1100, MAD 150: robust CV 20.2% */
+    static const double om[] = {1000, 1300, 800, 1500, 1000, 1200};
+    struct pgcb_res_cell *a = &g->cells[0], *b = &g->cells[1];
+    free(a->order_medians_ns);
+    a->norders = 6;
+    a->order_medians_ns = pgcb_xcalloc(6, sizeof(double));
+    memcpy(a->order_medians_ns, om, sizeof om);
+    pgcb_result_cell_spread(a);
+    b->norders = 2; /* 2 orders: no CV (whatever make() gave it) */
+    pgcb_result_cell_spread(b);
+    assert_true(fabs(a->spread_cv_pct - 1.4826 * 150 / 1100 * 100) < 1e-9);
+    assert_true(isnan(b->spread_cv_pct));
+    a->noise_known = b->noise_known = 1;
+    a->involuntary_switches = 50; /* in 20000 queries */
+    a->steal_window_ns = b->steal_window_ns = 1e9;
+    a->steal_cpus_pct = 0.5, a->steal_cpus_ns = 5e6;
+    a->steal_machine_pct = 0.25, a->steal_machine_ns = 5e6;
+    b->steal_cpus_pct = 2.5, b->steal_cpus_ns = 25e6;
+    b->steal_machine_pct = 1.5, b->steal_machine_ns = 30e6;
+    char *out = capture_group(&r, PGCB_TABLE_BOX);
+    static const char notes[] =
+        "  a: no pipelining: runs the 50 queries of a batch one after another\n"
+        "  c: skipped: c implements driver ABI 1.0, which cannot pass query parameters\n"
+        "  a: noisy: its per-order medians spread 20.2% (robust CV; 800 to 1500 ns over 6 "
+        "orders), above noise_warn_pct 10%: a lead under about twice that is likely to stay "
+        "unresolved\n"
+        "  b: steal time 2.5% of CPU 0 while it ran (25 ms; 1.5% of the machine): the "
+        "hypervisor ran something else there, and its latencies include those waits\n"
+        "  Noise: steal 1.5% of CPU 0 (0.9% of the machine); involuntary context switches of "
+        "the measuring thread per 1000 queries: a 2.5, b 0.0\n"
+        "Background bgw:";
+    if (!strstr(out, notes)) {
+        print_error("got:\n%s\nwant in it:\n%s\n", out, notes);
+        fail();
+    }
+    free(out);
+
+    /* The run's threshold; steal of one tick (below 20 ms) is no note. */
+    r.noise_warn_pct = 25;
+    b->steal_cpus_ns = 15e6;
+    out = capture_group(&r, PGCB_TABLE_BOX);
+    assert_null(strstr(out, "noisy"));
+    assert_null(strstr(out, "steal time"));
+    assert_non_null(strstr(out, "  Noise: steal 1.5% of CPU 0"));
+    free(out);
+    /* A reference driver is never warned; a cell without the figures (a
+     * file from before) has no line. */
+    r.noise_warn_pct = 0; /* not recorded: the default, 10 */
+    r.drivers[0].caps |= PGCB_CAP_REFERENCE;
+    a->noise_known = b->noise_known = 0;
+    out = capture_group(&r, PGCB_TABLE_BOX);
+    assert_null(strstr(out, "noisy"));
+    assert_null(strstr(out, "Noise"));
+    free(out);
+    /* Markdown: the same lines in the list. */
+    r.drivers[0].caps &= ~(unsigned)PGCB_CAP_REFERENCE;
+    out = capture_group(&r, PGCB_TABLE_MARKDOWN);
+    assert_non_null(strstr(out, "\n- a: noisy: its per-order medians spread 20.2%"));
+    free(out);
+    pgcb_result_free(&r);
+}
+
+static char *capture(void (*fn)(FILE *, const struct pgcb_result *), const struct pgcb_result *r)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fn(f, r);
+    fclose(f);
+    return buf;
+}
+
+static void header(FILE *f, const struct pgcb_result *r)
+{
+    pgcb_report_header(f, r, "socket /tmp/s");
+}
+
+static void add_cpu(struct pgcb_result *r, int cpu, const char *role, const char *gov,
+                    double khz, const char *siblings)
+{
+    r->noise_cpus[r->nnoise_cpus++] = (struct pgcb_res_cpu){
+        .cpu = cpu, .role = pgcb_xstrdup(role), .governor = gov ? pgcb_xstrdup(gov) : NULL,
+        .cur_khz = khz, .min_khz = isnan(khz) ? NAN : 1500000,
+        .max_khz = isnan(khz) ? NAN : 3500000,
+        .smt_siblings = siblings ? pgcb_xstrdup(siblings) : NULL};
+}
+
+/* The header's Noise line: governors, the first client CPU's frequency,
+ * SMT siblings, steal since boot, the threshold; a note when a measuring
+ * CPU shares its core with a server CPU or another measuring CPU; nothing
+ * for a file without the figures. And the run's steal line at the end. */
+static void test_noise_header(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r);
+    r.runner_version = pgcb_xstrdup("v1");
+    r.config_file = pgcb_xstrdup("x.ini");
+    r.started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
+    r.cpu_model = pgcb_xstrdup("CPU");
+    r.kernel = pgcb_xstrdup("Linux");
+    r.libpq_version = pgcb_xstrdup("15");
+    r.client_cpus = pgcb_xstrdup("0,1,3");
+    r.server_cpus_source = pgcb_xstrdup("detected");
+    char *out = capture(header, &r);
+    assert_null(strstr(out, "Noise"));
+    free(out);
+
+    r.noise_warn_pct = 7.5;
+    r.steal_boot_pct = 0.125;
+    r.noise_cpus = pgcb_xcalloc(4, sizeof *r.noise_cpus);
+    add_cpu(&r, 0, "client", "performance", 2450000, "0,2");
+    add_cpu(&r, 1, "client", "performance", NAN, "1,3");
+    add_cpu(&r, 3, "client", "performance", NAN, "1,3");
+    add_cpu(&r, 2, "server", "performance", NAN, "0,2");
+    out = capture(header, &r);
+    static const char want[] =
+        "Noise    : cpufreq governor performance on CPUs 0-3 (CPU 0 at 2.45 GHz, 1.50-3.50); "
+        "SMT: CPU 0 (client) shares its core with 2, CPU 1 (client) shares its core with 3, "
+        "CPU 3 (client) shares its core with 1, CPU 2 (server) shares its core with 0; steal "
+        "since boot 0.12% of the machine's CPU time; orders spread warned above 7.5% "
+        "(noise_warn_pct)\n"
+        "Note     : measuring CPU 0 and server CPU 2 are SMT siblings: they share one core, so "
+        "the server's work slows the client's\n"
+        "Note     : measuring CPUs 1 and 3 are SMT siblings: threads measured on them share "
+        "one core\n"
+        "Budget   : ";
+    if (!strstr(out, want)) {
+        print_error("got:\n%s\nwant in it:\n%s\n", out, want);
+        fail();
+    }
+    free(out);
+
+    /* A VM: no cpufreq, no topology; mixed governors are named per CPU. */
+    for (size_t i = 0; i < r.nnoise_cpus; i++) {
+        free(r.noise_cpus[i].smt_siblings);
+        r.noise_cpus[i].smt_siblings = NULL;
+        free(r.noise_cpus[i].governor);
+        r.noise_cpus[i].governor = NULL;
+        r.noise_cpus[i].cur_khz = NAN;
+    }
+    r.steal_boot_pct = NAN;
+    out = capture(header, &r);
+    assert_non_null(strstr(out, "Noise    : cpufreq not shown by this machine (CPUs 0-3); SMT "
+                                "siblings not shown by this machine; orders spread warned above "
+                                "7.5% (noise_warn_pct)\n"));
+    assert_null(strstr(out, "Note     : measuring"));
+    free(out);
+    r.noise_cpus[1].governor = pgcb_xstrdup("powersave");
+    r.noise_cpus[1].smt_siblings = pgcb_xstrdup("1");
+    out = capture(header, &r);
+    assert_non_null(strstr(out, "Noise    : CPU 0 governor not shown, CPU 1 governor powersave, "
+                                "CPU 3 governor not shown, CPU 2 governor not shown; SMT: CPU 1 "
+                                "(client) alone on its core; orders"));
+    free(out);
+
+    /* The run's steal, after the rankings; nothing when unknown. */
+    r.run_steal_pct = r.run_steal_ns = NAN;
+    out = capture(pgcb_report_run_noise, &r);
+    assert_string_equal(out, "");
+    free(out);
+    r.run_steal_pct = 0.25;
+    r.run_steal_ns = 5e7;
+    out = capture(pgcb_report_run_noise, &r);
+    assert_string_equal(out, "Steal    : 0.25% of the machine's CPU time over the run (50 ms "
+                             "in all, /proc/stat)\n");
+    free(out);
+    pgcb_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_group_box),
         cmocka_unit_test(test_background_line),
+        cmocka_unit_test(test_noise_notes),
+        cmocka_unit_test(test_noise_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

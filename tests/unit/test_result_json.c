@@ -3,7 +3,9 @@
  * the write is atomic (no temporary file is left, a failed write leaves no
  * file); NaN figures become null; bad files are refused with a reason;
  * issue 8's group keys (transaction, ops, params, sla_failed, background,
- * status "skipped") round-trip, and files without them read as 0 / empty.
+ * status "skipped") round-trip, and files without them read as 0 / empty;
+ * so do issue 13's noise fields (a file without them: the spread computed
+ * from the per-order medians, the rest unknown).
  */
 #include <dirent.h>
 #include <math.h>
@@ -378,6 +380,133 @@ static void test_old_file_defaults(void **state)
     remove(path);
 }
 
+/* Issue 13's noise fields: per cell the spread of the per-order medians,
+ * steal and context switches; in the environment the threshold, the pinned
+ * CPUs (null where the machine shows nothing) and the run's steal. Written,
+ * read back, compared; a cell not measured has nulls. */
+static void add_noise(struct pgcb_result *r)
+{
+    struct pgcb_res_cell *c = &r->groups[0].cells[0];
+    c->spread_cv_pct = 1.25;
+    c->spread_min_ns = 14900;
+    c->spread_max_ns = 15100;
+    c->noise_known = 1;
+    c->involuntary_switches = 25;
+    c->voluntary_switches = 5000000000ull;
+    c->steal_window_ns = 2e9;
+    c->steal_cpus_ns = 3e7;
+    c->steal_cpus_pct = 1.5;
+    c->steal_machine_ns = 4e7;
+    c->steal_machine_pct = 1.0;
+    struct pgcb_res_cell *f = &r->groups[0].cells[1];
+    f->spread_cv_pct = NAN;
+    f->spread_min_ns = f->spread_max_ns = 14900;
+    r->noise_warn_pct = 7.5;
+    r->steal_boot_pct = 0.125;
+    r->run_steal_ns = 5e7;
+    r->run_steal_pct = 0.25;
+    r->nnoise_cpus = 2;
+    r->noise_cpus = pgcb_xcalloc(2, sizeof *r->noise_cpus);
+    r->noise_cpus[0] = (struct pgcb_res_cpu){
+        .cpu = 0, .role = pgcb_xstrdup("client"), .governor = pgcb_xstrdup("performance"),
+        .cur_khz = 2450000, .min_khz = 1500000, .max_khz = 3500000,
+        .smt_siblings = pgcb_xstrdup("0,2")};
+    r->noise_cpus[1] = (struct pgcb_res_cpu){.cpu = 2, .role = pgcb_xstrdup("server"),
+                                             .cur_khz = NAN, .min_khz = NAN, .max_khz = NAN};
+}
+
+static void test_round_trip_noise(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    add_noise(&r);
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/r13.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+
+    const struct pgcb_res_cell *c = &back.groups[0].cells[0], *f = &back.groups[0].cells[1];
+    assert_true(c->spread_cv_pct == 1.25 && c->spread_min_ns == 14900 &&
+                c->spread_max_ns == 15100);
+    assert_int_equal(c->noise_known, 1);
+    assert_int_equal(c->involuntary_switches, 25);
+    assert_true(c->voluntary_switches == 5000000000ull);
+    assert_true(c->steal_window_ns == 2e9 && c->steal_cpus_ns == 3e7 &&
+                c->steal_cpus_pct == 1.5 && c->steal_machine_ns == 4e7 &&
+                c->steal_machine_pct == 1.0);
+    assert_true(isnan(f->spread_cv_pct) && f->spread_min_ns == 14900);
+    assert_int_equal(f->noise_known, 0);
+    assert_true(isnan(f->steal_cpus_pct) && isnan(f->steal_window_ns));
+    assert_true(back.noise_warn_pct == 7.5 && back.steal_boot_pct == 0.125 &&
+                back.run_steal_ns == 5e7 && back.run_steal_pct == 0.25);
+    assert_int_equal(back.nnoise_cpus, 2);
+    assert_int_equal(back.noise_cpus[0].cpu, 0);
+    assert_string_equal(back.noise_cpus[0].role, "client");
+    assert_string_equal(back.noise_cpus[0].governor, "performance");
+    assert_true(back.noise_cpus[0].cur_khz == 2450000 && back.noise_cpus[0].max_khz == 3500000);
+    assert_string_equal(back.noise_cpus[0].smt_siblings, "0,2");
+    assert_int_equal(back.noise_cpus[1].cpu, 2);
+    assert_string_equal(back.noise_cpus[1].role, "server");
+    assert_null(back.noise_cpus[1].governor);
+    assert_null(back.noise_cpus[1].smt_siblings);
+    assert_true(isnan(back.noise_cpus[1].min_khz));
+    pgcb_result_free(&back);
+
+    /* The raw JSON: the documented keys; null for what is not known. */
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *res = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "results");
+    json_t *j0 = json_array_get(res, 0), *j1 = json_array_get(res, 1);
+    assert_true(json_real_value(json_object_get(json_object_get(j0, "order_spread"),
+                                                "robust_cv_pct")) == 1.25);
+    assert_int_equal(json_integer_value(json_object_get(j0, "involuntary_switches")), 25);
+    /* 25 switches in 10000 queries */
+    assert_true(json_real_value(json_object_get(j0, "involuntary_switches_per_1k_queries")) ==
+                2.5);
+    assert_true(json_real_value(json_object_get(json_object_get(j0, "steal"), "cpus_pct")) ==
+                1.5);
+    assert_true(json_is_null(json_object_get(json_object_get(j1, "order_spread"),
+                                             "robust_cv_pct")));
+    assert_true(json_is_null(json_object_get(j1, "steal")));
+    assert_true(json_is_null(json_object_get(j1, "involuntary_switches")));
+    assert_true(json_is_null(json_object_get(j1, "involuntary_switches_per_1k_queries")));
+    json_t *noise = json_object_get(json_object_get(j, "environment"), "noise");
+    assert_true(json_real_value(json_object_get(noise, "warn_pct")) == 7.5);
+    json_t *cpu1 = json_array_get(json_object_get(noise, "cpus"), 1);
+    assert_true(json_is_null(json_object_get(cpu1, "governor")));
+    assert_true(json_is_null(json_object_get(cpu1, "cur_khz")));
+    json_decref(j);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
+/* A file from before issue 13: no spread in it, so it is computed from the
+ * per-order medians; steal and switches unknown; no CPUs; no threshold. */
+static void test_old_file_noise(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char path[256], err[512];
+    snprintf(path, sizeof path, "%s/old13.json", dir);
+    write_text(path, "{\"schema_version\": 1, \"environment\": {}, \"drivers\": "
+                     "[{\"name\": \"a\"}], \"orders\": [], \"groups\": [{\"suite\": \"s\", "
+                     "\"query\": \"q\", \"results\": [{\"driver\": \"a\", \"status\": \"ok\", "
+                     "\"order_medians_ns\": [100, 110, null, 90, 150]}]}]}");
+    assert_int_equal(pgcb_result_read(path, &r, err, sizeof err), 0);
+    const struct pgcb_res_cell *c = &r.groups[0].cells[0];
+    /* median 105, deviations 5 5 15 45 -> MAD 10 */
+    assert_true(fabs(c->spread_cv_pct - 1.4826 * 10 / 105 * 100) < 1e-9);
+    assert_true(c->spread_min_ns == 90 && c->spread_max_ns == 150);
+    assert_int_equal(c->noise_known, 0);
+    assert_true(isnan(c->steal_cpus_pct) && isnan(c->steal_machine_pct));
+    assert_true(isnan(r.noise_warn_pct) && isnan(r.steal_boot_pct) && isnan(r.run_steal_pct));
+    assert_int_equal(r.nnoise_cpus, 0);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -388,6 +517,8 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_round_trip_issue8),
         cmocka_unit_test(test_old_file_defaults),
+        cmocka_unit_test(test_round_trip_noise),
+        cmocka_unit_test(test_old_file_noise),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);

@@ -221,6 +221,65 @@ static void test_geomean_order(void **state)
     assert_true(pgcb_stats_geomean(a, 6) == pgcb_stats_geomean(b, 6));
 }
 
+/* The spread of per-order medians: robust CV = 1.4826 * MAD / median. */
+static void test_spread(void **state)
+{
+    (void)state;
+    double scratch[8];
+    struct pgcb_stats_spread sp;
+    /* median 101, |v - 101| = 1 1 3 0 49 -> MAD 1: one wild order (150)
+     * moves the max, not the CV. */
+    const double a[] = {100, 102, 98, 101, 150};
+    pgcb_stats_spread(a, 5, scratch, &sp);
+    assert_int_equal(sp.n, 5);
+    assert_near(sp.robust_cv_pct, 1.4826 * 1 / 101 * 100, 1e-12);
+    assert_near(sp.min, 98, 0);
+    assert_near(sp.max, 150, 0);
+    assert_near(a[4], 150, 0); /* v is left alone */
+    /* Even n: median 25, deviations 15 5 5 15 -> MAD 10. */
+    const double b[] = {40, 10, 30, 20};
+    pgcb_stats_spread(b, 4, scratch, &sp);
+    assert_near(sp.robust_cv_pct, 1.4826 * 10 / 25 * 100, 1e-12);
+    assert_near(sp.robust_cv_pct, 59.304, 1e-9);
+    /* NaN orders (not run) are ignored: 100 110 90 -> MAD 10. */
+    const double c[] = {NAN, 100, 110, NAN, 90};
+    pgcb_stats_spread(c, 5, scratch, &sp);
+    assert_int_equal(sp.n, 3);
+    assert_near(sp.robust_cv_pct, 14.826, 1e-9);
+    assert_near(sp.min, 90, 0);
+    assert_near(sp.max, 110, 0);
+    /* Identical orders: no spread at all. */
+    const double d[] = {7, 7, 7};
+    pgcb_stats_spread(d, 3, scratch, &sp);
+    assert_near(sp.robust_cv_pct, 0, 0);
+}
+
+static void test_spread_too_few(void **state)
+{
+    (void)state;
+    double scratch[4];
+    struct pgcb_stats_spread sp;
+    /* Fewer than 3 orders: a range but no CV. */
+    const double a[] = {100, NAN, 200};
+    pgcb_stats_spread(a, 3, scratch, &sp);
+    assert_int_equal(sp.n, 2);
+    assert_true(isnan(sp.robust_cv_pct));
+    assert_near(sp.min, 100, 0);
+    assert_near(sp.max, 200, 0);
+    const double none[] = {NAN, NAN};
+    pgcb_stats_spread(none, 2, scratch, &sp);
+    assert_int_equal(sp.n, 0);
+    assert_true(isnan(sp.robust_cv_pct) && isnan(sp.min) && isnan(sp.max));
+    pgcb_stats_spread(NULL, 0, scratch, &sp);
+    assert_int_equal(sp.n, 0);
+    assert_true(isnan(sp.robust_cv_pct));
+    /* A median of 0 has no relative spread. */
+    const double z[] = {0, 0, 0, 1};
+    pgcb_stats_spread(z, 4, scratch, &sp);
+    assert_true(isnan(sp.robust_cv_pct));
+    assert_near(sp.max, 1, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_median_ci),
         cmocka_unit_test(test_rng),
         cmocka_unit_test(test_geomean_order),
+        cmocka_unit_test(test_spread),
+        cmocka_unit_test(test_spread_too_few),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
