@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pct.h"
+
 #define PGCB_RESULT_SCHEMA_VERSION 1
 
 /* Status of one driver in one group. */
@@ -66,6 +68,14 @@ struct pgcb_res_cell {
     uint64_t blocks;                  /* blocks timed in the measured orders */
     double overhead_ns_per_block;     /* wall time of a block beyond its samples, mean */
     double overhead_cpu_ns_per_block; /* CPU time outside the timed batches, mean */
+    /* The distribution (pct.h), from the same pooled histogram as median_ns
+     * and p99_ns: pct_ns[k] is the latency at pgcb_pct_q[k] (p50, p90, p99 =
+     * p99_ns, p99.9), NAN without samples and in files from before them;
+     * curve[0..ncurve-1] the percentile spectrum (q ascending, the max last
+     * at q = 1), NULL and 0 without. The cell owns curve. */
+    double pct_ns[PGCB_PCT_N];
+    struct pgcb_pct_point *curve;
+    size_t ncurve;
 };
 
 /* Background load that ran during a group ([background.NAME]). */

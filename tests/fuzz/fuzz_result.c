@@ -118,8 +118,12 @@ static void fz_check_result(const struct pgcb_result *r)
         const struct pgcb_res_group *gr = &r->groups[g];
         FZ_CHECK(gr->suite && gr->query && gr->cells);
         FZ_CHECK(!gr->thread_cpus || gr->threads > 0);
-        for (size_t d = 0; d < r->ndrivers; d++)
+        for (size_t d = 0; d < r->ndrivers; d++) {
             FZ_CHECK(gr->cells[d].norders == 0 || gr->cells[d].order_medians_ns);
+            FZ_CHECK((gr->cells[d].ncurve == 0) == (gr->cells[d].curve == NULL));
+            FZ_CHECK(gr->cells[d].ncurve <= PGCB_PCT_CURVE_MAX &&
+                     pgcb_pct_curve_valid(gr->cells[d].curve, gr->cells[d].ncurve));
+        }
         FZ_CHECK(gr->nbackgrounds == 0 || gr->backgrounds);
         for (size_t b = 0; b < gr->nbackgrounds; b++)
             FZ_CHECK(gr->backgrounds[b].name && gr->backgrounds[b].driver &&
