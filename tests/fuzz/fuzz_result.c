@@ -144,8 +144,8 @@ static void fz_derive(const struct pgcb_result *r)
         FZ_CHECK(v.lowest_mean == PGCB_RANK_NONE || v.lowest_mean < r->ndrivers);
         json_decref(pgcb_rank_verdict_json(r, &v));
         pgcb_report_verdict_line(line, sizeof line, r, g);
-        pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_BOX);
-        pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_MARKDOWN);
+        pgcb_report_group_ex(fz_null, r, g, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+        pgcb_report_group_ex(fz_null, r, g, PGCB_TABLE_MARKDOWN, PGCB_REPORT_DETAIL);
     }
     struct pgcb_ranking rk;
     int rc = pgcb_rank_compute(&rp, 1, NULL, &rk);
