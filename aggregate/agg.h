@@ -8,7 +8,9 @@
  *   baseline.c  queries/s per run label relative to a baseline label
  *   text.c      text (box tables) and Markdown output
  *   json.c      JSON output
- *   svg.c       the chart
+ *   svg.c       the chart of relative latency (bars)
+ *   svg_pct.c   the chart of latency by percentile (lines)
+ *   svg_util.c  what the two charts share
  *   main.c      the command line
  *
  * Nothing here prints except to a FILE * it is given. Output is a function
@@ -155,5 +157,26 @@ int pgcb_agg_svg_write(const struct pgcb_agg *a, const char *path, char *err, si
 
 /* The chart as a malloc'd string (what pgcb_agg_svg_write writes). */
 char *pgcb_agg_svg(const struct pgcb_agg *a);
+
+/* ---- svg_util.c: what the charts share --------------------------------------- */
+
+/* The k-th colour of the palette (10, then again): the bar chart's k-th
+ * ranked driver, and the same driver's line in the percentile chart. */
+const char *pgcb_agg_svg_color(size_t k);
+/* s as XML text content or attribute value (& < > " escaped). */
+void pgcb_agg_xml(FILE *f, const char *s);
+/* A "nice" axis step, 1, 2 or 5 x 10^k, so that max fits in at most `steps`. */
+double pgcb_agg_nice_step(double max, double steps);
+/* The XML declaration, the <svg> element (width x height, the font) and
+ * its <title> (escaped). The caller writes the rest and "</svg>\n". */
+void pgcb_agg_svg_open(FILE *f, double width, double height, const char *title);
+/* A subtitle line at y: "Run 1: LABEL; Run 2: ..." (the first 4, then a
+ * count), suffix[i] (when suffix and it are not NULL) after run i's label. */
+void pgcb_agg_svg_runs(FILE *f, const struct pgcb_agg *a, double y, const char *const *suffix);
+/* One colour swatch and name per names[k] (colour k), in a row at y. */
+void pgcb_agg_svg_legend(FILE *f, const char *const *names, size_t n, double y);
+/* Write text to path (not atomically). 0, or -1 with "PATH: cannot write:
+ * why" in err. */
+int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen);
 
 #endif
