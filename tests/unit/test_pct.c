@@ -24,18 +24,21 @@ static double res(double v)
     return v / 2048 + 1;
 }
 
-static int setup(void **state)
+/* Each test starts with an empty histogram; the last is freed by the
+ * group's teardown. */
+static struct pgcb_hist hist;
+
+static struct pgcb_hist *new_hist(void)
 {
-    static struct pgcb_hist h;
-    if (pgcb_hist_init(&h) != 0)
-        return -1;
-    *state = &h;
-    return 0;
+    pgcb_hist_free(&hist); /* the previous test's (safe on a zeroed one) */
+    assert_int_equal(pgcb_hist_init(&hist), 0);
+    return &hist;
 }
 
-static int teardown(void **state)
+static int free_hist(void **state)
 {
-    pgcb_hist_free(*state);
+    (void)state;
+    pgcb_hist_free(&hist);
     return 0;
 }
 
@@ -63,7 +66,8 @@ static void check_curve(const struct pgcb_hist *h, const struct pgcb_pct_point *
 
 static void test_bimodal(void **state)
 {
-    struct pgcb_hist *h = *state;
+    (void)state;
+    struct pgcb_hist *h = new_hist();
     for (int i = 0; i < 9000; i++)
         pgcb_hist_add(h, 4000000 + (uint64_t)(i % 7) * 100); /* 4.0 ms, a little spread */
     for (int i = 0; i < 1000; i++)
@@ -97,7 +101,8 @@ static void test_bimodal(void **state)
  * p99 = 990, p99.9 = 999 (rank ceil(q n)) and a curve of exact ranks. */
 static void test_exact_small_values(void **state)
 {
-    struct pgcb_hist *h = *state;
+    (void)state;
+    struct pgcb_hist *h = new_hist();
     for (uint64_t v = 1; v <= 1000; v++)
         pgcb_hist_add(h, v);
     double p[PGCB_PCT_N];
@@ -121,7 +126,8 @@ static void test_exact_small_values(void **state)
  * point (rank 999 = n would be the max), n = 1 only the min and the max. */
 static void test_curve_stops_at_sample_count(void **state)
 {
-    struct pgcb_hist *h = *state;
+    (void)state;
+    struct pgcb_hist *h = new_hist();
     static const uint64_t counts[] = {1, 2, 9, 10, 11, 99, 100, 999, 1000, 1001, 3163, 100000};
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
         pgcb_hist_reset(h);
@@ -152,7 +158,8 @@ static void test_curve_stops_at_sample_count(void **state)
 
 static void test_empty(void **state)
 {
-    struct pgcb_hist *h = *state;
+    (void)state;
+    struct pgcb_hist *h = new_hist();
     double p[PGCB_PCT_N];
     pgcb_pct_fill(h, p);
     for (size_t k = 0; k < PGCB_PCT_N; k++)
@@ -198,12 +205,12 @@ static void test_valid(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_bimodal, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_exact_small_values, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_curve_stops_at_sample_count, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+        cmocka_unit_test(test_bimodal),
+        cmocka_unit_test(test_exact_small_values),
+        cmocka_unit_test(test_curve_stops_at_sample_count),
+        cmocka_unit_test(test_empty),
         cmocka_unit_test(test_tables_and_x),
         cmocka_unit_test(test_valid),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, NULL, free_hist);
 }
