@@ -9,7 +9,6 @@
  *   text.c      text (box tables) and Markdown output
  *   json.c      JSON output
  *   svg.c       the chart of relative latency (bars)
- *   svg_pct.c   the chart of latency by percentile (lines)
  *   svg_util.c  what the two charts share
  *   main.c      the command line
  *
@@ -144,9 +143,12 @@ char *pgcb_agg_step_name(const struct pgcb_res_group *gr);
 /* ---- output -------------------------------------------------------------------- */
 
 /* Text (PGCB_TABLE_BOX or ASCII) or Markdown (PGCB_TABLE_MARKDOWN) to out;
- * b may be NULL (no --baseline). */
+ * b may be NULL (no --baseline). flags: PGCB_REPORT_DETAIL (report.h) adds
+ * each run's detail table (percentiles) per group -- in text a last
+ * section, one table per run and group; in Markdown under each group's
+ * table in the run's collapsed section. */
 void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_baseline *b,
-                    enum pgcb_table_style style);
+                    enum pgcb_table_style style, unsigned flags);
 
 /* The same data as JSON (a new reference). */
 json_t *pgcb_agg_json(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b);

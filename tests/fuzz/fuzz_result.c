@@ -170,11 +170,11 @@ static void fz_aggregate(char *const *paths, size_t n, char *const *labels, size
         free(err);
         return;
     }
-    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_BOX);
-    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_MARKDOWN);
+    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_MARKDOWN, PGCB_REPORT_DETAIL);
     struct pgcb_agg_baseline b;
     FZ_CHECK(pgcb_agg_baseline_compute(&a, a.runs[n - 1].label, 5, &b, err, FZ_ERRLEN) == 0);
-    pgcb_agg_print(fz_null, &a, &b, PGCB_TABLE_MARKDOWN);
+    pgcb_agg_print(fz_null, &a, &b, PGCB_TABLE_MARKDOWN, 0);
     json_t *j = pgcb_agg_json(&a, &b);
     FZ_CHECK(j);
     char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));

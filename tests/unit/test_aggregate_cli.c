@@ -4,7 +4,9 @@
  *
  *   - golden files: text, Markdown (with --label and --baseline), JSON and
  *     SVG output, and the warnings on stderr, compared byte for byte with
- *     tests/aggregate/golden/ (the output must be deterministic);
+ *     tests/aggregate/golden/ (the output must be deterministic); --detail
+ *     on p1.json and p2.json (result files with percentiles and curves,
+ *     written by the runner's own writer) and on a file without them;
  *   - every bad input: its exact one-line message and exit status.
  *
  * Runs $PGCB_BUILD/aggregate (tests/run.sh exports PGCB_BUILD; default
@@ -215,6 +217,38 @@ static void test_svg(void **state)
     free(err);
 }
 
+/* --detail: each run's percentiles per group, in text (a last section) and
+ * Markdown (under each group's table in the run's section); an old file's
+ * tables say it has none. */
+static void test_detail(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const text[] = {"--detail", DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, text), 0);
+    golden("p12_detail.txt", out);
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    const char *const md[] = {"-f", "markdown", "-d", DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, md), 0);
+    golden("p12_detail.md", out);
+    free(out);
+    free(err);
+    const char *const old[] = {"-d", DIR "a.json", NULL};
+    assert_int_equal(run(&out, &err, old), 0);
+    assert_non_null(strstr(out, "┘\n  no percentiles in this result file (written before they "
+                                "were recorded)\n"));
+    free(out);
+    free(err);
+    /* Without --detail, no such section. */
+    const char *const plain[] = {DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, plain), 0);
+    assert_null(strstr(out, "Latency percentiles"));
+    free(out);
+    free(err);
+}
+
 /* Insert-benchmark-style results of two servers (ins15.json, ins16.json):
  * transaction steps with fixed operations, parameters, background loads
  * (one missed its SLA on pg16, with an error), an ABI 1.0 driver skipped on
@@ -278,6 +312,8 @@ static const struct bad_case bad_cases[] = {
      "aggregate: the results share no group (suite, query, depth): nothing to rank\n"},
     {{"-s", "/nonexistent/dir/chart.svg", DIR "a.json"}, 1,
      "aggregate: /nonexistent/dir/chart.svg: cannot write: No such file or directory\n"},
+    {{"--detail=yes", DIR "p1.json"}, 2,
+     "aggregate: unknown option or missing value: '--detail=yes'; see 'aggregate -h'\n"},
     {{NULL}, 2, "aggregate: no result file given; see 'aggregate -h'\n"},
     {{"--format", "xml", DIR "a.json"}, 2,
      "aggregate: --format 'xml': expected text, markdown or json; see 'aggregate -h'\n"},
@@ -324,6 +360,7 @@ static void test_help(void **state)
     assert_int_equal(run(&out, &err, args), 0);
     assert_memory_equal(out, "usage: aggregate [OPTIONS] RESULT.json...\n", 42);
     assert_non_null(strstr(out, "--baseline LABEL"));
+    assert_non_null(strstr(out, "--detail"));
     assert_string_equal(err, "");
     free(out);
     free(err);
@@ -392,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_partial_and_mismatched),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_detail),
         cmocka_unit_test(test_insert_baseline),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
