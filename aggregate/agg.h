@@ -9,6 +9,7 @@
  *   text.c      text (box tables) and Markdown output
  *   json.c      JSON output
  *   svg.c       the chart of relative latency (bars)
+ *   svg_pct.c   the chart of latency by percentile (lines)
  *   svg_util.c  what the two charts share
  *   main.c      the command line
  *
@@ -160,6 +161,23 @@ int pgcb_agg_svg_write(const struct pgcb_agg *a, const char *path, char *err, si
 /* The chart as a malloc'd string (what pgcb_agg_svg_write writes). */
 char *pgcb_agg_svg(const struct pgcb_agg *a);
 
+/* ---- svg_pct.c: the percentile chart ------------------------------------------ */
+
+/* Latency by percentile, one panel per group and run, one line per driver
+ * (the description is at the top of svg_pct.c), as a malloc'd string; NULL
+ * on ENOMEM. */
+char *pgcb_agg_svg_pct(const struct pgcb_agg *a);
+
+/* That chart, written to path (not atomically); then, on warn (may be
+ * NULL), one line per run whose file has no percentile curves (a file from
+ * before them): "aggregate: warning: FILE: no percentile curves ...".
+ * Returns 0, or -1 with "PATH: why" in err. */
+int pgcb_agg_svg_pct_write(const struct pgcb_agg *a, const char *path, FILE *warn, char *err,
+                           size_t errlen);
+
+/* 1 if some cell of run i has a percentile curve. */
+int pgcb_agg_run_has_curves(const struct pgcb_agg *a, size_t i);
+
 /* ---- svg_util.c: what the charts share --------------------------------------- */
 
 /* The k-th colour of the palette (10, then again): the bar chart's k-th
@@ -180,5 +198,8 @@ void pgcb_agg_svg_legend(FILE *f, const char *const *names, size_t n, double y);
 /* Write text to path (not atomically). 0, or -1 with "PATH: cannot write:
  * why" in err. */
 int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen);
+/* The same for a chart the caller built: svg is freed (NULL: it could not
+ * be built, "PATH: out of memory for the chart"). */
+int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen);
 
 #endif

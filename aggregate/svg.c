@@ -150,12 +150,5 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
 
 int pgcb_agg_svg_write(const struct pgcb_agg *a, const char *path, char *err, size_t errlen)
 {
-    char *svg = pgcb_agg_svg(a);
-    if (!svg) {
-        snprintf(err, errlen, "%s: out of memory for the chart", path);
-        return -1;
-    }
-    int rc = pgcb_agg_write_text(path, svg, err, errlen);
-    free(svg);
-    return rc;
+    return pgcb_agg_write_chart(path, pgcb_agg_svg(a), err, errlen);
 }

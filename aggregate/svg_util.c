@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agg.h"
@@ -78,6 +79,17 @@ void pgcb_agg_svg_legend(FILE *f, const char *const *names, size_t n, double y)
         fprintf(f, "</text>\n");
         lx += 17 + 7.0 * (double)strlen(names[k]) + 22;
     }
+}
+
+int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen)
+{
+    if (!svg) {
+        snprintf(err, errlen, "%s: out of memory for the chart", path);
+        return -1;
+    }
+    int rc = pgcb_agg_write_text(path, svg, err, errlen);
+    free(svg);
+    return rc;
 }
 
 int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen)

@@ -188,6 +188,9 @@ static void fz_aggregate(char *const *paths, size_t n, char *const *labels, size
     char *svg = pgcb_agg_svg(&a);
     FZ_CHECK(svg);
     free(svg);
+    svg = pgcb_agg_svg_pct(&a);
+    FZ_CHECK(svg);
+    free(svg);
     pgcb_agg_free(&a);
     free(err);
 }
