@@ -13,8 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#include "pct.h"
+#include "pct.h" /* a cell's distribution */
 
 #define PGCB_RESULT_SCHEMA_VERSION 1
 
