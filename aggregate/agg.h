@@ -8,7 +8,9 @@
  *   baseline.c  queries/s per run label relative to a baseline label
  *   text.c      text (box tables) and Markdown output
  *   json.c      JSON output
- *   svg.c       the chart
+ *   svg.c       the chart of relative latency (bars)
+ *   svg_pct.c   the chart of latency by percentile (lines)
+ *   svg_util.c  what the two charts share
  *   main.c      the command line
  *
  * Nothing here prints except to a FILE * it is given. Output is a function
@@ -146,9 +148,12 @@ char *pgcb_agg_step_name(const struct pgcb_res_group *gr);
 /* ---- output -------------------------------------------------------------------- */
 
 /* Text (PGCB_TABLE_BOX or ASCII) or Markdown (PGCB_TABLE_MARKDOWN) to out;
- * b may be NULL (no --baseline). */
+ * b may be NULL (no --baseline). flags: PGCB_REPORT_DETAIL (report.h) adds
+ * each run's detail table (percentiles) per group -- in text a last
+ * section, one table per run and group; in Markdown under each group's
+ * table in the run's collapsed section. */
 void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_baseline *b,
-                    enum pgcb_table_style style);
+                    enum pgcb_table_style style, unsigned flags);
 
 /* The same data as JSON (a new reference). */
 json_t *pgcb_agg_json(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b);
@@ -159,5 +164,46 @@ int pgcb_agg_svg_write(const struct pgcb_agg *a, const char *path, char *err, si
 
 /* The chart as a malloc'd string (what pgcb_agg_svg_write writes). */
 char *pgcb_agg_svg(const struct pgcb_agg *a);
+
+/* ---- svg_pct.c: the percentile chart ------------------------------------------ */
+
+/* Latency by percentile, one panel per group and run, one line per driver
+ * (the description is at the top of svg_pct.c), as a malloc'd string; NULL
+ * on ENOMEM. */
+char *pgcb_agg_svg_pct(const struct pgcb_agg *a);
+
+/* That chart, written to path (not atomically); then, on warn (may be
+ * NULL), one line per run whose file has no percentile curves (a file from
+ * before them): "aggregate: warning: FILE: no percentile curves ...".
+ * Returns 0, or -1 with "PATH: why" in err. */
+int pgcb_agg_svg_pct_write(const struct pgcb_agg *a, const char *path, FILE *warn, char *err,
+                           size_t errlen);
+
+/* 1 if some cell of run i has a percentile curve. */
+int pgcb_agg_run_has_curves(const struct pgcb_agg *a, size_t i);
+
+/* ---- svg_util.c: what the charts share --------------------------------------- */
+
+/* The k-th colour of the palette (10, then again): the bar chart's k-th
+ * ranked driver, and the same driver's line in the percentile chart. */
+const char *pgcb_agg_svg_color(size_t k);
+/* s as XML text content or attribute value (& < > " escaped). */
+void pgcb_agg_xml(FILE *f, const char *s);
+/* A "nice" axis step, 1, 2 or 5 x 10^k, so that max fits in at most `steps`. */
+double pgcb_agg_nice_step(double max, double steps);
+/* The XML declaration, the <svg> element (width x height, the font) and
+ * its <title> (escaped). The caller writes the rest and "</svg>\n". */
+void pgcb_agg_svg_open(FILE *f, double width, double height, const char *title);
+/* A subtitle line at y: "Run 1: LABEL; Run 2: ..." (the first 4, then a
+ * count), suffix[i] (when suffix and it are not NULL) after run i's label. */
+void pgcb_agg_svg_runs(FILE *f, const struct pgcb_agg *a, double y, const char *const *suffix);
+/* One colour swatch and name per names[k] (colour k), in a row at y. */
+void pgcb_agg_svg_legend(FILE *f, const char *const *names, size_t n, double y);
+/* Write text to path (not atomically). 0, or -1 with "PATH: cannot write:
+ * why" in err. */
+int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen);
+/* The same for a chart the caller built: svg is freed (NULL: it could not
+ * be built, "PATH: out of memory for the chart"). */
+int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen);
 
 #endif

@@ -2,10 +2,11 @@
  * main.c -- the aggregate program's command line:
  *
  *   aggregate [--format text|markdown|json] [--baseline LABEL] [--threshold PCT]
- *             [--label NAME]... [--svg FILE] RESULT.json...
+ *             [--label NAME]... [--detail] [--svg FILE] [--svg-percentiles FILE]
+ *             RESULT.json...
  *
  * Exit status: 0 done (warnings, if any, on stderr); 1 a result file cannot
- * be used, the results share nothing to rank, or the chart cannot be
+ * be used, the results share nothing to rank, or a chart cannot be
  * written; 2 bad usage (options, or a --baseline label no run has). Errors
  * are one line on stderr, naming the file.
  */
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "report.h"
 #include "util.h"
 
 static void usage(FILE *out)
@@ -34,12 +36,17 @@ static void usage(FILE *out)
           "                        queries/s divided by those of the runs labelled LABEL\n"
           "                        (* marks a step whose background load missed its rate)\n"
           "  -t, --threshold PCT   mark relative throughput beyond +-PCT % (default 5)\n"
+          "  -d, --detail          text and markdown: each run's latency percentiles per\n"
+          "                        group and driver (min, p50, p90, p99, p99.9, max)\n"
           "  -s, --svg FILE        also write a chart of relative latency per group and driver\n"
+          "  -p, --svg-percentiles FILE  also write a chart of latency by percentile: a panel\n"
+          "                        per group (and run), a line per driver, log scale of\n"
+          "                        1/(1-q) (as HdrHistogram plots)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 done (warnings on stderr: a partial run, a driver or group not in\n"
-          "every run); 1 a result file cannot be used, nothing can be ranked or the chart\n"
-          "cannot be written; 2 bad usage.\n",
+          "every run, a run without percentile curves); 1 a result file cannot be used,\n"
+          "nothing can be ranked or a chart cannot be written; 2 bad usage.\n",
           out);
 }
 
@@ -73,15 +80,18 @@ int main(int argc, char **argv)
         {"format", required_argument, NULL, 'f'},    {"label", required_argument, NULL, 'l'},
         {"baseline", required_argument, NULL, 'b'},  {"threshold", required_argument, NULL, 't'},
         {"svg", required_argument, NULL, 's'},       {"help", no_argument, NULL, 'h'},
+        {"detail", no_argument, NULL, 'd'},
+        {"svg-percentiles", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0}};
     enum { TEXT, MARKDOWN, JSON } format = TEXT;
-    const char *baseline = NULL, *svg = NULL;
+    const char *baseline = NULL, *svg = NULL, *svg_pct = NULL;
+    unsigned flags = 0;
     double threshold = 5;
     char **labels = pgcb_xcalloc((size_t)argc, sizeof *labels);
     size_t nlabels = 0;
     int opt, rc = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:h", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:dh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
@@ -101,6 +111,8 @@ int main(int argc, char **argv)
                                optarg);
             break;
         case 's': svg = optarg; break;
+        case 'p': svg_pct = optarg; break;
+        case 'd': flags |= PGCB_REPORT_DETAIL; break;
         case 'h':
             usage(stdout);
             free(labels);
@@ -144,7 +156,8 @@ int main(int argc, char **argv)
         }
         bp = &b;
     }
-    if (svg && pgcb_agg_svg_write(&a, svg, err, sizeof err) != 0) {
+    if ((svg && pgcb_agg_svg_write(&a, svg, err, sizeof err) != 0) ||
+        (svg_pct && pgcb_agg_svg_pct_write(&a, svg_pct, stderr, err, sizeof err) != 0)) {
         fprintf(stderr, "aggregate: %s\n", err);
         rc = 1;
     } else if (format == JSON) {
@@ -154,7 +167,8 @@ int main(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(j);
     } else {
-        pgcb_agg_print(stdout, &a, bp, format == MARKDOWN ? PGCB_TABLE_MARKDOWN : PGCB_TABLE_BOX);
+        pgcb_agg_print(stdout, &a, bp, format == MARKDOWN ? PGCB_TABLE_MARKDOWN : PGCB_TABLE_BOX,
+                       flags);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "aggregate: cannot write the output: %s\n", strerror(errno));

@@ -6,7 +6,6 @@
  * labelled with its value, and a dashed line marks 1.0 (the group's lowest
  * median). Plain SVG 1.1, no script, no external font or file.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,37 +23,6 @@
 #define BAR_GAP 3.0
 #define GROUP_GAP 16.0
 
-static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
-                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
-#define NCOLORS (sizeof palette / sizeof palette[0])
-
-/* XML text content / attribute value. */
-static void xml(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
-
-/* A "nice" axis: step 1, 2 or 5 x 10^k so that max fits in at most 8 steps. */
-static double nice_step(double max)
-{
-    double raw = max / 8, p = pow(10, floor(log10(raw)));
-    if (raw <= p)
-        return p;
-    if (raw <= 2 * p)
-        return 2 * p;
-    if (raw <= 5 * p)
-        return 5 * p;
-    return 10 * p;
-}
-
 static double xpos(double v, double xmax)
 {
     return PLOT_X0 + (PLOT_X1 - PLOT_X0) * v / xmax;
@@ -67,7 +35,7 @@ static double block(FILE *f, double y, const char *label, const double *rel, siz
     double h = (double)n * BAR_H + (double)(n ? n - 1 : 0) * BAR_GAP;
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" class=\"group\">", LABEL_W - 12,
             y + h / 2 + 4);
-    xml(f, label);
+    pgcb_agg_xml(f, label);
     fprintf(f, "</text>\n");
     for (size_t k = 0; k < n; k++) {
         double by = y + (double)k * (BAR_H + BAR_GAP);
@@ -78,7 +46,7 @@ static double block(FILE *f, double y, const char *label, const double *rel, siz
         }
         double x1 = xpos(rel[k], xmax);
         fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"/>\n",
-                PLOT_X0, by, x1 - PLOT_X0, BAR_H, palette[k % NCOLORS]);
+                PLOT_X0, by, x1 - PLOT_X0, BAR_H, pgcb_agg_svg_color(k));
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"value\">%.3f</text>\n", x1 + 4,
                 by + BAR_H - 4, rel[k]);
     }
@@ -97,7 +65,7 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
         for (size_t k = 0; k < n; k++)
             if (isfinite(g[i].rel[k]) && g[i].rel[k] > vmax)
                 vmax = g[i].rel[k];
-    double step = nice_step(vmax), xmax = ceil(vmax / step - 1e-9) * step;
+    double step = pgcb_agg_nice_step(vmax, 8), xmax = ceil(vmax / step - 1e-9) * step;
     if (xmax < vmax * 1.02) /* leave a little room after the longest bar */
         xmax += step;
     double block_h = (double)n * BAR_H + (double)(n ? n - 1 : 0) * BAR_GAP + GROUP_GAP;
@@ -109,11 +77,7 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
-               "viewBox=\"0 0 %.0f %.0f\" font-family=\"DejaVu Sans, Helvetica, Arial, "
-               "sans-serif\">\n", WIDTH, height, WIDTH, height);
-    fprintf(f, "<title>pgclientbench: relative latency per group and driver</title>\n");
+    pgcb_agg_svg_open(f, WIDTH, height, "pgclientbench: relative latency per group and driver");
     fprintf(f, "<style>text{fill:#222;font-size:12px}.title{font-size:18px;font-weight:bold}"
                ".sub{fill:#555}.group{font-size:12px}.value{font-size:11px;fill:#333;"
                "paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"
@@ -128,25 +92,14 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
     fprintf(f, "<text x=\"20\" y=\"54\" class=\"sub\">Median / the group's lowest median among "
                "the ranked drivers, geometric mean over %zu run%s; 1.000 = fastest</text>\n",
             a->nruns, a->nruns == 1 ? "" : "s");
-    fprintf(f, "<text x=\"20\" y=\"72\" class=\"sub\">");
-    for (size_t i = 0; i < a->nruns && i < 4; i++) {
-        fprintf(f, "%sRun %zu: ", i ? "; " : "", i + 1);
-        xml(f, a->runs[i].label);
-    }
-    if (a->nruns > 4)
-        fprintf(f, "; and %zu more", a->nruns - 4);
-    fprintf(f, "</text>\n");
+    pgcb_agg_svg_runs(f, a, 72, NULL);
 
     /* Legend: one swatch per driver, in ranking order. */
-    double lx = 20;
-    for (size_t k = 0; k < n; k++) {
-        fprintf(f, "<rect x=\"%.1f\" y=\"84\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx,
-                palette[k % NCOLORS]);
-        fprintf(f, "<text x=\"%.1f\" y=\"94.5\">", lx + 17);
-        xml(f, rk->rows[k].driver);
-        fprintf(f, "</text>\n");
-        lx += 17 + 7.0 * (double)strlen(rk->rows[k].driver) + 22;
-    }
+    const char **names = pgcb_xcalloc(n ? n : 1, sizeof *names);
+    for (size_t k = 0; k < n; k++)
+        names[k] = rk->rows[k].driver;
+    pgcb_agg_svg_legend(f, names, n, 84);
+    free(names);
 
     /* Grid and ticks. */
     double y_axis = TOP + plot_h;
@@ -197,28 +150,5 @@ char *pgcb_agg_svg(const struct pgcb_agg *a)
 
 int pgcb_agg_svg_write(const struct pgcb_agg *a, const char *path, char *err, size_t errlen)
 {
-    char *svg = pgcb_agg_svg(a);
-    if (!svg) {
-        snprintf(err, errlen, "%s: out of memory for the chart", path);
-        return -1;
-    }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        free(svg);
-        return -1;
-    }
-    size_t n = strlen(svg);
-    int ok = fwrite(svg, 1, n, f) == n;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    free(svg);
-    if (!ok) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
-        return -1;
-    }
-    return 0;
+    return pgcb_agg_write_chart(path, pgcb_agg_svg(a), err, errlen);
 }

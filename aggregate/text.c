@@ -207,9 +207,29 @@ static void print_baseline(FILE *out, const struct pgcb_agg *a, const struct pgc
     free(head);
 }
 
-/* One collapsed section per run: what it ran on, its group tables, its own
- * ranking (all its drivers and groups). */
-static void print_details(FILE *out, const struct pgcb_agg *a)
+/* --detail in text: per run, per group, the detail table (percentiles). */
+static void print_percentiles(FILE *out, const struct pgcb_agg *a, enum pgcb_table_style style)
+{
+    heading(out, style, "Latency percentiles per run");
+    caption(out, style, "Each run's own figures, from its pooled histograms (percentiles of "
+                        "different runs cannot be pooled).");
+    for (size_t i = 0; i < a->nruns; i++) {
+        const struct pgcb_result *r = a->res[i];
+        fprintf(out, "Run %zu: %s\n\n", i + 1, a->runs[i].label);
+        for (size_t g = 0; g < r->ngroups; g++) {
+            char *name = pgcb_agg_group_name(&r->groups[g]);
+            fprintf(out, "%s\n", name);
+            free(name);
+            pgcb_report_detail(out, r, g, style);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* One collapsed section per run: what it ran on, its group tables (with
+ * their detail tables when flags has PGCB_REPORT_DETAIL), its own ranking
+ * (all its drivers and groups). */
+static void print_details(FILE *out, const struct pgcb_agg *a, unsigned flags)
 {
     for (size_t i = 0; i < a->nruns; i++) {
         const struct pgcb_result *r = a->res[i];
@@ -231,14 +251,14 @@ static void print_details(FILE *out, const struct pgcb_agg *a)
                 r->finished_at ? r->finished_at : "?", r->norders,
                 r->orders_mode ? r->orders_mode : "?");
         for (size_t g = 0; g < r->ngroups; g++)
-            pgcb_report_group_styled(out, r, g, PGCB_TABLE_MARKDOWN);
+            pgcb_report_group_ex(out, r, g, PGCB_TABLE_MARKDOWN, flags);
         pgcb_report_rankings_within(out, &a->res[i], 1, &a->res[i], 1, 0, PGCB_TABLE_MARKDOWN);
         fprintf(out, "</details>\n\n");
     }
 }
 
 void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_baseline *b,
-                    enum pgcb_table_style style)
+                    enum pgcb_table_style style, unsigned flags)
 {
     int md = style == PGCB_TABLE_MARKDOWN;
     size_t nshared = a->overall.ncandidates / a->nruns; /* every run has each shared group */
@@ -264,6 +284,8 @@ void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_b
         print_baseline(out, a, b, style);
     if (md) {
         heading(out, style, "Runs in detail");
-        print_details(out, a);
+        print_details(out, a, flags);
+    } else if (flags & PGCB_REPORT_DETAIL) {
+        print_percentiles(out, a, style);
     }
 }

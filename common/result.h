@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "pct.h" /* a cell's distribution */
 
 /* 2: verdicts by an exact two-sided sign test with Holm at [bench] alpha
  * (alpha, interval_level, per-rival tests, ratio intervals). Schema 1 files
@@ -90,6 +91,14 @@ struct pgcb_res_cell {
     double steal_window_ns;
     double steal_cpus_ns, steal_cpus_pct;
     double steal_machine_ns, steal_machine_pct;
+    /* The distribution (pct.h), from the same pooled histogram as median_ns
+     * and p99_ns: pct_ns[k] is the latency at pgcb_pct_q[k] (p50, p90, p99 =
+     * p99_ns, p99.9), NAN without samples and in files from before them;
+     * curve[0..ncurve-1] the percentile spectrum (q ascending, the max last
+     * at q = 1), NULL and 0 without. The cell owns curve. */
+    double pct_ns[PGCB_PCT_N];
+    struct pgcb_pct_point *curve;
+    size_t ncurve;
 };
 
 /* Background load that ran during a group ([background.NAME]). */

@@ -171,6 +171,26 @@ static json_t *env_noise_json(const struct pgcb_result *r)
                      real_or_null(r->run_steal_pct));
 }
 
+/* A cell's "percentiles_ns": {"50": .., "90": .., "99": .., "99.9": ..}, null
+ * values without samples. */
+static json_t *percentiles_json(const struct pgcb_res_cell *c)
+{
+    json_t *o = json_object();
+    for (size_t k = 0; k < PGCB_PCT_N; k++)
+        json_object_set_new(o, pgcb_pct_key[k], real_or_null(c->samples ? c->pct_ns[k] : NAN));
+    return o;
+}
+
+/* A cell's "percentile_curve": [[q, ns], ...], [] without one. */
+static json_t *curve_json(const struct pgcb_res_cell *c)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < c->ncurve; k++)
+        json_array_append_new(a, json_pack("[o, o]", real_or_null(c->curve[k].q),
+                                           real_or_null(c->curve[k].ns)));
+    return a;
+}
+
 static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell *c, size_t d)
 {
     json_t *om = json_array();
@@ -189,6 +209,7 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "rme_pct", real_or_null(c->rme_pct));
     json_object_set_new(j, "median_ns", real_or_null(c->median_ns));
     json_object_set_new(j, "p99_ns", real_or_null(c->p99_ns));
+    json_object_set_new(j, "percentiles_ns", percentiles_json(c));
     json_object_set_new(j, "min_ns", json_integer((json_int_t)c->min_ns));
     json_object_set_new(j, "max_ns", json_integer((json_int_t)c->max_ns));
     json_object_set_new(j, "ops_per_s", real_or_null(c->ops_per_s));
@@ -207,6 +228,7 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
                             real_or_null(c->overhead_cpu_ns_per_block));
     }
     cell_noise_json(j, c);
+    json_object_set_new(j, "percentile_curve", curve_json(c)); /* bulky: last */
     return j;
 }
 
@@ -569,6 +591,44 @@ static int read_background(json_t *o, struct pgcb_res_background *b, char *why, 
 
 #define PGCB_ORDERS_MAX_JSON 40320 /* orders.h's PGCB_ORDERS_MAX: what a run can have */
 
+/* A cell's distribution (issue 13): "percentiles_ns" and "percentile_curve",
+ * each absent or null in older files (NAN, no curve). */
+static int read_distribution(json_t *o, struct pgcb_res_cell *c, char *why, size_t n)
+{
+    static const char who[] = "a result";
+    for (size_t k = 0; k < PGCB_PCT_N; k++)
+        c->pct_ns[k] = NAN;
+    json_t *pct = json_object_get(o, "percentiles_ns");
+    if (pct && !json_is_null(pct)) {
+        if (!json_is_object(pct))
+            return opt_fail(why, n, who, "percentiles_ns", "an object or null");
+        for (size_t k = 0; k < PGCB_PCT_N; k++)
+            if (opt_real(pct, pgcb_pct_key[k], &c->pct_ns[k], who, why, n) != 0) {
+                snprintf(why, n, "a result's \"percentiles_ns\" \"%s\" is not a non-negative "
+                         "number or null", pgcb_pct_key[k]);
+                return -1;
+            }
+    }
+    json_t *curve = json_object_get(o, "percentile_curve");
+    if (!curve || json_is_null(curve))
+        return 0;
+    static const char what[] = "an array of [q, ns] pairs (q ascending from 0 to 1, ns never "
+                               "decreasing) or null";
+    if (!json_is_array(curve) || json_array_size(curve) > PGCB_PCT_CURVE_MAX)
+        return opt_fail(why, n, who, "percentile_curve", what);
+    c->ncurve = json_array_size(curve);
+    c->curve = c->ncurve ? pgcb_xcalloc(c->ncurve, sizeof *c->curve) : NULL;
+    for (size_t k = 0; k < c->ncurve; k++) {
+        json_t *pt = json_array_get(curve, k);
+        json_t *q = json_array_get(pt, 0), *ns = json_array_get(pt, 1);
+        if (json_array_size(pt) != 2 || !json_is_number(q) || !json_is_number(ns))
+            return opt_fail(why, n, who, "percentile_curve", what);
+        c->curve[k] = (struct pgcb_pct_point){json_number_value(q), json_number_value(ns)};
+    }
+    return pgcb_pct_curve_valid(c->curve, c->ncurve)
+               ? 0 : opt_fail(why, n, who, "percentile_curve", what);
+}
+
 /* A group's keys from issue 8 (and orders_run, issue 13): transaction, ops, params, sla_failed, background. */
 static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, size_t n)
 {
@@ -870,6 +930,8 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
             cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
             cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");
             read_cell_noise(c, cell);
+            if (read_distribution(c, cell, why, sizeof why) != 0)
+                return read_fail(err, errlen, path, why, j, r);
         }
     }
     json_decref(j);
@@ -885,6 +947,7 @@ void pgcb_result_free(struct pgcb_result *r)
         for (size_t d = 0; gr->cells && d < r->ndrivers; d++) {
             free(gr->cells[d].error);
             free(gr->cells[d].order_medians_ns);
+            free(gr->cells[d].curve);
         }
         free(gr->cells);
         for (size_t b = 0; gr->backgrounds && b < gr->nbackgrounds; b++) {

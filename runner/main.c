@@ -43,7 +43,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: runner -c FILE [-o RESULT.json] [--list-drivers] [-q] [-h] [-V]\n"
+            "Usage: runner -c FILE [-o RESULT.json] [--detail] [--list-drivers] [-q] [-h] [-V]\n"
             "       runner --check-driver FILE.so [-O KEY=VALUE ...] [-c FILE]\n"
             "\n"
             "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
@@ -55,6 +55,8 @@ static void usage(FILE *out)
             "                       strftime %%-sequences are expanded, UTC)\n"
             "      --list-drivers   load every driver of the config, print what each is and\n"
             "                       accepts, and exit\n"
+            "      --detail         after each group's table, a second one: each driver's\n"
+            "                       latency percentiles (min, p50, p90, p99, p99.9, max)\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
             "      --check-driver SO  run the driver conformance suite on SO and exit: one\n"
             "                       PASS/FAIL line per check, then \"N passed, N failed\";\n"
@@ -255,11 +257,12 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
         {"check-driver", required_argument, NULL, 'K'},
         {"driver-option", required_argument, NULL, 'O'},
+        {"detail", no_argument, NULL, 'D'},
         {NULL, 0, NULL, 0}};
     struct pgcb_option dopts[64];
     size_t ndopts = 0;
     const char *config_path = NULL, *output_arg = NULL, *check_so = NULL;
-    int list = 0, quiet = 0, opt;
+    int list = 0, quiet = 0, detail = 0, opt;
     while ((opt = getopt_long(argc, argv, "c:o:O:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config_path = optarg; break;
@@ -278,6 +281,7 @@ int main(int argc, char **argv)
             break;
         }
         case 'q': quiet = 1; break;
+        case 'D': detail = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
                          PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
@@ -399,7 +403,8 @@ int main(int argc, char **argv)
     for (size_t g = 0; g < r.ngroups; g++) {
         int stopped = pgcb_session_run_group(&s, &r, g, query_of[g]);
         if (!quiet) {
-            pgcb_report_group(stdout, &r, g);
+            pgcb_report_group_ex(stdout, &r, g, PGCB_TABLE_BOX,
+                                 detail ? PGCB_REPORT_DETAIL : 0);
             fflush(stdout);
         }
         if (stopped)

@@ -561,6 +561,24 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
                               enum pgcb_table_style style)
 {
+    pgcb_report_group_ex(out, r, g, style, 0);
+}
+
+const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d)
+{
+    switch (r->groups[g].cells[d].status) {
+    case PGCB_CELL_FAILED: return " (FAILED)";
+    case PGCB_CELL_INVALID: return " (INVALID)";
+    case PGCB_CELL_NOT_RUN: return " (not run)";
+    case PGCB_CELL_SKIPPED: return " (skipped)";
+    case PGCB_CELL_OK: break;
+    }
+    return is_client(r, d) ? "" : " (reference)";
+}
+
+void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
+                          enum pgcb_table_style style, unsigned flags)
+{
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
     const char *depth = gr->transaction ? "rows_per_txn" : "depth";
@@ -627,18 +645,7 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
         char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32], srv[32];
-        const char *mark = "";
-        if (c->status == PGCB_CELL_FAILED)
-            mark = " (FAILED)";
-        else if (c->status == PGCB_CELL_INVALID)
-            mark = " (INVALID)";
-        else if (c->status == PGCB_CELL_NOT_RUN)
-            mark = " (not run)";
-        else if (c->status == PGCB_CELL_SKIPPED)
-            mark = " (skipped)";
-        else if (!is_client(r, d))
-            mark = " (reference)";
-        snprintf(name, sizeof name, "%s%s", r->drivers[d].label, mark);
+        snprintf(name, sizeof name, "%s%s", r->drivers[d].label, pgcb_report_mark(r, g, d));
         if (isfinite(c->mean_ns) && isfinite(c->rme_pct))
             snprintf(avg, sizeof avg, "%.0f ± %.2f%%", c->mean_ns, c->rme_pct);
         else if (isfinite(c->mean_ns))
@@ -679,6 +686,8 @@ void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
     pgcb_table_free(t);
     if (md)
         fputc('\n', out); /* a Markdown table runs on to the next blank line */
+    if (flags & PGCB_REPORT_DETAIL)
+        pgcb_report_detail(out, r, g, style);
     const char *bullet = md ? "- " : "  ";
     int notes = 0;
     if (no_interval) {

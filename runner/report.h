@@ -33,6 +33,27 @@ void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g);
 void pgcb_report_group_styled(FILE *out, const struct pgcb_result *r, size_t g,
                               enum pgcb_table_style style);
 
+/* The same with flags: PGCB_REPORT_DETAIL adds the detail table
+ * (pgcb_report_detail) after the group's table, before its notes. */
+#define PGCB_REPORT_DETAIL 1u
+void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
+                          enum pgcb_table_style style, unsigned flags);
+
+/*
+ * The detail table of group g (report_detail.c): per driver, the latency
+ * distribution from its pooled histogram -- Min, p50, p90, p99, p99.9, Max
+ * in ns -- after a caption line. A percentile of a driver with fewer samples
+ * than it needs (pgcb_pct_min_samples: 1000 for p99.9) is its max and is
+ * marked "*", explained in a line under the table; a result file from
+ * before the percentiles were recorded shows "-" and says so.
+ */
+void pgcb_report_detail(FILE *out, const struct pgcb_result *r, size_t g,
+                        enum pgcb_table_style style);
+
+/* What the tables append to driver d's name in group g: " (FAILED)",
+ * " (INVALID)", " (not run)", " (skipped)", " (reference)" or "". */
+const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d);
+
 /*
  * The verdict line of group g (pgcb_rank_verdict), without a newline, into
  * buf (n bytes, always terminated):

@@ -30,6 +30,7 @@
 
 #include "measure.h"
 #include "orders.h"
+#include "pct.h"
 #include "rank.h"
 #include "srvcpu.h"
 #include "stats.h"
@@ -407,6 +408,7 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
         c->overhead_ns_per_block = (double)gs->overhead_ns / (double)gs->blocks;
         c->overhead_cpu_ns_per_block = (double)gs->overhead_cpu_ns / (double)gs->blocks;
     }
+    pgcb_pct_fill(h, c->pct_ns); /* NAN without samples */
     if (h->n == 0) {
         c->mean_ns = c->sd_ns = c->rme_pct = c->median_ns = c->p99_ns = NAN;
         c->ops_per_s = c->queries_per_s = c->cpu_ns_per_query = NAN;
@@ -418,6 +420,7 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
     c->rme_pct = pgcb_stats_rme_pct(c->mean_ns, c->sd_ns, h->n);
     c->median_ns = pgcb_hist_median(h);
     c->p99_ns = (double)pgcb_hist_quantile(h, 0.99);
+    c->ncurve = pgcb_pct_curve(h, &c->curve);
     c->min_ns = h->min;
     c->max_ns = h->max;
     c->wall_ns = (uint64_t)(h->mean * (double)h->n + 0.5);

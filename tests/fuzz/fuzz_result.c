@@ -118,8 +118,12 @@ static void fz_check_result(const struct pgcb_result *r)
         const struct pgcb_res_group *gr = &r->groups[g];
         FZ_CHECK(gr->suite && gr->query && gr->cells);
         FZ_CHECK(!gr->thread_cpus || gr->threads > 0);
-        for (size_t d = 0; d < r->ndrivers; d++)
+        for (size_t d = 0; d < r->ndrivers; d++) {
             FZ_CHECK(gr->cells[d].norders == 0 || gr->cells[d].order_medians_ns);
+            FZ_CHECK((gr->cells[d].ncurve == 0) == (gr->cells[d].curve == NULL));
+            FZ_CHECK(gr->cells[d].ncurve <= PGCB_PCT_CURVE_MAX &&
+                     pgcb_pct_curve_valid(gr->cells[d].curve, gr->cells[d].ncurve));
+        }
         FZ_CHECK(gr->nbackgrounds == 0 || gr->backgrounds);
         for (size_t b = 0; b < gr->nbackgrounds; b++)
             FZ_CHECK(gr->backgrounds[b].name && gr->backgrounds[b].driver &&
@@ -141,8 +145,8 @@ static void fz_derive(const struct pgcb_result *r)
         json_decref(pgcb_rank_verdict_json(r, &v));
         pgcb_rank_verdict_free(&v);
         pgcb_report_verdict_line(line, sizeof line, r, g);
-        pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_BOX);
-        pgcb_report_group_styled(fz_null, r, g, PGCB_TABLE_MARKDOWN);
+        pgcb_report_group_ex(fz_null, r, g, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+        pgcb_report_group_ex(fz_null, r, g, PGCB_TABLE_MARKDOWN, PGCB_REPORT_DETAIL);
     }
     struct pgcb_ranking rk;
     int rc = pgcb_rank_compute(&rp, 1, NULL, &rk);
@@ -167,11 +171,11 @@ static void fz_aggregate(char *const *paths, size_t n, char *const *labels, size
         free(err);
         return;
     }
-    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_BOX);
-    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_MARKDOWN);
+    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+    pgcb_agg_print(fz_null, &a, NULL, PGCB_TABLE_MARKDOWN, PGCB_REPORT_DETAIL);
     struct pgcb_agg_baseline b;
     FZ_CHECK(pgcb_agg_baseline_compute(&a, a.runs[n - 1].label, 5, &b, err, FZ_ERRLEN) == 0);
-    pgcb_agg_print(fz_null, &a, &b, PGCB_TABLE_MARKDOWN);
+    pgcb_agg_print(fz_null, &a, &b, PGCB_TABLE_MARKDOWN, 0);
     json_t *j = pgcb_agg_json(&a, &b);
     FZ_CHECK(j);
     char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
@@ -183,6 +187,9 @@ static void fz_aggregate(char *const *paths, size_t n, char *const *labels, size
         fz_fail("a baseline no run has", __LINE__);
     fz_check_err(err, FZ_ERRLEN, NULL);
     char *svg = pgcb_agg_svg(&a);
+    FZ_CHECK(svg);
+    free(svg);
+    svg = pgcb_agg_svg_pct(&a);
     FZ_CHECK(svg);
     free(svg);
     pgcb_agg_free(&a);

@@ -1,9 +1,10 @@
 /*
  * test_runner_e2e.c -- the runner program end to end against the real
  * PostgreSQL that tests/run.sh started (PGHOST, PGPORT, ... in the
- * environment): tiny-budget runs that must write a valid result, and every
- * kind of bad input, which must give one line on stderr, a non-zero exit and
- * no result file.
+ * environment): tiny-budget runs that must write a valid result (with
+ * ordered percentiles and a percentile curve per cell, and --detail's
+ * tables), and every kind of bad input, which must give one line on
+ * stderr, a non-zero exit and no result file.
  *
  * Configs are written at run time, with absolute driver paths under
  * $PGCB_BUILD, so the same test serves the normal and the sanitizer build.
@@ -51,11 +52,15 @@ static void test_tiny_run_writes_valid_json(void **state)
     const char *out = e2e_json_path("tiny");
     /* Unset PGCB_SERVER_CPUS: the runner must find the server's CPUs itself. */
     const char *env[] = {"PGCB_SERVER_CPUS", "BENCH_TIME_MS=120", "BENCH_QUERIES=30", NULL};
-    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    struct e2e_run r = e2e_run_runner(ini, out, env, "--detail", 0, NULL);
     if (r.status != 0)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0);
-    /* The tables are there. */
+    /* The tables are there, each with its detail table (--detail). */
+    assert_non_null(strstr(r.out, "┘\nLatency percentiles (ns), from the pooled histogram:\n"
+                                  "┌"));
+    assert_non_null(strstr(r.out, " Min │"));
+    assert_non_null(strstr(r.out, " p99.9 │"));
     assert_non_null(strstr(r.out, "sequential / limit_500  (depth 3, 500 rows, pooled over 2 "
                                   "execution orders)"));
     assert_non_null(strstr(r.out, "│ Task name "));
@@ -92,6 +97,20 @@ static void test_tiny_run_writes_valid_json(void **state)
             assert_true(c->median_ns > 0 && c->min_ns <= c->median_ns &&
                         c->median_ns <= c->max_ns);
             assert_true(c->p99_ns >= c->median_ns);
+            /* The distribution (issue 13): ordered, p99 as p99_ns, and a
+             * curve from the min to the max as long as the samples allow. */
+            const double *p = c->pct_ns;
+            if (!((double)c->min_ns <= p[0] && p[0] <= p[1] && p[1] <= p[2] && p[2] <= p[3] &&
+                  p[3] <= (double)c->max_ns))
+                fail_msg("group %zu driver %zu: min %llu p50 %g p90 %g p99 %g p99.9 %g max %llu",
+                         g, d, (unsigned long long)c->min_ns, p[0], p[1], p[2], p[3],
+                         (unsigned long long)c->max_ns);
+            assert_true(p[2] == c->p99_ns);
+            assert_int_equal(c->ncurve, (size_t)floor(4 * log10((double)c->samples) + 1e-9) + 2);
+            assert_true(pgcb_pct_curve_valid(c->curve, c->ncurve));
+            assert_true(c->curve[0].q == 0 && c->curve[0].ns >= (double)c->min_ns);
+            assert_true(c->curve[c->ncurve - 1].q == 1);
+            assert_true(c->curve[c->ncurve - 1].ns == (double)c->max_ns);
             assert_true(fabs(c->queries_per_s - c->ops_per_s * gr->depth) < 1e-6 * c->queries_per_s);
             assert_true(c->cpu_ns_per_query > 0);
             assert_int_equal(c->norders, 2);

@@ -4,7 +4,10 @@
  *
  *   - golden files: text, Markdown (with --label and --baseline), JSON and
  *     SVG output, and the warnings on stderr, compared byte for byte with
- *     tests/aggregate/golden/ (the output must be deterministic);
+ *     tests/aggregate/golden/ (the output must be deterministic); the
+ *     percentile chart and --detail on p1.json and p2.json (result files
+ *     with percentile curves, written by the runner's own writer), and
+ *     beside a file without curves;
  *   - every bad input: its exact one-line message and exit status.
  *
  * Runs $PGCB_BUILD/aggregate (tests/run.sh exports PGCB_BUILD; default
@@ -217,6 +220,113 @@ static void test_svg(void **state)
     free(err);
 }
 
+/* The percentile chart (issue 13) of p1.json (client and server on one
+ * CPU: libpq_sync's 4 ms / 6 ms modes; a linear and a log y axis) and
+ * p2.json (rawwire invalid in one group: not drawn): a row per group and a
+ * column per run; p1.json alone: a panel per group. No warning. */
+static void test_svg_percentiles(void **state)
+{
+    (void)state;
+    char *out, *err, svg[256];
+    snprintf(svg, sizeof svg, "%s/pct.svg", tmpdir);
+    const char *const two[] = {"--svg-percentiles", svg, DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, two), 0);
+    char *chart = slurp(svg);
+    assert_non_null(chart);
+    golden("p12_pct.svg", chart);
+    /* what must be in it, whatever the golden file says */
+    assert_non_null(strstr(chart, "<title>pgclientbench: latency by percentile"));
+    assert_non_null(strstr(chart, "sequential / limit_1, depth 1 — run 2</text>"));
+    assert_non_null(strstr(chart, "not drawn: rawwire (invalid)"));
+    assert_non_null(strstr(chart, "latency (linear)"));
+    assert_non_null(strstr(chart, "latency (log scale)"));
+    assert_non_null(strstr(chart, ">99.99%</text>"));
+    assert_null(strstr(chart, "<script"));
+    assert_string_equal(err, "");
+    free(chart);
+    free(out);
+    free(err);
+
+    const char *const one[] = {"-p", svg, DIR "p1.json", NULL};
+    assert_int_equal(run(&out, &err, one), 0);
+    chart = slurp(svg);
+    assert_non_null(chart);
+    golden("p1_pct.svg", chart);
+    assert_null(strstr(chart, "— run 1"));
+    free(chart);
+    free(out);
+    free(err);
+}
+
+/* A file without percentile curves (a.json, from before them) beside one
+ * with: a warning naming it, its panels say so, its label is marked, the
+ * group only it has is "not in this run" for p1.json; no crash, exit 0. */
+static void test_svg_percentiles_old_file(void **state)
+{
+    (void)state;
+    char *out, *err, svg[256], want[1024];
+    snprintf(svg, sizeof svg, "%s/pct.svg", tmpdir);
+    const char *const args[] = {"-p", svg, DIR "p1.json", DIR "a.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    snprintf(want, sizeof want,
+             "aggregate: warning: Group sequential / limit_100, depth 1 is only in run 2: left "
+             "out.\n"
+             "aggregate: warning: tests/aggregate/a.json: no percentile curves (a result file "
+             "from before they were recorded): its panels in %s are empty\n", svg);
+    assert_string_equal(err, want);
+    char *chart = slurp(svg);
+    assert_non_null(chart);
+    golden("p1a_pct.svg", chart);
+    assert_non_null(strstr(chart, "Run 2: Test CPU A, 2 cores (no percentile curves)</text>"));
+    assert_non_null(strstr(chart, ">no percentile curves in this file</text>"));
+    assert_non_null(strstr(chart, ">not in this run</text>"));
+    free(chart);
+    free(out);
+    free(err);
+
+    /* Only old files: the same, and still a chart. */
+    const char *const old[] = {"-p", svg, DIR "a.json", DIR "b.json", NULL};
+    assert_int_equal(run(&out, &err, old), 0);
+    assert_non_null(strstr(err, "tests/aggregate/b.json: no percentile curves"));
+    chart = slurp(svg);
+    assert_non_null(strstr(chart, "</svg>\n"));
+    free(chart);
+    free(out);
+    free(err);
+}
+
+/* --detail: each run's percentiles per group, in text (a last section) and
+ * Markdown (under each group's table in the run's section); an old file's
+ * tables say it has none. */
+static void test_detail(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const text[] = {"--detail", DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, text), 0);
+    golden("p12_detail.txt", out);
+    assert_string_equal(err, "");
+    free(out);
+    free(err);
+    const char *const md[] = {"-f", "markdown", "-d", DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, md), 0);
+    golden("p12_detail.md", out);
+    free(out);
+    free(err);
+    const char *const old[] = {"-d", DIR "a.json", NULL};
+    assert_int_equal(run(&out, &err, old), 0);
+    assert_non_null(strstr(out, "┘\n  no percentiles in this result file (written before they "
+                                "were recorded)\n"));
+    free(out);
+    free(err);
+    /* Without --detail, no such section. */
+    const char *const plain[] = {DIR "p1.json", DIR "p2.json", NULL};
+    assert_int_equal(run(&out, &err, plain), 0);
+    assert_null(strstr(out, "Latency percentiles"));
+    free(out);
+    free(err);
+}
+
 /* Insert-benchmark-style results of two servers (ins15.json, ins16.json):
  * transaction steps with fixed operations, parameters, background loads
  * (one missed its SLA on pg16, with an error), an ABI 1.0 driver skipped on
@@ -312,6 +422,12 @@ static const struct bad_case bad_cases[] = {
      "aggregate: the results share no group (suite, query, depth): nothing to rank\n"},
     {{"-s", "/nonexistent/dir/chart.svg", DIR "a.json"}, 1,
      "aggregate: /nonexistent/dir/chart.svg: cannot write: No such file or directory\n"},
+    {{"--svg-percentiles", "/nonexistent/dir/pct.svg", DIR "p1.json"}, 1,
+     "aggregate: /nonexistent/dir/pct.svg: cannot write: No such file or directory\n"},
+    {{DIR "p1.json", "-p"}, 2,
+     "aggregate: unknown option or missing value: '-p'; see 'aggregate -h'\n"},
+    {{"--detail=yes", DIR "p1.json"}, 2,
+     "aggregate: unknown option or missing value: '--detail=yes'; see 'aggregate -h'\n"},
     {{NULL}, 2, "aggregate: no result file given; see 'aggregate -h'\n"},
     {{"--format", "xml", DIR "a.json"}, 2,
      "aggregate: --format 'xml': expected text, markdown or json; see 'aggregate -h'\n"},
@@ -358,6 +474,8 @@ static void test_help(void **state)
     assert_int_equal(run(&out, &err, args), 0);
     assert_memory_equal(out, "usage: aggregate [OPTIONS] RESULT.json...\n", 42);
     assert_non_null(strstr(out, "--baseline LABEL"));
+    assert_non_null(strstr(out, "--svg-percentiles FILE"));
+    assert_non_null(strstr(out, "--detail"));
     assert_string_equal(err, "");
     free(out);
     free(err);
@@ -459,8 +577,8 @@ static int teardown(void **state)
 {
     (void)state;
     char path[256];
-    const char *files[] = {"stdout", "stderr", "chart.svg"};
-    for (size_t i = 0; i < 3; i++) {
+    const char *files[] = {"stdout", "stderr", "chart.svg", "pct.svg"};
+    for (size_t i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s", tmpdir, files[i]);
         unlink(path);
     }
@@ -476,6 +594,9 @@ int main(void)
         cmocka_unit_test(test_partial_and_mismatched),
         cmocka_unit_test(test_json),
         cmocka_unit_test(test_svg),
+        cmocka_unit_test(test_svg_percentiles),
+        cmocka_unit_test(test_svg_percentiles_old_file),
+        cmocka_unit_test(test_detail),
         cmocka_unit_test(test_insert_baseline),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),

@@ -5,7 +5,8 @@
  * a skipped driver and its note, one line per background load (met, failed,
  * with an error) and the winner line marked when the SLA failed; the
  * background line's formatting of rates, durations and unknown figures;
- * issue 13's noise lines under the table and in the header.
+ * issue 13's noise lines under the table and in the header, and the detail
+ * table of percentiles and where it goes.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -182,6 +183,84 @@ static void test_group_box(void **state)
     out = capture_group(&r, PGCB_TABLE_BOX);
     assert_memory_equal(out, "writes / ins  (depth 50, 0 rows, 1 param, pooled over 8 "
                              "execution orders)\n", 71);
+    free(out);
+    pgcb_result_free(&r);
+}
+
+static char *capture_group_ex(const struct pgcb_result *r, enum pgcb_table_style style,
+                              unsigned flags)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    pgcb_report_group_ex(f, r, 0, style, flags);
+    fclose(f);
+    return buf;
+}
+
+/* The detail table (issue 13): after the group's table, before its notes;
+ * min, the four percentiles and max per driver; a percentile beyond what
+ * the sample count supports marked "*" (a: 400 samples, no p99.9 of its
+ * own); the skipped driver "-"; a file without percentiles says so. */
+static void test_group_detail(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r);
+    struct pgcb_res_cell *a = &r.groups[0].cells[0], *b = &r.groups[0].cells[1];
+    const double pa[PGCB_PCT_N] = {1990000, 2400000, 3900000, 4100000};
+    const double pb[PGCB_PCT_N] = {1500000, 1500500, 6000000, 6000100};
+    memcpy(a->pct_ns, pa, sizeof pa);
+    memcpy(b->pct_ns, pb, sizeof pb);
+    a->min_ns = 1800000;
+    a->max_ns = 4100000;
+    b->samples = 5000;
+    b->min_ns = 1400000;
+    b->max_ns = 6100000;
+    char *out = capture_group_ex(&r, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+    /* right under the group's table (whatever its columns) */
+    assert_non_null(strstr(out, "┘\nLatency percentiles (ns), from the pooled histogram:\n┌"));
+    static const char want[] =
+        "Latency percentiles (ns), from the pooled histogram:\n"
+        "┌─────────────┬─────────┬─────────┬─────────┬─────────┬──────────┬─────────┐\n"
+        "│ Task name   │     Min │     p50 │     p90 │     p99 │    p99.9 │     Max │\n"
+        "├─────────────┼─────────┼─────────┼─────────┼─────────┼──────────┼─────────┤\n"
+        "│ a           │ 1800000 │ 1990000 │ 2400000 │ 3900000 │ 4100000* │ 4100000 │\n"
+        "│ b           │ 1400000 │ 1500000 │ 1500500 │ 6000000 │  6000100 │ 6100000 │\n"
+        "│ c (skipped) │       - │       - │       - │       - │        - │       - │\n"
+        "└─────────────┴─────────┴─────────┴─────────┴─────────┴──────────┴─────────┘\n"
+        "  * fewer samples than the percentile needs (1 / (1 - q): 1000 for p99.9): the value "
+        "is the max\n"
+        "  a: no pipelining: runs the 50 queries of a batch one after another\n";
+    if (!strstr(out, want)) {
+        print_error("got:\n%s\nwant (inside):\n%s\n", out, want);
+        fail();
+    }
+    free(out);
+    /* Without the flag: no detail table. */
+    out = capture_group_ex(&r, PGCB_TABLE_BOX, 0);
+    assert_null(strstr(out, "Latency percentiles"));
+    free(out);
+
+    /* Markdown: a caption and a table between blank lines, "\*" escaped. */
+    out = capture_group_ex(&r, PGCB_TABLE_MARKDOWN, PGCB_REPORT_DETAIL);
+    assert_non_null(strstr(out, "|\n\n_Latency percentiles (ns), from the pooled histogram:_\n\n"
+                                "| Task name   |     Min |"));
+    assert_non_null(strstr(out, "| a           | 1800000 | 1990000 | 2400000 | 3900000 | "
+                                "4100000* | 4100000 |\n"));
+    assert_non_null(strstr(out, "| c (skipped) |       - |       - |       - |       - |"
+                                "        - |       - |\n\n- \\* fewer samples"));
+    assert_non_null(strstr(out, "is the max\n\n- a: no pipelining"));
+    free(out);
+
+    /* A file from before the percentiles: "-" and a note. */
+    for (size_t k = 0; k < PGCB_PCT_N; k++)
+        a->pct_ns[k] = b->pct_ns[k] = NAN;
+    out = capture_group_ex(&r, PGCB_TABLE_BOX, PGCB_REPORT_DETAIL);
+    assert_non_null(strstr(out, "│ a           │ 1800000 │   - │   - │   - │     - │ 4100000 │\n"));
+    assert_non_null(strstr(out, "┘\n  no percentiles in this result file (written before they "
+                                "were recorded)\n  a: no pipelining"));
+    assert_null(strstr(out, "fewer samples"));
     free(out);
     pgcb_result_free(&r);
 }
@@ -412,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_background_line),
         cmocka_unit_test(test_noise_notes),
         cmocka_unit_test(test_noise_header),
+        cmocka_unit_test(test_group_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

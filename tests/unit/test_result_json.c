@@ -5,7 +5,8 @@
  * issue 8's group keys (transaction, ops, params, sla_failed, background,
  * status "skipped") round-trip, and files without them read as 0 / empty;
  * so do issue 13's noise fields (a file without them: the spread computed
- * from the per-order medians, the rest unknown).
+ * from the per-order medians, the rest unknown), and its percentiles and
+ * percentile curve (NAN, no curve).
  */
 #include <dirent.h>
 #include <math.h>
@@ -358,6 +359,13 @@ static void test_old_file_defaults(void **state)
         assert_int_equal(gr->sla_failed, 0);
         assert_int_equal(gr->nbackgrounds, 0);
         assert_null(gr->backgrounds);
+        /* nor percentiles and curves (issue 13): NAN, none */
+        for (size_t d = 0; d < r.ndrivers; d++) {
+            for (size_t k = 0; k < PGCB_PCT_N; k++)
+                assert_true(isnan(gr->cells[d].pct_ns[k]));
+            assert_int_equal(gr->cells[d].ncurve, 0);
+            assert_null(gr->cells[d].curve);
+        }
     }
     pgcb_result_free(&r);
 
@@ -507,6 +515,68 @@ static void test_old_file_noise(void **state)
     remove(path);
 }
 
+/* Issue 13's distribution: a cell's percentiles and percentile curve read
+ * back exactly; a cell without a curve writes [] and reads none; a cell
+ * without samples writes null percentiles; the JSON's shape. */
+static void test_round_trip_distribution(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    struct pgcb_res_cell *c = &r.groups[0].cells[0];
+    const double pct[PGCB_PCT_N] = {14987, 17001.5, 20000, 61440};
+    memcpy(c->pct_ns, pct, sizeof pct);
+    c->ncurve = 3;
+    c->curve = pgcb_xcalloc(3, sizeof *c->curve);
+    c->curve[0] = (struct pgcb_pct_point){0, 9000};
+    c->curve[1] = (struct pgcb_pct_point){1 - pow(10, -0.25), 12345.5};
+    c->curve[2] = (struct pgcb_pct_point){1, 90000};
+    struct pgcb_res_cell *f = &r.groups[0].cells[1];
+    f->samples = 0;
+    f->pct_ns[0] = 1; /* not written: no samples */
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/dist.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    const struct pgcb_res_cell *b = &back.groups[0].cells[0];
+    for (size_t k = 0; k < PGCB_PCT_N; k++)
+        assert_true(b->pct_ns[k] == pct[k]);
+    assert_int_equal(b->ncurve, 3);
+    for (size_t k = 0; k < 3; k++) {
+        assert_true(b->curve[k].q == c->curve[k].q); /* 17 digits: exact */
+        assert_true(b->curve[k].ns == c->curve[k].ns);
+    }
+    const struct pgcb_res_cell *bf = &back.groups[0].cells[1];
+    for (size_t k = 0; k < PGCB_PCT_N; k++)
+        assert_true(isnan(bf->pct_ns[k]));
+    assert_int_equal(bf->ncurve, 0);
+    assert_null(bf->curve);
+    /* The existing keys are unchanged. */
+    assert_true(b->median_ns == 14987 && b->p99_ns == 20000);
+
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *res = json_object_get(json_array_get(json_object_get(j, "groups"), 0), "results");
+    json_t *p0 = json_object_get(json_array_get(res, 0), "percentiles_ns");
+    assert_true(json_is_object(p0));
+    assert_int_equal(json_object_size(p0), 4);
+    assert_true(json_real_value(json_object_get(p0, "50")) == 14987);
+    assert_true(json_real_value(json_object_get(p0, "99.9")) == 61440);
+    json_t *c0 = json_object_get(json_array_get(res, 0), "percentile_curve");
+    assert_int_equal(json_array_size(c0), 3);
+    assert_true(json_real_value(json_array_get(json_array_get(c0, 2), 0)) == 1);
+    assert_true(json_real_value(json_array_get(json_array_get(c0, 2), 1)) == 90000);
+    json_t *p1 = json_object_get(json_array_get(res, 1), "percentiles_ns");
+    assert_true(json_is_null(json_object_get(p1, "90")));
+    json_t *c1 = json_object_get(json_array_get(res, 1), "percentile_curve");
+    assert_true(json_is_array(c1) && json_array_size(c1) == 0);
+    json_decref(j);
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir))
@@ -519,6 +589,7 @@ int main(void)
         cmocka_unit_test(test_old_file_defaults),
         cmocka_unit_test(test_round_trip_noise),
         cmocka_unit_test(test_old_file_noise),
+        cmocka_unit_test(test_round_trip_distribution),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);
