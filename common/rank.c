@@ -90,6 +90,28 @@ const char *pgcb_rank_medal(unsigned rank)
     return rank >= 1 && rank <= 3 ? medals[rank - 1] : "";
 }
 
+/* Median of v[0..n-1] ignoring NaNs (insertion sort: n is an order count,
+ * small); NAN when none is finite. Reorders v. */
+static double median_small(double *v, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            v[m++] = v[i];
+    for (size_t i = 1; i < m; i++) {
+        double x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1] > x) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+    if (m == 0)
+        return NAN;
+    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
+}
+
 /* ---- verdict ------------------------------------------------------------- */
 
 double pgcb_rank_alpha(const struct pgcb_result *r)
@@ -278,7 +300,7 @@ int pgcb_rank_decided(const struct pgcb_result *r, size_t g, double width)
             }
             double lo, hi;
             pgcb_stats_median_ci(v, n, pgcb_rank_level(r), &lo, &hi);
-            double mid = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+            double mid = median_small(v, n); /* v is sorted: no more work */
             decided = pgcb_stats_sign_test(wins, losses, NULL) <= level * (1 + 1e-12) &&
                       isfinite(lo) && (hi - lo) <= width * mid;
         }
@@ -344,28 +366,6 @@ static int row_cmp(const void *a, const void *b)
  * input gives the same intervals on every machine). */
 #define BOOT_REPLICATES 1000
 #define BOOT_SEED 0x70676362u /* "pgcb" */
-
-/* Median of v[0..n-1] ignoring NaNs (insertion sort: n is an order count,
- * small); NAN when none is finite. Reorders v. */
-static double median_small(double *v, size_t n)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]))
-            v[m++] = v[i];
-    for (size_t i = 1; i < m; i++) {
-        double x = v[i];
-        size_t j = i;
-        while (j > 0 && v[j - 1] > x) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
-    if (m == 0)
-        return NAN;
-    return m % 2 ? v[m / 2] : (v[m / 2 - 1] + v[m / 2]) / 2;
-}
 
 static int cmp_double(const void *a, const void *b)
 {

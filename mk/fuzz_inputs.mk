@@ -26,7 +26,7 @@ FI_COMMON = common/util.c
 FI_CONFIG_SRC = tests/fuzz/fuzz_config.c runner/config.c runner/orders.c runner/gen.c $(FI_COMMON)
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
-                common/table.c runner/report.c runner/report_detail.c $(FI_COMMON) \
+                common/table.c runner/report.c runner/report_detail.c runner/sysinfo.c $(FI_COMMON) \
                 $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))
 FI_CONFIG_BIN = $(B)/fuzz/fuzz_config
 FI_RESULT_BIN = $(B)/fuzz/fuzz_result
