@@ -484,6 +484,39 @@ static void test_noise_header(void **state)
     pgcb_result_free(&r);
 }
 
+/* The header says what a verdict can reach with the run's orders, and warns
+ * when no group can have a winner: a and b are clients, c too (3 clients,
+ * 2 rivals: 8 orders at 1/64). 8 orders: no warning; 6: the warning. */
+static void test_verdict_header(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    make(&r);
+    r.runner_version = pgcb_xstrdup("v1");
+    r.config_file = pgcb_xstrdup("x.ini");
+    r.started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
+    r.cpu_model = pgcb_xstrdup("CPU");
+    r.kernel = pgcb_xstrdup("Linux");
+    r.libpq_version = pgcb_xstrdup("15");
+    r.client_cpus = pgcb_xstrdup("0");
+    r.server_cpus_source = pgcb_xstrdup("detected");
+    char *out = capture(header, &r);
+    assert_non_null(strstr(out, "Verdicts : exact two-sided sign test over the 8 execution "
+                                "orders, Holm over 2 rivals, alpha 1/64: a winner needs >= 8 "
+                                "orders without ties; ratio intervals 95%\n"));
+    assert_null(strstr(out, "Warning"));
+    free(out);
+    r.norders = 6;
+    r.alpha = 0.01;
+    out = capture(header, &r);
+    assert_non_null(strstr(out, "Warning  : 6 execution orders cannot crown a winner at alpha "
+                                "1/100 against 2 rivals: no group will have one (set orders to "
+                                "9 or more, or orders = auto)\n"));
+    free(out);
+    r.norders = 8;
+    pgcb_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -491,6 +524,7 @@ int main(void)
         cmocka_unit_test(test_background_line),
         cmocka_unit_test(test_noise_notes),
         cmocka_unit_test(test_noise_header),
+        cmocka_unit_test(test_verdict_header),
         cmocka_unit_test(test_group_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
