@@ -113,6 +113,7 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
                       size_t n, char *err, size_t errlen)
 {
     uint64_t timeout_ns = s->cfg->batch_timeout_ms * 1000000ull;
+    uint64_t all_done = 0; /* when every watched thread had finished; 0: not yet */
     for (;;) {
         struct pollfd p = {.fd = h->reply_fd, .events = POLLIN};
         int r = poll(&p, 1, HOST_TICK_MS);
@@ -135,14 +136,31 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
         }
         if (*s->stop)
             atomic_store(&h->sh->stop, 1);
+        /* A thread that finished its job (done, failed, or floors met early)
+         * set its heartbeat to 0: it is no longer watched, the others are.
+         * When every one has finished, the host must answer within the
+         * timeout too. */
         uint64_t now = pgcb_now_ns();
+        size_t finished = 0;
         for (size_t i = 0; i < n; i++) {
             uint64_t beat = atomic_load(beats[i]);
+            finished += beat == 0;
             if (beat && now > beat && now - beat > timeout_ns) {
                 kill_host(h);
                 snprintf(err, errlen, "timed out: no progress for %llu ms ([bench] "
                          "batch_timeout_ms): the driver or the server stopped answering; its "
                          "process was killed", (unsigned long long)s->cfg->batch_timeout_ms);
+                return -1;
+            }
+        }
+        if (n > 0 && finished == n) {
+            if (!all_done)
+                all_done = now;
+            else if (now - all_done > timeout_ns) {
+                kill_host(h);
+                snprintf(err, errlen, "timed out: every thread finished, but the driver's "
+                         "process did not answer for %llu ms ([bench] batch_timeout_ms); it was "
+                         "killed", (unsigned long long)s->cfg->batch_timeout_ms);
                 return -1;
             }
         }
@@ -814,8 +832,12 @@ static void *worker_main(void *arg)
         pthread_barrier_wait(&c->start);
         if (c->exiting)
             break;
-        if (w->index < c->sh->job.nthreads)
+        if (w->index < c->sh->job.nthreads) {
             run_job(w);
+            /* Finished: the runner stops watching this thread (wait_reply);
+             * the others may still be measuring. */
+            atomic_store(&c->sh->threads[w->index].heartbeat_ns, 0);
+        }
         pthread_barrier_wait(&c->end);
     }
     return NULL;
@@ -835,13 +857,16 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
                        const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
                        int reply_fd)
 {
-    /* Die with the runner; leave Ctrl-C to it (it stops us through the
-     * region); a parent killed by SIGKILL cannot stop us otherwise. */
+    /* Die with the runner; leave Ctrl-C and SIGTERM to it (it stops us
+     * through the region between blocks, keeping what was measured: a
+     * SIGTERM to the whole process group, from timeout(1) or systemd, must
+     * not kill us mid-order); a parent killed by SIGKILL cannot stop us
+     * otherwise. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1)
         _exit(1);
     signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_DFL);
+    signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
 
     struct child c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,

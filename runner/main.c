@@ -262,6 +262,10 @@ int main(int argc, char **argv)
     struct pgcb_option dopts[64];
     size_t ndopts = 0;
     const char *config_path = NULL, *output_arg = NULL, *check_so = NULL;
+    /* A write to a host that died while idle (kill -9, the OOM killer) is
+     * EPIPE, handled as that host's death (host.c), never the end of the
+     * run. */
+    signal(SIGPIPE, SIG_IGN);
     int list = 0, quiet = 0, detail = 0, opt;
     while ((opt = getopt_long(argc, argv, "c:o:O:qhV", longopts, NULL)) != -1) {
         switch (opt) {

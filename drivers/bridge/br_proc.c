@@ -76,6 +76,11 @@ static void br_child(const char *file, char *const argv[], char **env, int sock,
                      int errpipe)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    /* Its own process group: a SIGTERM or Ctrl-C to the runner's group
+     * (timeout(1), systemd, a terminal) must not kill the client mid-order;
+     * the runner stops the run between blocks, and the adapter dies with
+     * its host (PDEATHSIG) or at close. */
+    setpgid(0, 0);
     int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
     /* Move what we keep above 0..4 first, so that no dup2 below clobbers it. */
     int s = fcntl(sock, F_DUPFD_CLOEXEC, 10), o = fcntl(out, F_DUPFD_CLOEXEC, 10);

@@ -101,8 +101,12 @@ int e2e_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *const *env,
-                              const char *extra, int sig, const char *marker)
+/* The runner in a child; once stdout contains `marker` (if any), wait
+ * delay_ms and call act(pid) (if any). own_group: the child runs in its own
+ * process group (its pid), so that act may signal that group. */
+static struct e2e_run run_runner(const char *ini, const char *out, const char *const *env,
+                                 const char *extra, const char *marker, unsigned delay_ms,
+                                 void (*act)(pid_t, void *), void *arg, int own_group)
 {
     char outf[600], errf[600], runner[600];
     snprintf(outf, sizeof outf, "%s/stdout", e2e_tmp);
@@ -111,6 +115,8 @@ struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *cons
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
+        if (own_group)
+            setpgid(0, 0);
         for (const char *const *e = env; e && *e; e++) {
             const char *eq = strchr(*e, '=');
             if (eq) {
@@ -131,9 +137,11 @@ struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *cons
             execl(runner, runner, "-c", ini, "-o", out, (char *)NULL);
         _exit(127);
     }
-    if (sig) {
+    if (own_group)
+        setpgid(pid, pid); /* also here: no race with act() */
+    if (act) {
         struct timespec ts = {0, 20 * 1000000L};
-        for (int i = 0; i < 3000; i++) { /* 60 s at most */
+        for (int i = 0; marker && i < 3000; i++) { /* 60 s at most */
             char *text = e2e_slurp(outf);
             int seen = strstr(text, marker) != NULL;
             free(text);
@@ -141,7 +149,9 @@ struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *cons
                 break;
             nanosleep(&ts, NULL);
         }
-        kill(pid, sig);
+        struct timespec d = {delay_ms / 1000, (long)(delay_ms % 1000) * 1000000L};
+        nanosleep(&d, NULL);
+        act(pid, arg);
     }
     int st = 0;
     waitpid(pid, &st, 0);
@@ -150,6 +160,38 @@ struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *cons
     r.out = e2e_slurp(outf);
     r.err = e2e_slurp(errf);
     return r;
+}
+
+static void send_sig(pid_t pid, void *arg)
+{
+    kill(pid, *(int *)arg);
+}
+
+struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *const *env,
+                              const char *extra, int sig, const char *marker)
+{
+    return run_runner(ini, out, env, extra, marker, 0, sig ? send_sig : NULL, &sig, 0);
+}
+
+struct e2e_run e2e_run_runner_act(const char *ini, const char *out, const char *const *env,
+                                  const char *marker, unsigned delay_ms,
+                                  void (*act)(pid_t runner, void *arg), void *arg)
+{
+    return run_runner(ini, out, env, NULL, marker, delay_ms, act, arg, 1);
+}
+
+int e2e_children(pid_t pid, pid_t *out, int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    int n = 0, c;
+    while (n < max && fscanf(f, "%d", &c) == 1)
+        out[n++] = (pid_t)c;
+    fclose(f);
+    return n;
 }
 
 void e2e_run_free(struct e2e_run *r)

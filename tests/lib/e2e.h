@@ -9,6 +9,8 @@
 #ifndef PGCB_TESTS_E2E_H
 #define PGCB_TESTS_E2E_H
 
+#include <sys/types.h>
+
 /* Set by e2e_setup(): the temporary directory, the build directory
  * ($PGCB_BUILD or build, made absolute) and the source tree (the cwd). */
 extern char e2e_tmp[];
@@ -50,5 +52,16 @@ struct e2e_run {
 struct e2e_run e2e_run_runner(const char *ini, const char *out, const char *const *env,
                               const char *extra, int sig, const char *marker);
 void e2e_run_free(struct e2e_run *r);
+
+/* Run build/runner -c ini -o out in its own process group (its pid); once
+ * its stdout contains `marker`, wait delay_ms and call act(pid, arg): e.g.
+ * killpg(pid, SIGTERM), or SIGKILL its hosts (e2e_children). */
+struct e2e_run e2e_run_runner_act(const char *ini, const char *out, const char *const *env,
+                                  const char *marker, unsigned delay_ms,
+                                  void (*act)(pid_t runner, void *arg), void *arg);
+
+/* The direct children of pid (its hosts, for the runner), at most max;
+ * returns how many. */
+int e2e_children(pid_t pid, pid_t *out, int max);
 
 #endif
