@@ -84,6 +84,8 @@ struct pgcb_res_cell {
                                       RUSAGE_THREAD) over the timed part of every
                                       order, summed over threads and orders */
     uint64_t voluntary_switches;   /* ru_nvcsw, the same */
+    uint64_t timed_minor_faults;   /* ru_minflt of the measuring threads inside the timed
+                                      blocks: pages first touched while timing (issue 14) */
     /* Steal time (/proc/stat) over steal_window_ns, the runner's wall time
      * of the orders' jobs: on the measuring CPUs (pct of window x those
      * CPUs) and on the whole machine (pct of window x its online CPUs).
@@ -107,6 +109,7 @@ struct pgcb_res_background {
     char *driver;               /* driver label */
     char *query;
     uint32_t connections;
+    char *cpus;                 /* the CPUs its connections were pinned to, e.g. "1" */
     double target_rate;         /* executions per second, all connections together */
     double achieved_rate;       /* executions / elapsed */
     uint64_t executions;
@@ -160,6 +163,7 @@ struct pgcb_result {
     char *hostname;
     char *client_cpus;          /* e.g. "0" */
     char *server_cpus;          /* e.g. "1", or NULL when unknown */
+    char *runner_cpus;          /* where the runner's own thread ran, e.g. "1" (issue 14) */
     char *server_cpus_source;   /* "PGCB_SERVER_CPUS", "detected", "unknown" */
     int cpus_shared;            /* client and server CPUs overlap (or cannot be told apart) */
     char *libpq_version;

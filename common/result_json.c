@@ -147,6 +147,9 @@ static void cell_noise_json(json_t *j, const struct pgcb_res_cell *c)
     }
     json_object_set_new(j, "involuntary_switches", inv);
     json_object_set_new(j, "voluntary_switches", vol);
+    json_object_set_new(j, "timed_minor_faults",
+                        c->noise_known ? json_integer((json_int_t)c->timed_minor_faults)
+                                       : json_null());
     json_object_set_new(j, "involuntary_switches_per_1k_queries", per);
 }
 
@@ -238,13 +241,13 @@ static json_t *background_json(const struct pgcb_res_background *b)
 {
     json_t *lat = json_pack("{s:o, s:o, s:o}", "median", real_or_null(b->median_ns), "p99",
                             real_or_null(b->p99_ns), "max", real_or_null(b->max_ns));
-    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:o}", "name",
-                     b->name, "driver", b->driver, "query", b->query, "connections",
-                     (json_int_t)b->connections, "target_rate", real_or_null(b->target_rate),
-                     "achieved_rate", real_or_null(b->achieved_rate), "executions",
-                     (json_int_t)b->executions, "elapsed_s", real_or_null(b->elapsed_s),
-                     "latency_ns", lat, "sla", real_or_null(b->sla), "sla_met", b->sla_met,
-                     "error", str_or_null(b->error));
+    return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:o}",
+                     "name", b->name, "driver", b->driver, "query", b->query, "connections",
+                     (json_int_t)b->connections, "cpus", str_or_null(b->cpus), "target_rate",
+                     real_or_null(b->target_rate), "achieved_rate", real_or_null(b->achieved_rate),
+                     "executions", (json_int_t)b->executions, "elapsed_s",
+                     real_or_null(b->elapsed_s), "latency_ns", lat, "sla", real_or_null(b->sla),
+                     "sla_met", b->sla_met, "error", str_or_null(b->error));
 }
 
 /* One group; NULL if a field cannot be packed. Key order: what the group
@@ -324,8 +327,10 @@ static json_t *result_json(const struct pgcb_result *r)
         str_or_null(r->hostname), "client_cpus", str_or_null(r->client_cpus), "server_cpus",
         str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
         "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
-    if (env)
+    if (env) {
         json_object_set_new(env, "noise", env_noise_json(r));
+        json_object_set_new(env, "runner_cpus", str_or_null(r->runner_cpus));
+    }
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
                      "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
@@ -569,7 +574,8 @@ static int read_background(json_t *o, struct pgcb_res_background *b, char *why, 
         opt_real(o, "elapsed_s", &b->elapsed_s, who, why, n) != 0 ||
         opt_real(o, "sla", &b->sla, who, why, n) != 0 ||
         opt_bool(o, "sla_met", &b->sla_met, who, why, n) != 0 ||
-        opt_str(o, "error", &b->error, who, why, n) != 0)
+        opt_str(o, "error", &b->error, who, why, n) != 0 ||
+        opt_str(o, "cpus", &b->cpus, who, why, n) != 0)
         return -1;
     b->connections = (uint32_t)conns;
     json_t *lat = json_object_get(o, "latency_ns");
@@ -701,6 +707,7 @@ static void read_cell_noise(json_t *o, struct pgcb_res_cell *c)
     int inv = count_of(json_object_get(o, "involuntary_switches"), &c->involuntary_switches);
     int vol = count_of(json_object_get(o, "voluntary_switches"), &c->voluntary_switches);
     c->noise_known = inv && vol;
+    count_of(json_object_get(o, "timed_minor_faults"), &c->timed_minor_faults);
     json_t *st = json_object_get(o, "steal");
     if (!c->noise_known || !json_is_object(st))
         return;
@@ -801,6 +808,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->hostname = dup_str(env, "hostname");
     r->client_cpus = dup_str(env, "client_cpus");
     r->server_cpus = dup_str(env, "server_cpus");
+    r->runner_cpus = dup_str(env, "runner_cpus");
     r->server_cpus_source = dup_str(env, "server_cpus_source");
     r->cpus_shared = json_is_true(json_object_get(env, "cpus_shared"));
     r->libpq_version = dup_str(env, "libpq_version");
@@ -956,6 +964,7 @@ void pgcb_result_free(struct pgcb_result *r)
             free(bg->driver);
             free(bg->query);
             free(bg->error);
+            free(bg->cpus);
         }
         free(gr->backgrounds);
         free(gr->thread_cpus);
@@ -985,7 +994,7 @@ void pgcb_result_free(struct pgcb_result *r)
     free(r->orders);
     char **strs[] = {&r->runner_version, &r->started_at, &r->finished_at, &r->config_file,
                      &r->cpu_model, &r->kernel, &r->hostname, &r->client_cpus,
-                     &r->server_cpus, &r->server_cpus_source, &r->libpq_version,
+                     &r->server_cpus, &r->runner_cpus, &r->server_cpus_source, &r->libpq_version,
                      &r->server_version, &r->conninfo, &r->orders_mode, &r->stop_reason};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

@@ -852,9 +852,10 @@ static void finish(struct ctx *c)
                     b->name, c->bg_query[i].names);
         b->driver = (size_t)d;
         b->query = (size_t)q;
-        if (b->ncpus == 0) {
+        if (b->ncpus == 0) { /* main.c moves them off the measuring CPUs when it can */
             memcpy(b->cpus, cfg->cpus, cfg->ncpus * sizeof *cfg->cpus);
             b->ncpus = cfg->ncpus;
+            b->cpus_default = 1;
         }
     }
     size_t measured = 0;

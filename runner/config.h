@@ -78,8 +78,10 @@ struct pgcb_cfg_background {
     size_t query;           /* index into pgcb_config.queries */
     double rate;            /* target executions per second, per connection */
     uint32_t connections;
-    int cpus[PGCB_MAX_CPUS];/* pinned round-robin; default [bench] cpus */
+    int cpus[PGCB_MAX_CPUS];/* pinned round-robin; default: the CPUs other than [bench]
+                               cpus (main.c), or those when there is no other */
     size_t ncpus;
+    int cpus_default;       /* not given: cpus holds [bench] cpus until main.c decides */
     double sla;             /* fraction of the target rate that must be achieved */
     int line;
 };

@@ -25,7 +25,10 @@
 #include "util.h"
 
 /* Watchdog poll interval. */
-#define HOST_TICK_MS 50
+/* How often the runner looks at a working host's heartbeats and the stop
+ * flag (a signal interrupts the wait at once): rarely, so that the runner
+ * wakes up rarely (it runs away from the measuring CPUs, main.c). */
+#define HOST_TICK_MS 200
 
 static void child_main(struct pgcb_host *h, struct pgcb_session *s,
                        const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
@@ -633,6 +636,13 @@ static void thread_switches(uint64_t *inv, uint64_t *vol)
     *vol = (uint64_t)ru.ru_nvcsw;
 }
 
+/* The calling thread's minor page faults so far (0 if unknown). */
+static uint64_t thread_minflt(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_minflt : 0;
+}
+
 /*
  * The context switches of a measuring thread over an order's timed part
  * are read around the loop of blocks (two system calls per order, outside
@@ -669,7 +679,9 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
         size_t n = block_size(w->est_ns, left, cap);
         params_draw(w, cq, job->depth, n);
         struct pgcb_measured b;
+        uint64_t flt0 = thread_minflt(); /* around the timed block only */
         pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
+        ht->minflt += thread_minflt() - flt0;
         /* Outside the timed loop: the heartbeat, and the block into the
          * histogram. */
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
@@ -766,7 +778,12 @@ static void run_job(struct cworker *w)
     struct pgcb_host_thread *ht = &c->sh->threads[w->index];
     ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
     ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
-    ht->nivcsw = ht->nvcsw = 0;
+    ht->nivcsw = ht->nvcsw = ht->minflt = 0;
+    /* The first block of every job is sized from that job (one batch, then
+     * grown), never from the previous job's speed: a fast group followed by
+     * a slow one without warm-up (an ops suite) ran one enormous first
+     * block with no heartbeat and was killed as "timed out". */
+    w->est_ns = 0;
     ht->rc = PGCB_OK;
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);
@@ -827,6 +844,12 @@ static void *worker_main(void *arg)
     struct cworker *w = arg;
     struct child *c = w->c;
     w->pin_rc = pgcb_pin_self(w->cpu, w->pin_err, sizeof w->pin_err);
+    /* Fault the block buffers in here, pinned, before anything is timed: a
+     * fresh calloc'd page is mapped at its first store, which would
+     * otherwise be a timed one (128 minor faults per 512 KiB block). */
+    memset(w->samples, 0, PGCB_BLOCK_MAX * sizeof *w->samples);
+    if (w->sums)
+        memset(w->sums, 0, PGCB_BLOCK_MAX * sizeof *w->sums);
     pthread_barrier_wait(&c->end);
     for (;;) {
         pthread_barrier_wait(&c->start);

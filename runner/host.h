@@ -65,6 +65,7 @@ struct pgcb_host_thread {
     /* Measured orders: the thread's context switches over the timed part
      * (getrusage RUSAGE_THREAD, read before and after it). */
     uint64_t nivcsw, nvcsw;
+    uint64_t minflt;        /* minor page faults inside the timed blocks (getrusage) */
     uint64_t expect_sum;          /* checksum of its first batch in the group */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */

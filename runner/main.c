@@ -349,6 +349,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s: [bench] cpus: %s\n", cfg.file, cpu_err);
         goto out;
     }
+    /* The runner's own thread (and the hosts' main threads, forked from it)
+     * away from the measuring CPUs when there is another (issue 14). */
+    char runner_cpus[256];
+    int others[PGCB_MAX_CPUS];
+    size_t nothers = pgcb_cpus_other(cfg.cpus, cfg.ncpus, others, PGCB_MAX_CPUS);
+    int away = pgcb_pin_away(cfg.cpus, cfg.ncpus, runner_cpus, sizeof runner_cpus);
+    /* Background loads without cpus = run there too, not on the measuring
+     * CPUs (they used to share them, preempting the measured driver). */
+    for (size_t i = 0; i < cfg.nbackgrounds && nothers > 0; i++)
+        if (cfg.backgrounds[i].cpus_default) {
+            memcpy(cfg.backgrounds[i].cpus, others, nothers * sizeof *others);
+            cfg.backgrounds[i].ncpus = nothers;
+        }
     for (size_t i = 0; i < cfg.nsuites; i++)
         if (cfg.suites[i].threads > cfg.ncpus)
             fprintf(stderr, "runner: note: [suite.%s] threads = %u on %zu CPU%s of [bench] "
@@ -383,6 +396,10 @@ int main(int argc, char **argv)
     iso_now(stamp, sizeof stamp);
     r.started_at = pgcb_xstrdup(stamp);
     fill_environment(&r, &cfg, &s, &si, need_server);
+    r.runner_cpus = pgcb_xasprintf("%s%s", runner_cpus,
+                                   away == 1   ? ""
+                                   : away == 0 ? " (no other CPU: it shares the measuring ones)"
+                                               : " (could not be moved)");
     fill_noise(&r, &cfg);
     pgcb_session_describe(&s, &r);
     query_of = build_groups(&r, &cfg, &s);

@@ -190,8 +190,11 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                 r->libpq_version);
     else
         fprintf(out, "Server   : none (every driver does no I/O); libpq %s\n", r->libpq_version);
-    fprintf(out, "Pinning  : client CPUs %s; server CPUs %s (%s)\n", r->client_cpus,
+    fprintf(out, "Pinning  : client CPUs %s; server CPUs %s (%s)", r->client_cpus,
             r->server_cpus ? r->server_cpus : "unknown", r->server_cpus_source);
+    if (r->runner_cpus)
+        fprintf(out, "; the runner itself on CPU %s", r->runner_cpus);
+    fputc('\n', out);
     if (r->cpus_shared)
         fprintf(out, "Note     : client and server share CPU(s): latency includes their "
                      "contention\n");

@@ -329,7 +329,7 @@ struct gstate {
     /* Noise (issue 13): the measured orders whose job answered, the
      * threads' context switches in them, and the steal time (clock ticks)
      * around each order's job over steal_wall_ns. */
-    uint64_t noise_orders, nivcsw, nvcsw;
+    uint64_t noise_orders, nivcsw, nvcsw, minflt;
     uint64_t steal_cpus, steal_machine, steal_wall_ns, steal_cpu_ns_x; /* x: wall x CPUs */
     uint64_t steal_machine_x;    /* wall x online CPUs */
     int steal_failed;            /* a /proc/stat read failed: steal unknown */
@@ -366,6 +366,7 @@ static void collect(const struct pgcb_host_shared *sh, uint32_t nthreads, struct
         gs->overhead_cpu_ns += ht->overhead_cpu_ns;
         gs->nivcsw += ht->nivcsw;
         gs->nvcsw += ht->nvcsw;
+        gs->minflt += ht->minflt;
         if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
             cell_fail(cell, "%s", ht->err);
@@ -380,6 +381,7 @@ static void cell_noise(struct pgcb_res_cell *c, const struct gstate *gs)
     c->noise_known = gs->noise_orders > 0;
     c->involuntary_switches = gs->nivcsw;
     c->voluntary_switches = gs->nvcsw;
+    c->timed_minor_faults = gs->minflt;
     c->steal_window_ns = c->steal_cpus_ns = c->steal_cpus_pct = NAN;
     c->steal_machine_ns = c->steal_machine_pct = NAN;
     if (!c->noise_known)
@@ -557,6 +559,9 @@ static void bg_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t g
             .median_ns = NAN, .p99_ns = NAN, .max_ns = NAN,
             .sla = cb->sla,
         };
+        char cpus[256];
+        pgcb_cpus_format(cb->cpus, cb->ncpus, cpus, sizeof cpus);
+        rb->cpus = pgcb_xstrdup(cpus);
         char why[PGCB_ERRLEN + 256];
         struct pgcb_host_spec spec = bg_spec(s, b);
         if (h->pid == 0 && pgcb_host_start(h, s, &spec, 0, why, sizeof why) != 0) {
@@ -594,19 +599,21 @@ static void bg_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
         }
         if (!rb->error) {
             pgcb_hist_reset(&lat);
-            double rate = 0, elapsed = 0;
+            double elapsed = 0;
             for (uint32_t t = 0; t < rb->connections; t++) {
                 const struct pgcb_host_thread *ht = &h->sh->threads[t];
                 if (ht->rc != PGCB_OK && !rb->error)
                     rb->error = pgcb_xstrdup(ht->err);
                 rb->executions += ht->batches;
                 pgcb_hist_merge(&lat, &ht->hist);
-                if (ht->elapsed_ns)
-                    rate += (double)ht->batches * 1e9 / (double)ht->elapsed_ns;
                 if ((double)ht->elapsed_ns > elapsed)
                     elapsed = (double)ht->elapsed_ns;
             }
-            rb->achieved_rate = rate;
+            /* Every execution over the load's whole span (the longest
+             * connection's, from its first scheduled execution to the stop):
+             * a connection that failed early counts for the time it was
+             * missing, instead of a per-connection rate ending with it. */
+            rb->achieved_rate = elapsed > 0 ? (double)rb->executions * 1e9 / elapsed : 0;
             rb->elapsed_s = elapsed / 1e9;
             if (lat.n) {
                 rb->median_ns = pgcb_hist_median(&lat);
@@ -764,7 +771,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
          * M batches did not return" note divides by). */
         gs[d].cpu_ns = gs[d].sum_bad = 0;
         gs[d].blocks = gs[d].overhead_ns = gs[d].overhead_cpu_ns = 0;
-        gs[d].nivcsw = gs[d].nvcsw = 0;
+        gs[d].nivcsw = gs[d].nvcsw = gs[d].minflt = 0;
         stopped = *s->stop != 0;
     }
 

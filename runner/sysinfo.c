@@ -75,6 +75,46 @@ int pgcb_cpus_check(const int *cpus, size_t n, char *err, size_t errlen)
     return 0;
 }
 
+size_t pgcb_cpus_other(const int *cpus, size_t n, int *out, size_t max)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+            CPU_CLR(cpus[i], &set);
+    size_t k = 0;
+    for (int c = 0; c < CPU_SETSIZE && k < max; c++)
+        if (CPU_ISSET(c, &set))
+            out[k++] = c;
+    return k;
+}
+
+int pgcb_pin_away(const int *cpus, size_t n, char *buf, size_t len)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(buf, len, "unknown");
+        return -1;
+    }
+    cpu_set_t away = set;
+    for (size_t i = 0; i < n; i++)
+        if (cpus[i] >= 0 && cpus[i] < CPU_SETSIZE)
+            CPU_CLR(cpus[i], &away);
+    if (CPU_COUNT(&away) == 0) {
+        format_set(&set, buf, len);
+        return 0;
+    }
+    if (sched_setaffinity(0, sizeof away, &away) != 0) {
+        format_set(&set, buf, len);
+        return -1;
+    }
+    format_set(&away, buf, len);
+    return 1;
+}
+
 int pgcb_pin_self(int cpu, char *err, size_t errlen)
 {
     cpu_set_t set;

@@ -22,6 +22,20 @@ void pgcb_sysinfo_read(struct pgcb_sysinfo *si);
  * or -1 naming the first that is not (and the allowed set) in err. */
 int pgcb_cpus_check(const int *cpus, size_t n, char *err, size_t errlen);
 
+/*
+ * Move the calling thread (the runner's main thread, before it forks any
+ * host: they inherit it) to the CPUs it may use other than cpus[0..n-1], the
+ * measuring ones, so that its wake-ups never preempt a measuring thread.
+ * Returns 1 (moved; buf: the CPUs it now runs on), 0 (no other CPU: it
+ * stays; buf: its CPUs), -1 (sched_*affinity failed; it stays).
+ */
+int pgcb_pin_away(const int *cpus, size_t n, char *buf, size_t len);
+
+/* The CPUs this thread may use other than cpus[0..n-1], at most max, in
+ * ascending order, into out; returns how many (0: none, or unknown). Call it
+ * before pgcb_pin_away() moves the thread. */
+size_t pgcb_cpus_other(const int *cpus, size_t n, int *out, size_t max);
+
 /* Pin the calling thread to one CPU. Returns 0, or -1 with a message. */
 int pgcb_pin_self(int cpu, char *err, size_t errlen);
 
