@@ -170,6 +170,18 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
     }
 }
 
+/* The tag of host `host` of runner `runner`, or "" when the user set an
+ * application_name of their own (PGAPPNAME; in the conninfo it would win
+ * over PGAPPNAME anyway): theirs is kept, and nothing can be found by it. */
+static void host_tag(char *buf, size_t n, pid_t runner, pid_t host)
+{
+    const char *app = getenv("PGAPPNAME");
+    if (app && *app && strncmp(app, "pgcb-", 5) != 0)
+        buf[0] = '\0';
+    else
+        snprintf(buf, n, "pgcb-%d-%d", (int)runner, (int)host);
+}
+
 /* In a new host: close the pipes of every other host of the session. */
 static void close_other_hosts(struct pgcb_session *s, const struct pgcb_host *h)
 {
@@ -212,6 +224,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
     close(cmd[0]);
     close(reply[1]);
     h->pid = pid;
+    host_tag(h->tag, sizeof h->tag, getpid(), pid);
     h->cmd_fd = cmd[1];
     h->reply_fd = reply[0];
     _Atomic uint64_t *beat = &h->sh->heartbeat_ns;
@@ -891,6 +904,12 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
+    /* Tag our connections (libpq, rawwire and the bridge read PGAPPNAME)
+     * so that the runner can end what they leave running if we die. */
+    char tag[PGCB_HOST_TAG_LEN];
+    host_tag(tag, sizeof tag, getppid(), getpid());
+    if (tag[0])
+        setenv("PGAPPNAME", tag, 1);
 
     struct child c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,
                       .role = spec->role};

@@ -92,8 +92,13 @@ struct pgcb_host_shared {
     struct pgcb_host_query *queries;  /* nqueries, inside the region */
 };
 
+#define PGCB_HOST_TAG_LEN 64
+
 struct pgcb_host {
     pid_t pid;                    /* 0 while no host runs */
+    char tag[PGCB_HOST_TAG_LEN];  /* "pgcb-RUNNERPID-HOSTPID": the application_name its
+                                     connections carry (PGAPPNAME) when the user gave none,
+                                     so that its backends can be found; "" otherwise */
     int cmd_fd, reply_fd;         /* parent's ends; -1 when closed */
     struct pgcb_host_shared *sh;  /* the shared region (mapped once) */
     size_t sh_size;

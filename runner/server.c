@@ -189,3 +189,35 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
     PQfinish(conn);
     return rc;
 }
+
+int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
+                                 size_t errlen)
+{
+    if (pgcb_pq_check_conninfo(conninfo, err, errlen) != PGCB_OK)
+        return -1;
+    PGconn *conn = PQconnectdb(conninfo);
+    if (PQstatus(conn) != CONNECTION_OK) {
+        char msg[400];
+        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
+        snprintf(err, errlen, "cannot connect to the server: %s", msg);
+        PQfinish(conn);
+        return -1;
+    }
+    const char *params[] = {tag};
+    PGresult *res = PQexecParams(conn,
+                                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
+                                 "FROM pg_stat_activity WHERE application_name = $1 "
+                                 "AND pid <> pg_backend_pid()",
+                                 1, NULL, params, NULL, NULL, 0);
+    int n = -1;
+    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+        n = atoi(PQgetvalue(res, 0, 0));
+    else {
+        char msg[400];
+        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
+        snprintf(err, errlen, "%s", msg);
+    }
+    PQclear(res);
+    PQfinish(conn);
+    return n;
+}

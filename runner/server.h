@@ -29,4 +29,15 @@ char *pgcb_conninfo_redact(const char *conninfo);
 /* libpq's version, "15.18". */
 void pgcb_libpq_version(char *buf, size_t n);
 
+/*
+ * Terminate, from a session of the runner's own, every backend whose
+ * application_name is `tag` (a host's tag, host.h): what a killed or crashed
+ * host left running (a long statement goes on after its client died, and
+ * would load the server during the next group). Returns the number of
+ * backends signalled, or -1 with a one-line message in err (the server is
+ * gone, or the user may not signal them).
+ */
+int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
+                                 size_t errlen);
+
 #endif

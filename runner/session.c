@@ -32,6 +32,7 @@
 #include "orders.h"
 #include "pct.h"
 #include "rank.h"
+#include "server.h"
 #include "srvcpu.h"
 #include "stats.h"
 #include "steal.h"
@@ -526,6 +527,19 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
     if (pgcb_host_run(&sd->host, s, why, sizeof why) == 0)
         return 0;
     const struct pgcb_res_group *gr = &r->groups[g];
+    /* The host is gone (crashed, exited, or killed as hung): what its
+     * connections were running on the server goes on without it; end it
+     * before the next driver or group is measured. */
+    if (sd->host.tag[0] && !(sd->caps & PGCB_CAP_NO_IO)) {
+        char e[400];
+        int n = pgcb_server_terminate_tagged(s->cfg->conninfo, sd->host.tag, e, sizeof e);
+        if (n < 0)
+            fprintf(stderr, "runner: note: cannot end the server sessions of driver %s's "
+                            "host: %s\n", sd->cfg->name, e);
+        else if (n > 0 && !s->quiet)
+            fprintf(stderr, "runner: ended %d server session%s driver %s's host left running\n",
+                    n, n == 1 ? "" : "s", sd->cfg->name);
+    }
     fprintf(stderr, "%srunner: driver %s %s in group %s / %s (depth %u)%s\n",
             !s->quiet && isatty(2) ? "\r\033[K" : "", sd->cfg->name, why, gr->suite, gr->query,
             gr->depth, "; it is restarted for the next group");

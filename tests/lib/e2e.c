@@ -112,6 +112,9 @@ static struct e2e_run run_runner(const char *ini, const char *out, const char *c
     snprintf(outf, sizeof outf, "%s/stdout", e2e_tmp);
     snprintf(errf, sizeof errf, "%s/stderr", e2e_tmp);
     snprintf(runner, sizeof runner, "%s/runner", e2e_build);
+    /* Emptied here, not only in the child: the marker must not be found in
+     * the previous run's output before the child has truncated it. */
+    close(open(outf, O_WRONLY | O_CREAT | O_TRUNC, 0644));
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {

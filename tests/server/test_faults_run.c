@@ -17,6 +17,9 @@
  *                               no heartbeat was killed as "timed out")
  *   the runner's own thread     runs away from the measuring CPU
  *   page faults in timed blocks the block buffers are faulted in before
+ *   a host killed mid-statement its server session is ended (it used to go
+ *                               on running its statement, loading the server
+ *                               during the next group)
  *   a background connection that fails: the achieved rate counts the time
  *                               it was missing; background loads run off the
  *                               measuring CPU
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libpq-fe.h>
 
 #include "result.h"
 #include "../lib/e2e.h"
@@ -319,6 +323,52 @@ static void test_background_rate(void **state)
     e2e_run_free(&r);
 }
 
+/* Backends still running pg_sleep(20) (other than ours), after waiting up to
+ * 3 s for terminated ones to go. */
+static long sleeping_backends(void)
+{
+    PGconn *c = PQconnectdb("");
+    assert_int_equal(PQstatus(c), CONNECTION_OK);
+    long n = -1;
+    for (int i = 0; i < 30; i++) {
+        PGresult *res = PQexec(c, "SELECT count(*) FROM pg_stat_activity WHERE query LIKE "
+                                  "'%pg_sleep(20)%' AND pid <> pg_backend_pid()");
+        n = PQresultStatus(res) == PGRES_TUPLES_OK ? atol(PQgetvalue(res, 0, 0)) : -1;
+        PQclear(res);
+        if (n == 0)
+            break;
+        usleep(100000);
+    }
+    PQfinish(c);
+    return n;
+}
+
+/* A batch that sleeps 20 s, batch_timeout_ms = 800: the host is killed as
+ * hung, and its backend, still in pg_sleep, is terminated by the runner. */
+static void test_killed_backend_ended(void **state)
+{
+    (void)state;
+    char body[1024];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[query.q]\nsql = SELECT pg_sleep(20)\nrows = 1\nprime = no\n[suite.s]\n",
+             e2e_build);
+    const char *ini = e2e_write_file(
+        "backend", head("time_ms = 200\nqueries = 1\nwarmup_ms = 0\nbatch_timeout_ms = 800"),
+        body);
+    const char *out = e2e_json_path("backend");
+    struct e2e_run r = e2e_run_runner(ini, out, no_budget_env, NULL, 0, NULL);
+    if (r.status != 2)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "runner: ended 1 server session driver libpq_sync's host left "
+                                  "running"));
+    long n = sleeping_backends();
+    print_message("backends still in pg_sleep after the run: %ld\n", n);
+    assert_int_equal(n, 0);
+    e2e_run_free(&r);
+}
+
 int main(void)
 {
     if (e2e_setup("test_faults_run") != 0)
@@ -330,6 +380,7 @@ int main(void)
         cmocka_unit_test(test_block_sized_per_job),
         cmocka_unit_test(test_runner_off_measuring_cpu),
         cmocka_unit_test(test_background_rate),
+        cmocka_unit_test(test_killed_backend_ended),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (e2e_teardown() != 0)
