@@ -369,6 +369,126 @@ static void test_killed_backend_ended(void **state)
     e2e_run_free(&r);
 }
 
+static void stop_hosts(pid_t pid, void *arg)
+{
+    pid_t kids[16];
+    int n = e2e_children(pid, kids, 16);
+    for (int i = 0; i < n; i++)
+        kill(kids[i], SIGSTOP);
+    *(int *)arg = n;
+}
+
+static const char two_groups[] =
+    "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+    "[driver.null]\npath = %s/drivers/null.so\n"
+    "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+    "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n";
+
+/* Group 1 failed for every driver with `why` in its error; group 2 measured. */
+static void expect_first_group_lost(const char *path, const char *why, size_t nfailed)
+{
+    struct pgcb_result res;
+    read_result(path, &res);
+    assert_int_equal(res.ngroups, 2);
+    assert_int_equal(res.complete, 1);
+    size_t failed = 0;
+    for (size_t d = 0; d < res.ndrivers; d++) {
+        const struct pgcb_res_cell *c = &res.groups[0].cells[d];
+        print_message("group 1, %s: %s %s\n", res.drivers[d].label,
+                      pgcb_cell_status_str(c->status), c->error ? c->error : "");
+        if (c->status == PGCB_CELL_FAILED) {
+            failed++;
+            assert_non_null(strstr(c->error, why));
+        }
+        assert_int_equal(res.groups[1].cells[d].status, PGCB_CELL_OK);
+    }
+    assert_int_equal(failed, nfailed);
+    pgcb_result_free(&res);
+}
+
+/* SIGSTOP of the hosts: the watchdog finds no progress, kills them (a
+ * stopped process takes SIGKILL), the group fails "timed out", the next
+ * group runs on new hosts; status 2. */
+static void test_hosts_stopped(void **state)
+{
+    (void)state;
+    char body[2048];
+    snprintf(body, sizeof body, two_groups, e2e_build, e2e_build);
+    const char *ini = e2e_write_file(
+        "stopped", head("time_ms = 2000\nqueries = 50\nwarmup_ms = 20\nbatch_timeout_ms = 800"),
+        body);
+    const char *out = e2e_json_path("stopped");
+    int stopped = 0;
+    struct e2e_run r =
+        e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 700, stop_hosts, &stopped);
+    if (r.status != 2)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    assert_int_equal(stopped, 2);
+    assert_int_equal(r.status, 2);
+    expect_first_group_lost(out, "timed out", 2);
+    e2e_run_free(&r);
+}
+
+static void terminate_sessions(pid_t pid, void *arg)
+{
+    (void)pid;
+    PGconn *c = PQconnectdb("");
+    PGresult *res = PQexec(c, "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM "
+                              "pg_stat_activity WHERE application_name LIKE 'pgcb-%'");
+    *(long *)arg = PQresultStatus(res) == PGRES_TUPLES_OK ? atol(PQgetvalue(res, 0, 0)) : -1;
+    PQclear(res);
+    PQfinish(c);
+}
+
+/* pg_terminate_backend of the drivers' sessions from outside: libpq_sync's
+ * group fails with the server's FATAL (the null driver has none and goes
+ * on), it reconnects for the next group; status 2. */
+static void test_sessions_terminated(void **state)
+{
+    (void)state;
+    char body[2048];
+    snprintf(body, sizeof body, two_groups, e2e_build, e2e_build);
+    const char *ini =
+        e2e_write_file("terminated", head("time_ms = 2000\nqueries = 50\nwarmup_ms = 20"), body);
+    const char *out = e2e_json_path("terminated");
+    long n = 0;
+    struct e2e_run r =
+        e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 700, terminate_sessions, &n);
+    if (r.status != 2)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    print_message("sessions terminated: %ld\n", n);
+    assert_true(n >= 1);
+    assert_int_equal(r.status, 2);
+    expect_first_group_lost(out, "terminating connection due to administrator command", 1);
+    e2e_run_free(&r);
+}
+
+/* A driver out of memory: its group fails with the driver's message, the
+ * run goes on (the other driver's figures kept), status 2. */
+static void test_driver_oom(void **state)
+{
+    (void)state;
+    char body[1024];
+    snprintf(body, sizeof body,
+             "[driver.faulty]\npath = %s/tests/fixtures/faulty.so\nfault = oom\nafter = 30\n"
+             "[driver.null]\npath = %s/drivers/null.so\n"
+             "[query.q]\nsql = SELECT 1\nrows = 1\n[suite.s]\n",
+             e2e_build, e2e_build);
+    const char *ini =
+        e2e_write_file("oom", head("time_ms = 400\nqueries = 50\nwarmup_ms = 0"), body);
+    const char *out = e2e_json_path("oom");
+    struct e2e_run r = e2e_run_runner(ini, out, no_budget_env, NULL, 0, NULL);
+    assert_int_equal(r.status, 2);
+    struct pgcb_result res;
+    read_result(out, &res);
+    assert_int_equal(res.groups[0].cells[0].status, PGCB_CELL_FAILED);
+    assert_non_null(strstr(res.groups[0].cells[0].error, "out of memory"));
+    assert_int_equal(res.groups[0].cells[1].status, PGCB_CELL_OK);
+    assert_true(res.groups[0].cells[1].samples > 0);
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 int main(void)
 {
     if (e2e_setup("test_faults_run") != 0)
@@ -381,6 +501,9 @@ int main(void)
         cmocka_unit_test(test_runner_off_measuring_cpu),
         cmocka_unit_test(test_background_rate),
         cmocka_unit_test(test_killed_backend_ended),
+        cmocka_unit_test(test_hosts_stopped),
+        cmocka_unit_test(test_sessions_terminated),
+        cmocka_unit_test(test_driver_oom),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (e2e_teardown() != 0)
