@@ -421,6 +421,7 @@ int main(int argc, char **argv)
     if (pgcb_session_load(&s, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         pgcb_session_free(&s);
+        pgcb_journal_state_free(&resumed);
         pgcb_config_free(&cfg);
         return 1;
     }
