@@ -27,8 +27,9 @@ endif
 # deps step has installed what was missing.
 PQ_CFLAGS  = $(shell pkg-config --cflags libpq)
 PQ_LIBS    = $(shell pkg-config --libs libpq)
-DEP_CFLAGS = $(PQ_CFLAGS) $(shell pkg-config --cflags inih jansson)
-DEP_LIBS   = $(PQ_LIBS) $(shell pkg-config --libs inih jansson) -lm -lpthread -ldl
+# libcrypto: the runner's journal hashes its config (SHA-256, runner/journal.c).
+DEP_CFLAGS = $(PQ_CFLAGS) $(shell pkg-config --cflags inih jansson libcrypto)
+DEP_LIBS   = $(PQ_LIBS) $(shell pkg-config --libs inih jansson libcrypto) -lm -lpthread -ldl
 
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -g $(SANFLAGS) -Iinclude -Icommon -Irunner -MMD -MP
 LDFLAGS  += $(SANFLAGS)

@@ -201,6 +201,11 @@ struct pgcb_result {
 
     int complete;               /* every group was run to the end */
     char *stop_reason;          /* why not, or NULL */
+    /* runner --resume JOURNAL (runner/journal.h): the groups of an interrupted
+     * run that were kept from its journal. NULL / 0: not resumed. */
+    char *resumed_from;         /* the journal's path */
+    size_t resumed_groups_kept;
+    char *resumed_at;           /* when the resume started, ISO 8601 UTC */
 
     /* Noise (issue 13), in the JSON environment. */
     double noise_warn_pct;      /* [bench] noise_warn_pct the notes used; not > 0 (a
@@ -222,6 +227,23 @@ int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, 
 /* Read a result file written by pgcb_result_write() into *r (caller frees
  * with pgcb_result_free()). Returns 0, or -1 with "PATH: reason" in err. */
 int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t errlen);
+
+/* One group g of r as the result file holds it, without the derived
+ * "verdict" and "vs_leader" (the caller owns the object); NULL if a field
+ * cannot be packed. The journal (runner/journal.c) writes exactly this. */
+struct json_t; /* jansson.h */
+struct json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g);
+
+/* Read one group object `o` (as pgcb_result_group_json() makes it) into *gr,
+ * which the caller zeroed; r gives the drivers (their number and labels:
+ * "results" must be in that order). Returns 0, or -1 with one line in why.
+ * Either way *gr may own memory: release it with pgcb_result_group_free().
+ * pgcb_result_read() reads every group with it. */
+int pgcb_result_group_read(struct json_t *o, const struct pgcb_result *r, struct pgcb_res_group *gr,
+                           char *why, size_t n);
+
+/* Release what *gr owns (ndrivers cells) and zero it. */
+void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers);
 
 /* Fill c's spread_* from its order_medians_ns (pgcb_stats_spread()). */
 void pgcb_result_cell_spread(struct pgcb_res_cell *c);

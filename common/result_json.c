@@ -290,6 +290,19 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     return one;
 }
 
+/* "resumed": where a resumed run's kept groups came from (runner --resume);
+ * absent from a run that was not resumed. */
+static json_t *resumed_json(const struct pgcb_result *r)
+{
+    return json_pack("{s:o, s:I, s:o}", "from", str_or_null(r->resumed_from), "groups_kept",
+                     (json_int_t)r->resumed_groups_kept, "at", str_or_null(r->resumed_at));
+}
+
+json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g)
+{
+    return g < r->ngroups ? group_json(r, &r->groups[g]) : NULL;
+}
+
 static json_t *result_json(const struct pgcb_result *r)
 {
     int ok = 1; /* a driver or group that cannot be packed fails the whole file */
@@ -316,7 +329,7 @@ static json_t *result_json(const struct pgcb_result *r)
     }
     json_t *groups = json_array();
     for (size_t g = 0; g < r->ngroups; g++) {
-        json_t *one = group_json(r, &r->groups[g]);
+        json_t *one = pgcb_result_group_json(r, g);
         ok &= one != NULL;
         json_array_append_new(groups, one);
     }
@@ -354,6 +367,8 @@ static json_t *result_json(const struct pgcb_result *r)
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", str_or_null(r->stop_reason));
+    if (j && r->resumed_from)
+        json_object_set_new(j, "resumed", resumed_json(r));
     if (!ok) {
         json_decref(j);
         return NULL;
@@ -390,24 +405,6 @@ static void add_derived(json_t *j, const struct pgcb_result *r)
     json_object_set_new(j, "rankings", pgcb_rank_rankings_json(&r, 1, &r, 1, 0));
 }
 
-/* mkdir -p of the directory part of path. */
-static int make_parent_dirs(const char *path)
-{
-    char *p = pgcb_xstrdup(path);
-    for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            free(p);
-            return -1;
-        }
-        *s = '/';
-    }
-    free(p);
-    return 0;
-}
-
 int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
 {
     json_t *j = result_json(r);
@@ -417,7 +414,7 @@ int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, 
         snprintf(err, errlen, "%s: cannot build the JSON result (a field is invalid)", path);
         return -1;
     }
-    if (make_parent_dirs(path) != 0) {
+    if (pgcb_mkdir_parents(path) != 0) {
         snprintf(err, errlen, "%s: cannot create its directory: %s", path, strerror(errno));
         json_decref(j);
         return -1;
@@ -749,6 +746,78 @@ static void read_env_noise(json_t *env, struct pgcb_result *r)
     }
 }
 
+/* One group of a result (an element of "groups", or a journal line's
+ * "data") into *gr, zeroed by the caller; r gives the drivers (their number
+ * and labels, the order of "results"). See result.h. */
+int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_res_group *gr,
+                           char *why, size_t n)
+{
+    gr->suite = dup_str(o, "suite");
+    gr->query = dup_str(o, "query");
+    gr->sql = dup_str(o, "sql");
+    gr->depth = (uint32_t)get_u64(o, "depth");
+    gr->threads = (uint32_t)get_u64(o, "threads");
+    json_t *cpus = json_object_get(o, "thread_cpus");
+    if (json_array_size(cpus) == gr->threads && gr->threads) {
+        gr->thread_cpus = pgcb_xcalloc(gr->threads, sizeof *gr->thread_cpus);
+        for (uint32_t t = 0; t < gr->threads; t++)
+            gr->thread_cpus[t] = (int)json_integer_value(json_array_get(cpus, t));
+    }
+    json_t *rows = json_object_get(o, "rows");
+    gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
+    gr->cells = pgcb_xcalloc(r->ndrivers ? r->ndrivers : 1, sizeof *gr->cells);
+    json_t *results = json_object_get(o, "results");
+    if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers) {
+        snprintf(why, n, "a group lacks suite, query or a result per driver");
+        return -1;
+    }
+    if (read_group_extra(o, gr, why, n) != 0)
+        return -1;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        json_t *c = json_array_get(results, d);
+        struct pgcb_res_cell *cell = &gr->cells[d];
+        const char *label = json_string_value(json_object_get(c, "driver"));
+        if (!label || strcmp(label, r->drivers[d].label) != 0) {
+            snprintf(why, n, "group results are not in driver order");
+            return -1;
+        }
+        cell->status = status_from_str(json_string_value(json_object_get(c, "status")));
+        cell->error = dup_str(c, "error");
+        cell->samples = get_u64(c, "samples");
+        cell->queries = get_u64(c, "queries");
+        cell->mean_ns = get_real(c, "mean_ns");
+        cell->sd_ns = get_real(c, "sd_ns");
+        cell->rme_pct = get_real(c, "rme_pct");
+        cell->median_ns = get_real(c, "median_ns");
+        cell->p99_ns = get_real(c, "p99_ns");
+        cell->min_ns = get_u64(c, "min_ns");
+        cell->max_ns = get_u64(c, "max_ns");
+        cell->ops_per_s = get_real(c, "ops_per_s");
+        cell->queries_per_s = get_real(c, "queries_per_s");
+        cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
+        cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
+        cell->server_busy = get_real(c, "server_busy");
+        cell->wall_ns = get_u64(c, "wall_ns");
+        json_t *om = json_object_get(c, "order_medians_ns");
+        cell->norders = json_array_size(om);
+        cell->order_medians_ns = pgcb_xcalloc(cell->norders, sizeof(double));
+        for (size_t k = 0; k < cell->norders; k++) {
+            json_t *v = json_array_get(om, k);
+            cell->order_medians_ns[k] = json_is_number(v) ? json_number_value(v) : NAN;
+        }
+        const char *sum = json_string_value(json_object_get(c, "checksum"));
+        cell->checksum = sum ? strtoull(sum, NULL, 16) : 0;
+        cell->rows_per_batch = get_u64(c, "rows_per_batch");
+        cell->blocks = get_u64(c, "blocks");
+        cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
+        cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");
+        read_cell_noise(c, cell);
+        if (read_distribution(c, cell, why, n) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static int read_fail(char *err, size_t errlen, const char *path, const char *why, json_t *j,
                      struct pgcb_result *r)
 {
@@ -833,6 +902,12 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->looks = (size_t)get_u64(verdicts, "looks");
     r->complete = json_is_true(json_object_get(j, "complete"));
     r->stop_reason = dup_str(j, "stop_reason");
+    json_t *resumed = json_object_get(j, "resumed"); /* tolerant: absent or mistyped is none */
+    r->resumed_from = dup_str(resumed, "from");
+    if (r->resumed_from) {
+        r->resumed_groups_kept = (size_t)get_u64(resumed, "groups_kept");
+        r->resumed_at = dup_str(resumed, "at");
+    }
 
     r->ndrivers = json_array_size(drivers);
     r->drivers = pgcb_xcalloc(r->ndrivers, sizeof *r->drivers);
@@ -878,100 +953,45 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->ngroups = json_array_size(groups);
     r->groups = pgcb_xcalloc(r->ngroups, sizeof *r->groups);
     for (size_t g = 0; g < r->ngroups; g++) {
-        json_t *o = json_array_get(groups, g);
-        struct pgcb_res_group *gr = &r->groups[g];
-        gr->suite = dup_str(o, "suite");
-        gr->query = dup_str(o, "query");
-        gr->sql = dup_str(o, "sql");
-        gr->depth = (uint32_t)get_u64(o, "depth");
-        gr->threads = (uint32_t)get_u64(o, "threads");
-        json_t *cpus = json_object_get(o, "thread_cpus");
-        if (json_array_size(cpus) == gr->threads && gr->threads) {
-            gr->thread_cpus = pgcb_xcalloc(gr->threads, sizeof *gr->thread_cpus);
-            for (uint32_t t = 0; t < gr->threads; t++)
-                gr->thread_cpus[t] = (int)json_integer_value(json_array_get(cpus, t));
-        }
-        json_t *rows = json_object_get(o, "rows");
-        gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
-        gr->cells = pgcb_xcalloc(r->ndrivers, sizeof *gr->cells);
-        json_t *results = json_object_get(o, "results");
-        if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers)
-            return read_fail(err, errlen, path, "a group lacks suite, query or a result per driver",
-                             j, r);
         char why[160];
-        if (read_group_extra(o, gr, why, sizeof why) != 0)
+        if (pgcb_result_group_read(json_array_get(groups, g), r, &r->groups[g], why,
+                                   sizeof why) != 0)
             return read_fail(err, errlen, path, why, j, r);
-        for (size_t d = 0; d < r->ndrivers; d++) {
-            json_t *c = json_array_get(results, d);
-            struct pgcb_res_cell *cell = &gr->cells[d];
-            const char *label = json_string_value(json_object_get(c, "driver"));
-            if (!label || strcmp(label, r->drivers[d].label) != 0)
-                return read_fail(err, errlen, path, "group results are not in driver order", j, r);
-            cell->status = status_from_str(json_string_value(json_object_get(c, "status")));
-            cell->error = dup_str(c, "error");
-            cell->samples = get_u64(c, "samples");
-            cell->queries = get_u64(c, "queries");
-            cell->mean_ns = get_real(c, "mean_ns");
-            cell->sd_ns = get_real(c, "sd_ns");
-            cell->rme_pct = get_real(c, "rme_pct");
-            cell->median_ns = get_real(c, "median_ns");
-            cell->p99_ns = get_real(c, "p99_ns");
-            cell->min_ns = get_u64(c, "min_ns");
-            cell->max_ns = get_u64(c, "max_ns");
-            cell->ops_per_s = get_real(c, "ops_per_s");
-            cell->queries_per_s = get_real(c, "queries_per_s");
-            cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
-            cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
-            cell->server_busy = get_real(c, "server_busy");
-            cell->wall_ns = get_u64(c, "wall_ns");
-            json_t *om = json_object_get(c, "order_medians_ns");
-            cell->norders = json_array_size(om);
-            cell->order_medians_ns = pgcb_xcalloc(cell->norders, sizeof(double));
-            for (size_t k = 0; k < cell->norders; k++) {
-                json_t *v = json_array_get(om, k);
-                cell->order_medians_ns[k] = json_is_number(v) ? json_number_value(v) : NAN;
-            }
-            const char *sum = json_string_value(json_object_get(c, "checksum"));
-            cell->checksum = sum ? strtoull(sum, NULL, 16) : 0;
-            cell->rows_per_batch = get_u64(c, "rows_per_batch");
-            cell->blocks = get_u64(c, "blocks");
-            cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
-            cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");
-            read_cell_noise(c, cell);
-            if (read_distribution(c, cell, why, sizeof why) != 0)
-                return read_fail(err, errlen, path, why, j, r);
-        }
     }
     json_decref(j);
     return 0;
+}
+
+void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
+{
+    for (size_t d = 0; gr->cells && d < ndrivers; d++) {
+        free(gr->cells[d].error);
+        free(gr->cells[d].order_medians_ns);
+        free(gr->cells[d].curve);
+    }
+    free(gr->cells);
+    for (size_t b = 0; gr->backgrounds && b < gr->nbackgrounds; b++) {
+        struct pgcb_res_background *bg = &gr->backgrounds[b];
+        free(bg->name);
+        free(bg->driver);
+        free(bg->query);
+        free(bg->error);
+        free(bg->cpus);
+    }
+    free(gr->backgrounds);
+    free(gr->thread_cpus);
+    free(gr->suite);
+    free(gr->query);
+    free(gr->sql);
+    *gr = (struct pgcb_res_group){0};
 }
 
 void pgcb_result_free(struct pgcb_result *r)
 {
     if (!r)
         return;
-    for (size_t g = 0; g < r->ngroups; g++) {
-        struct pgcb_res_group *gr = &r->groups[g];
-        for (size_t d = 0; gr->cells && d < r->ndrivers; d++) {
-            free(gr->cells[d].error);
-            free(gr->cells[d].order_medians_ns);
-            free(gr->cells[d].curve);
-        }
-        free(gr->cells);
-        for (size_t b = 0; gr->backgrounds && b < gr->nbackgrounds; b++) {
-            struct pgcb_res_background *bg = &gr->backgrounds[b];
-            free(bg->name);
-            free(bg->driver);
-            free(bg->query);
-            free(bg->error);
-            free(bg->cpus);
-        }
-        free(gr->backgrounds);
-        free(gr->thread_cpus);
-        free(gr->suite);
-        free(gr->query);
-        free(gr->sql);
-    }
+    for (size_t g = 0; g < r->ngroups; g++)
+        pgcb_result_group_free(&r->groups[g], r->ndrivers);
     free(r->groups);
     for (size_t i = 0; r->noise_cpus && i < r->nnoise_cpus; i++) {
         free(r->noise_cpus[i].role);
@@ -995,7 +1015,8 @@ void pgcb_result_free(struct pgcb_result *r)
     char **strs[] = {&r->runner_version, &r->started_at, &r->finished_at, &r->config_file,
                      &r->cpu_model, &r->kernel, &r->hostname, &r->client_cpus,
                      &r->server_cpus, &r->runner_cpus, &r->server_cpus_source, &r->libpq_version,
-                     &r->server_version, &r->conninfo, &r->orders_mode, &r->stop_reason};
+                     &r->server_version, &r->conninfo, &r->orders_mode, &r->stop_reason,
+                     &r->resumed_from, &r->resumed_at};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     *r = (struct pgcb_result){0};

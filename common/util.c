@@ -2,10 +2,12 @@
 #include "util.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void oom(size_t n)
@@ -150,4 +152,21 @@ int pgcb_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errle
         rc = -1;
     }
     return rc ? -1 : (int)n;
+}
+
+int pgcb_mkdir_parents(const char *path)
+{
+    char *p = pgcb_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    free(p);
+    return 0;
 }

@@ -44,4 +44,8 @@ static inline uint64_t pgcb_now_ns(void)
 /* CLOCK_THREAD_CPUTIME_ID of the calling thread in nanoseconds. */
 uint64_t pgcb_thread_cpu_ns(void);
 
+/* mkdir -p of the directory part of path (what precedes its last '/').
+ * Returns 0, or -1 with errno set. */
+int pgcb_mkdir_parents(const char *path);
+
 #endif

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "config.h"
+#include "journal.h"
 #include "loader.h"
 #include "report.h"
 #include "result.h"
@@ -44,6 +46,7 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "Usage: runner -c FILE [-o RESULT.json] [--detail] [--list-drivers] [-q] [-h] [-V]\n"
+            "       runner -c FILE --resume RESULT.json.journal [-o RESULT.json] [--detail] [-q]\n"
             "       runner --check-driver FILE.so [-O KEY=VALUE ...] [-c FILE]\n"
             "\n"
             "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
@@ -53,6 +56,11 @@ static void usage(FILE *out)
             "  -o, --output FILE    where to write the JSON result (default: [bench] output,\n"
             "                       else results/pgcb-%%Y%%m%%dT%%H%%M%%SZ.json;\n"
             "                       strftime %%-sequences are expanded, UTC)\n"
+            "      --resume JOURNAL finish the interrupted run whose journal this is (every\n"
+            "                       run appends each finished group to RESULT.journal): keep\n"
+            "                       its groups, run the others, write the result to the\n"
+            "                       journal's result path (or -o). -c must name the same\n"
+            "                       config, with the same BENCH_*/PGCB_CONNINFO overrides\n"
             "      --list-drivers   load every driver of the config, print what each is and\n"
             "                       accepts, and exit\n"
             "      --detail         after each group's table, a second one: each driver's\n"
@@ -249,6 +257,69 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
     return query_of;
 }
 
+/* runner --resume JOURNAL, before anything is set up: read the journal and
+ * check it against this runner and config (one line on stderr and -1 when
+ * it cannot be resumed; a dropped last line is said and is no error). */
+static int resume_read(const char *journal, const char *config_hash,
+                       struct pgcb_journal_state *st)
+{
+    char err[1024], warn[512];
+    if (pgcb_journal_read(journal, st, warn, sizeof warn, err, sizeof err) != 0 ||
+        pgcb_journal_check(st, journal, PGCB_VERSION, config_hash, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        return -1;
+    }
+    if (warn[0])
+        fprintf(stderr, "runner: %s\n", warn);
+    return 0;
+}
+
+/* A new run is about to (re)create `journal`: refuse when an unfinished
+ * run's journal is there (its groups would be lost), with one line. */
+static int journal_in_the_way(const char *journal)
+{
+    if (access(journal, F_OK) != 0)
+        return 0;
+    struct pgcb_journal_state st;
+    char err[1024], warn[512];
+    int rc = pgcb_journal_read(journal, &st, warn, sizeof warn, err, sizeof err);
+    int ended = rc == 0 && st.ended;
+    pgcb_journal_state_free(&st);
+    if (ended)
+        return 0; /* a finished run's: its result is written, the journal may go */
+    if (rc == 0)
+        fprintf(stderr, "runner: %s: an interrupted run's journal is there: finish that run "
+                        "with --resume %s, or remove the journal\n", journal, journal);
+    else
+        fprintf(stderr, "runner: %s (remove it, or write the result elsewhere with -o)\n", err);
+    return 1;
+}
+
+/* Start the journal once measuring starts: a new one, or (resume) the one
+ * resumed, cut to its valid lines. A new journal that cannot be written is
+ * said and the run goes on without it; a resumed one that cannot be
+ * reopened ends the run (-1): nothing is measured yet. */
+static int journal_start(struct pgcb_journal *j, const char *path,
+                         const struct pgcb_journal_state *resumed, const struct pgcb_result *r,
+                         const char *config_hash, const char *output)
+{
+    char err[1024];
+    if (resumed) {
+        if (pgcb_journal_reopen(j, path, resumed->valid_len, err, sizeof err) == 0)
+            return 0;
+        fprintf(stderr, "runner: %s\n", err);
+        return -1;
+    }
+    struct pgcb_journal_head h = {
+        .runner_version = r->runner_version, .config_file = r->config_file,
+        .config_sha256 = config_hash, .result = output, .started_at = r->started_at,
+        .ngroups = r->ngroups, .norders = r->norders,
+    };
+    if (pgcb_journal_create(j, path, &h, err, sizeof err) != 0)
+        fprintf(stderr, "runner: %s; the run goes on without a journal\n", err);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -258,10 +329,11 @@ int main(int argc, char **argv)
         {"check-driver", required_argument, NULL, 'K'},
         {"driver-option", required_argument, NULL, 'O'},
         {"detail", no_argument, NULL, 'D'},
+        {"resume", required_argument, NULL, 'R'},
         {NULL, 0, NULL, 0}};
     struct pgcb_option dopts[64];
     size_t ndopts = 0;
-    const char *config_path = NULL, *output_arg = NULL, *check_so = NULL;
+    const char *config_path = NULL, *output_arg = NULL, *check_so = NULL, *resume = NULL;
     /* A write to a host that died while idle (kill -9, the OOM killer) is
      * EPIPE, handled as that host's death (host.c), never the end of the
      * run. */
@@ -272,6 +344,7 @@ int main(int argc, char **argv)
         case 'c': config_path = optarg; break;
         case 'o': output_arg = optarg; break;
         case 'L': list = 1; break;
+        case 'R': resume = optarg; break;
         case 'K': check_so = optarg; break;
         case 'O': {
             char *eq = strchr(optarg, '=');
@@ -317,7 +390,12 @@ int main(int argc, char **argv)
         return crc;
     }
     if (!config_path) {
-        fprintf(stderr, "runner: no config file: use -c FILE (e.g. -c conf/bench.ini)\n");
+        fprintf(stderr, resume ? "runner: --resume needs the run's config: -c FILE\n"
+                               : "runner: no config file: use -c FILE (e.g. -c conf/bench.ini)\n");
+        return 1;
+    }
+    if (resume && list) {
+        fprintf(stderr, "runner: --resume and --list-drivers do not go together\n");
         return 1;
     }
 
@@ -326,10 +404,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s\n", err);
         return 1;
     }
+    /* The journal (journal.h): its config hash, and with --resume the
+     * journal read and checked before anything is set up. */
+    char config_hash[65];
+    struct pgcb_journal_state resumed = {0};
+    struct pgcb_journal journal = {.fd = -1};
+    int hashed = pgcb_journal_config_hash(config_path, config_hash, err, sizeof err) == 0;
+    if (!hashed)
+        fprintf(stderr, "runner: %s\n", err);
+    if (!hashed || (resume && resume_read(resume, config_hash, &resumed) != 0)) {
+        pgcb_journal_state_free(&resumed);
+        pgcb_config_free(&cfg);
+        return 1;
+    }
     struct pgcb_session s;
     if (pgcb_session_load(&s, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         pgcb_session_free(&s);
+        pgcb_journal_state_free(&resumed);
         pgcb_config_free(&cfg);
         return 1;
     }
@@ -343,7 +435,7 @@ int main(int argc, char **argv)
     int rc = 1;
     struct pgcb_result r = {0};
     size_t *query_of = NULL;
-    char *output = NULL;
+    char *output = NULL, *journal_path = NULL;
     char cpu_err[256];
     if (pgcb_cpus_check(cfg.cpus, cfg.ncpus, cpu_err, sizeof cpu_err) != 0) {
         fprintf(stderr, "runner: %s: [bench] cpus: %s\n", cfg.file, cpu_err);
@@ -391,7 +483,15 @@ int main(int argc, char **argv)
             if (pgcb_session_query_error(&s, d, q))
                 fprintf(stderr, "runner: %s\n", pgcb_session_query_error(&s, d, q));
 
-    output = expand_output(output_arg ? output_arg : cfg.output ? cfg.output : DEFAULT_OUTPUT);
+    if (resume && !output_arg)
+        output = pgcb_xstrdup(resumed.result);
+    else
+        output = expand_output(output_arg ? output_arg
+                                          : cfg.output ? cfg.output : DEFAULT_OUTPUT);
+    journal_path = resume ? pgcb_xstrdup(resume) : pgcb_xasprintf("%s" PGCB_JOURNAL_SUFFIX,
+                                                                   output);
+    if (!resume && journal_in_the_way(journal_path))
+        goto out;
     char stamp[32];
     iso_now(stamp, sizeof stamp);
     r.started_at = pgcb_xstrdup(stamp);
@@ -403,9 +503,24 @@ int main(int argc, char **argv)
     fill_noise(&r, &cfg);
     pgcb_session_describe(&s, &r);
     query_of = build_groups(&r, &cfg, &s);
+    if (resume) {
+        if (pgcb_journal_restore(&resumed, resume, &r, err, sizeof err) != 0) {
+            fprintf(stderr, "runner: %s\n", err);
+            goto out;
+        }
+        r.resumed_from = pgcb_xstrdup(resume);
+        r.resumed_groups_kept = resumed.nkept;
+        r.resumed_at = pgcb_xstrdup(stamp);
+    }
     if (!quiet)
         pgcb_report_header(stdout, &r, si.where);
+    if (resume)
+        fprintf(quiet ? stderr : stdout, "Resumed from %s: %zu of %zu groups kept\n", resume,
+                resumed.nkept, r.ngroups);
     fflush(stdout);
+    if (journal_start(&journal, journal_path, resume ? &resumed : NULL, &r, config_hash,
+                      output) != 0)
+        goto out;
 
     /* From here on, a signal stops the run between blocks and what was
      * measured is written. */
@@ -422,7 +537,10 @@ int main(int argc, char **argv)
     uint64_t steal_t0 = pgcb_now_ns();
     size_t done = 0;
     for (size_t g = 0; g < r.ngroups; g++) {
-        int stopped = pgcb_session_run_group(&s, &r, g, query_of[g]);
+        int kept = resume && resumed.groups[g]; /* measured before the interruption */
+        int stopped = kept ? 0 : pgcb_session_run_group(&s, &r, g, query_of[g]);
+        if (!stopped && !kept)
+            pgcb_journal_group(&journal, &r, g);
         if (!quiet) {
             pgcb_report_group_ex(stdout, &r, g, PGCB_TABLE_BOX,
                                  detail ? PGCB_REPORT_DETAIL : 0);
@@ -454,6 +572,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s\n", err);
         rc = 3;
     } else {
+        pgcb_journal_end(&journal, r.complete);
         fprintf(quiet ? stderr : stdout, "Result: %s%s\n", output,
                 r.complete ? "" : " (partial: the run was interrupted)");
         if (rc == 2)
@@ -462,6 +581,9 @@ int main(int argc, char **argv)
     }
 
 out:
+    pgcb_journal_close(&journal);
+    pgcb_journal_state_free(&resumed);
+    free(journal_path);
     free(output);
     free(query_of);
     pgcb_result_free(&r);

@@ -101,12 +101,13 @@ int e2e_exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-/* The runner in a child; once stdout contains `marker` (if any), wait
- * delay_ms and call act(pid) (if any). own_group: the child runs in its own
- * process group (its pid), so that act may signal that group. */
-static struct e2e_run run_runner(const char *ini, const char *out, const char *const *env,
-                                 const char *extra, const char *marker, unsigned delay_ms,
-                                 void (*act)(pid_t, void *), void *arg, int own_group)
+/* The runner in a child, with the arguments args (NULL-terminated, at most
+ * 30); once stdout contains `marker` (if any), wait delay_ms and call
+ * act(pid) (if any). own_group: the child runs in its own process group (its
+ * pid), so that act may signal that group. */
+static struct e2e_run run_args(const char *const *args, const char *const *env,
+                               const char *marker, unsigned delay_ms,
+                               void (*act)(pid_t, void *), void *arg, int own_group)
 {
     char outf[600], errf[600], runner[600];
     snprintf(outf, sizeof outf, "%s/stdout", e2e_tmp);
@@ -134,10 +135,10 @@ static struct e2e_run run_runner(const char *ini, const char *out, const char *c
         int fe = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         dup2(fo, 1);
         dup2(fe, 2);
-        if (extra)
-            execl(runner, runner, "-c", ini, "-o", out, extra, (char *)NULL);
-        else
-            execl(runner, runner, "-c", ini, "-o", out, (char *)NULL);
+        char *argv[32] = {runner};
+        for (size_t i = 0; args[i] && i < 30; i++)
+            argv[i + 1] = (char *)args[i];
+        execv(runner, argv);
         _exit(127);
     }
     if (own_group)
@@ -163,6 +164,19 @@ static struct e2e_run run_runner(const char *ini, const char *out, const char *c
     r.out = e2e_slurp(outf);
     r.err = e2e_slurp(errf);
     return r;
+}
+
+static struct e2e_run run_runner(const char *ini, const char *out, const char *const *env,
+                                 const char *extra, const char *marker, unsigned delay_ms,
+                                 void (*act)(pid_t, void *), void *arg, int own_group)
+{
+    const char *args[] = {"-c", ini, "-o", out, extra, NULL};
+    return run_args(args, env, marker, delay_ms, act, arg, own_group);
+}
+
+struct e2e_run e2e_run_args(const char *const *args, const char *const *env)
+{
+    return run_args(args, env, NULL, 0, NULL, NULL, 0);
 }
 
 static void send_sig(pid_t pid, void *arg)

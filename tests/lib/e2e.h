@@ -60,6 +60,10 @@ struct e2e_run e2e_run_runner_act(const char *ini, const char *out, const char *
                                   const char *marker, unsigned delay_ms,
                                   void (*act)(pid_t runner, void *arg), void *arg);
 
+/* Run build/runner with the arguments args (NULL-terminated, at most 30:
+ * the program name is added), with env additions as e2e_run_runner(). */
+struct e2e_run e2e_run_args(const char *const *args, const char *const *env);
+
 /* The direct children of pid (its hosts, for the runner), at most max;
  * returns how many. */
 int e2e_children(pid_t pid, pid_t *out, int max);
