@@ -135,6 +135,9 @@ struct pgcb_res_group {
     struct pgcb_res_background *backgrounds;
     size_t nbackgrounds;
     int sla_failed;             /* some background load missed its target rate */
+    int partial;                /* the run was stopped during this group: its cells are
+                                   not_run (never crowned) but keep what they measured */
+    size_t partial_orders;      /* then: the orders every driver had completed */
     size_t orders_run;          /* until = decided: the orders it ran before it was decided
                                    (its cells have that many per-order medians); 0: all of
                                    pgcb_result.norders */

@@ -276,6 +276,11 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     json_object_set_new(one, "sla_failed", json_boolean(gr->sla_failed));
     json_object_set_new(one, "orders_run",
                         gr->orders_run ? json_integer((json_int_t)gr->orders_run) : json_null());
+    json_object_set_new(one, "partial",
+                        gr->partial ? json_pack("{s:I, s:I}", "orders",
+                                                (json_int_t)gr->partial_orders, "of",
+                                                (json_int_t)r->norders)
+                                    : json_null());
     json_t *bg = json_array();
     for (size_t b = 0; b < gr->nbackgrounds; b++) {
         json_t *j = background_json(&gr->backgrounds[b]);
@@ -645,6 +650,11 @@ static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, siz
         return -1;
     gr->nparams = (uint32_t)nparams;
     gr->orders_run = (size_t)orders_run;
+    json_t *partial = json_object_get(o, "partial");
+    if (json_is_object(partial)) {
+        gr->partial = 1;
+        gr->partial_orders = (size_t)get_u64(partial, "orders");
+    }
     json_t *bg = json_object_get(o, "background");
     if (!bg || json_is_null(bg))
         return 0;

@@ -602,7 +602,10 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         fprintf(out, ", Queries/s summed over them, ");
     }
     size_t ran = pgcb_rank_group_orders(r, g);
-    if (ran < r->norders)
+    if (gr->partial)
+        fprintf(out, "PARTIAL: interrupted after %zu of %zu execution orders, never crowned)\n%s",
+                gr->partial_orders, r->norders, md ? "\n" : "");
+    else if (ran < r->norders)
         fprintf(out, "pooled over %zu execution orders, decided after %zu of %zu)\n%s", ran,
                 ran, r->norders, md ? "\n" : "");
     else

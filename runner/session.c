@@ -797,6 +797,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         time_floor = 0;
         batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
     }
+    size_t complete_orders = 0; /* every driver finished them */
     for (size_t o = 0; o < s->norders && !stopped; o++) {
         for (size_t k = 0; k < s->ndrivers && !stopped; k++) {
             size_t d = s->orders[o][k];
@@ -835,6 +836,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             }
             stopped = *s->stop != 0;
         }
+        complete_orders += !stopped;
         /* until = decided: after each whole set, stop once every pair is
          * decided (rank.h); the orders not run are the budget saved. */
         if (s->block && (o + 1) % s->block == 0 && o + 1 < s->norders && !stopped) {
@@ -857,8 +859,14 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         cell_figures(c, &gs[d], gr->depth, nthreads);
         if (stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
-            c->error = pgcb_xstrdup("interrupted before the group was complete");
+            c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "
+                                      "of %zu orders; never crowned)", complete_orders,
+                                      s->norders);
         }
+    }
+    if (stopped) { /* the orders it completed are kept, the group says how many */
+        gr->partial = 1;
+        gr->partial_orders = complete_orders;
     }
     if (!stopped)
         cell_checks(s, r, g, gs, check_sum, cross_sum);

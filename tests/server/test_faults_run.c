@@ -123,6 +123,14 @@ static void test_sigterm_to_group(void **state)
     struct pgcb_result res;
     read_result(out, &res);
     assert_int_equal(res.complete, 0);
+    /* the group it was in keeps what it measured, marked partial */
+    print_message("group 1: partial %d, %zu of %zu orders\n", res.groups[0].partial,
+                  res.groups[0].partial_orders, res.norders);
+    assert_int_equal(res.groups[0].partial, 1);
+    assert_true(res.groups[0].partial_orders < res.norders);
+    assert_true(res.groups[0].cells[0].samples > 0);
+    assert_non_null(strstr(res.groups[0].cells[0].error, "partial: "));
+    assert_non_null(strstr(r.out, "PARTIAL: interrupted after "));
     for (size_t g = 0; g < res.ngroups; g++)
         for (size_t d = 0; d < res.ndrivers; d++) {
             const char *e = res.groups[g].cells[d].error;
