@@ -116,22 +116,32 @@ static void describe_target(PGconn *conn, char *buf, size_t n)
         snprintf(buf, n, "host %s port %s", host ? host : "?", port ? port : "?");
 }
 
-int pgcb_server_prepare(const char *conninfo, const char *setup_path,
-                        struct pgcb_server_info *info, char *err, size_t errlen)
+/* A session of the runner's own, or NULL with "cannot connect to the
+ * server: ..." in err. libpq's parse errors quote the token or the whole URI
+ * they choke on, which can be the password: checked first, as the libpq
+ * drivers do. */
+static PGconn *connect_session(const char *conninfo, char *err, size_t errlen)
 {
-    *info = (struct pgcb_server_info){0};
-    /* libpq's parse errors quote the token or the whole URI they choke on,
-     * which can be the password: checked as the libpq drivers do. */
     if (pgcb_pq_check_conninfo(conninfo, err, errlen) != PGCB_OK)
-        return -1;
+        return NULL;
     PGconn *conn = PQconnectdb(conninfo);
     if (PQstatus(conn) != CONNECTION_OK) {
         char msg[400];
         pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
         snprintf(err, errlen, "cannot connect to the server: %s", msg);
         PQfinish(conn);
-        return -1;
+        return NULL;
     }
+    return conn;
+}
+
+int pgcb_server_prepare(const char *conninfo, const char *setup_path,
+                        struct pgcb_server_info *info, char *err, size_t errlen)
+{
+    *info = (struct pgcb_server_info){0};
+    PGconn *conn = connect_session(conninfo, err, errlen);
+    if (!conn)
+        return -1;
     /* Notices (e.g. "table does not exist, skipping" from the setup
      * script) are not errors; libpq's default processor would print them. */
     PQsetNoticeProcessor(conn, pgcb_pq_ignore_notice, NULL);
@@ -193,16 +203,9 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
 int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
                                  size_t errlen)
 {
-    if (pgcb_pq_check_conninfo(conninfo, err, errlen) != PGCB_OK)
+    PGconn *conn = connect_session(conninfo, err, errlen);
+    if (!conn)
         return -1;
-    PGconn *conn = PQconnectdb(conninfo);
-    if (PQstatus(conn) != CONNECTION_OK) {
-        char msg[400];
-        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
-        snprintf(err, errlen, "cannot connect to the server: %s", msg);
-        PQfinish(conn);
-        return -1;
-    }
     const char *params[] = {tag};
     PGresult *res = PQexecParams(conn,
                                  "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "

@@ -55,6 +55,21 @@ static const char *head(const char *bench)
     return h;
 }
 
+/* The runner's output, when its exit status is not the one a test wants. */
+static void show_unless(const struct e2e_run *r, int want)
+{
+    if (r->status != want)
+        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r->status, r->out, r->err);
+}
+
+/* Two groups (limit_1, limit_100) of libpq_sync and null. */
+static const char two_groups[] =
+    "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+    "[driver.null]\npath = %s/drivers/null.so\n"
+    "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
+    "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n";
+
+
 static void read_result(const char *path, struct pgcb_result *res)
 {
     char err[512];
@@ -79,8 +94,7 @@ static void test_one_thread_fails(void **state)
                                      body);
     const char *out = e2e_json_path("one_fails");
     struct e2e_run r = e2e_run_runner(ini, out, no_budget_env, NULL, 0, NULL);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     assert_int_equal(r.status, 2);
     struct pgcb_result res;
     read_result(out, &res);
@@ -106,19 +120,13 @@ static void test_sigterm_to_group(void **state)
 {
     (void)state;
     char body[2048];
-    snprintf(body, sizeof body,
-             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
-             "[driver.null]\npath = %s/drivers/null.so\n"
-             "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
-             "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n",
-             e2e_build, e2e_build);
+    snprintf(body, sizeof body, two_groups, e2e_build, e2e_build);
     const char *ini =
         e2e_write_file("sigterm", head("time_ms = 4000\nqueries = 50\nwarmup_ms = 20"), body);
     const char *out = e2e_json_path("sigterm");
     struct e2e_run r =
         e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 1200, term_group, NULL);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     assert_int_equal(r.status, 2);
     struct pgcb_result res;
     read_result(out, &res);
@@ -156,20 +164,14 @@ static void test_hosts_killed(void **state)
 {
     (void)state;
     char body[2048];
-    snprintf(body, sizeof body,
-             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
-             "[driver.null]\npath = %s/drivers/null.so\n"
-             "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
-             "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n",
-             e2e_build, e2e_build);
+    snprintf(body, sizeof body, two_groups, e2e_build, e2e_build);
     const char *ini =
         e2e_write_file("killed", head("time_ms = 2000\nqueries = 50\nwarmup_ms = 20"), body);
     const char *out = e2e_json_path("killed");
     int killed = 0;
     struct e2e_run r =
         e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 700, kill_hosts, &killed);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     assert_int_equal(killed, 2);
     assert_int_equal(r.status, 2);
     struct pgcb_result res;
@@ -209,8 +211,7 @@ static void test_block_sized_per_job(void **state)
         body);
     const char *out = e2e_json_path("blocks");
     struct e2e_run r = e2e_run_runner(ini, out, no_budget_env, NULL, 0, NULL);
-    if (r.status != 0)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 0);
     assert_int_equal(r.status, 0);
     struct pgcb_result res;
     read_result(out, &res);
@@ -366,8 +367,7 @@ static void test_killed_backend_ended(void **state)
         body);
     const char *out = e2e_json_path("backend");
     struct e2e_run r = e2e_run_runner(ini, out, no_budget_env, NULL, 0, NULL);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "runner: ended 1 server session driver libpq_sync's host left "
                                   "running"));
@@ -385,12 +385,6 @@ static void stop_hosts(pid_t pid, void *arg)
         kill(kids[i], SIGSTOP);
     *(int *)arg = n;
 }
-
-static const char two_groups[] =
-    "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
-    "[driver.null]\npath = %s/drivers/null.so\n"
-    "[query.limit_1]\nsql = " SQL_LIMIT(1) "\nrows = 1\n"
-    "[query.limit_100]\nsql = " SQL_LIMIT(100) "\nrows = 100\n[suite.s]\n";
 
 /* Group 1 failed for every driver with `why` in its error; group 2 measured. */
 static void expect_first_group_lost(const char *path, const char *why, size_t nfailed)
@@ -429,8 +423,7 @@ static void test_hosts_stopped(void **state)
     int stopped = 0;
     struct e2e_run r =
         e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 700, stop_hosts, &stopped);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     assert_int_equal(stopped, 2);
     assert_int_equal(r.status, 2);
     expect_first_group_lost(out, "timed out", 2);
@@ -462,8 +455,7 @@ static void test_sessions_terminated(void **state)
     long n = 0;
     struct e2e_run r =
         e2e_run_runner_act(ini, out, no_budget_env, "Budget   :", 700, terminate_sessions, &n);
-    if (r.status != 2)
-        fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
+    show_unless(&r, 2);
     print_message("sessions terminated: %ld\n", n);
     assert_true(n >= 1);
     assert_int_equal(r.status, 2);

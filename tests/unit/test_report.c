@@ -401,6 +401,20 @@ static void add_cpu(struct pgcb_result *r, int cpu, const char *role, const char
         .smt_siblings = siblings ? pgcb_xstrdup(siblings) : NULL};
 }
 
+/* make()'s result with what the header prints filled in. */
+static void make_for_header(struct pgcb_result *r, const char *client_cpus)
+{
+    make(r);
+    r->runner_version = pgcb_xstrdup("v1");
+    r->config_file = pgcb_xstrdup("x.ini");
+    r->started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
+    r->cpu_model = pgcb_xstrdup("CPU");
+    r->kernel = pgcb_xstrdup("Linux");
+    r->libpq_version = pgcb_xstrdup("15");
+    r->client_cpus = pgcb_xstrdup(client_cpus);
+    r->server_cpus_source = pgcb_xstrdup("detected");
+}
+
 /* The header's Noise line: governors, the first client CPU's frequency,
  * SMT siblings, steal since boot, the threshold; a note when a measuring
  * CPU shares its core with a server CPU or another measuring CPU; nothing
@@ -409,15 +423,7 @@ static void test_noise_header(void **state)
 {
     (void)state;
     struct pgcb_result r;
-    make(&r);
-    r.runner_version = pgcb_xstrdup("v1");
-    r.config_file = pgcb_xstrdup("x.ini");
-    r.started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
-    r.cpu_model = pgcb_xstrdup("CPU");
-    r.kernel = pgcb_xstrdup("Linux");
-    r.libpq_version = pgcb_xstrdup("15");
-    r.client_cpus = pgcb_xstrdup("0,1,3");
-    r.server_cpus_source = pgcb_xstrdup("detected");
+    make_for_header(&r, "0,1,3");
     char *out = capture(header, &r);
     assert_null(strstr(out, "Noise"));
     free(out);
@@ -491,15 +497,7 @@ static void test_verdict_header(void **state)
 {
     (void)state;
     struct pgcb_result r;
-    make(&r);
-    r.runner_version = pgcb_xstrdup("v1");
-    r.config_file = pgcb_xstrdup("x.ini");
-    r.started_at = pgcb_xstrdup("2026-01-01T00:00:00Z");
-    r.cpu_model = pgcb_xstrdup("CPU");
-    r.kernel = pgcb_xstrdup("Linux");
-    r.libpq_version = pgcb_xstrdup("15");
-    r.client_cpus = pgcb_xstrdup("0");
-    r.server_cpus_source = pgcb_xstrdup("detected");
+    make_for_header(&r, "0");
     char *out = capture(header, &r);
     assert_non_null(strstr(out, "Verdicts : exact two-sided sign test over the 8 execution "
                                 "orders, Holm over 2 rivals, alpha 1/64: a winner needs >= 8 "
