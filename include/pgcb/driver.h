@@ -55,7 +55,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 2
+#define PGCB_ABI_MINOR 3
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -305,6 +305,33 @@ struct pgcb_block_out {
                                  outside the timed batches (an adapter's encoding, IPC) */
 };
 
+/* What a driver's connections ask of the server (ABI 1.3, protocol): the
+ * choices that change the server's work, so that the runner can compare like
+ * with like and say where drivers differ. 0 in any field: unknown (the
+ * driver does not say, or it talks to no server). */
+enum pgcb_format {
+    PGCB_FORMAT_TEXT = 1,       /* every result column in text */
+    PGCB_FORMAT_BINARY = 2      /* binary for the types the driver converts, text for the rest */
+};
+enum pgcb_describe {
+    PGCB_DESCRIBE_PER_EXECUTION = 1, /* a Describe (portal) with every execution, as libpq */
+    PGCB_DESCRIBE_ONCE = 2           /* the statement described once, at prepare */
+};
+enum pgcb_sync {
+    PGCB_SYNC_PER_QUERY = 1,    /* a Sync after every execution (an error aborts only it) */
+    PGCB_SYNC_PER_BATCH = 2     /* one Sync per batch (an error aborts the rest of the batch) */
+};
+enum pgcb_statements {
+    PGCB_STMT_NAMED = 1,        /* a named statement, parsed once, at prepare */
+    PGCB_STMT_UNNAMED = 2       /* parsed again with every execution */
+};
+struct pgcb_protocol {
+    uint32_t result_format;     /* enum pgcb_format */
+    uint32_t describe;          /* enum pgcb_describe */
+    uint32_t sync;              /* enum pgcb_sync */
+    uint32_t statements;        /* enum pgcb_statements */
+};
+
 /* The moments the runner tells a driver about (ABI 1.2, phase). */
 enum pgcb_phase {
     PGCB_PHASE_WARMUP = 1,    /* a group's warm-up starts on this connection */
@@ -415,7 +442,27 @@ struct pgcb_driver {
      * language collects garbage. Optional; a failure fails the group. */
     int (*phase)(struct pgcb_conn *conn, enum pgcb_phase phase, char *err, size_t errlen);
 
-    /* --- ABI 1.3 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.3 ------------------------------------------------------- */
+
+    /* What connections opened with these options ask of the server (struct
+     * pgcb_protocol, zeroed by the caller): result format, Describe, Sync,
+     * statements. Called where instance() is (in the runner's process, when
+     * the run loads its drivers and by --list-drivers), never in a timed
+     * loop. The runner records it, compares it with the run's [bench]
+     * result_format / describe / sync, and marks a driver that differs.
+     * Returns PGCB_OK, or PGCB_ERR_CONFIG with err (options these choices
+     * cannot be honoured with). Optional: without it, every choice is
+     * recorded as unknown and the table says so.
+     *
+     * The runner passes the run's choices as options: when a driver's
+     * `options` list has a key `result_format`, `describe` or `sync` that the
+     * section does not set, the runner adds it with the run's value (text,
+     * per_execution, per_query by default). A driver offering such a key
+     * accepts those values or refuses them here. */
+    int (*protocol)(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                    char *err, size_t errlen);
+
+    /* --- ABI 1.4 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -427,7 +474,7 @@ struct pgcb_driver {
 
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
  * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
- * instance, run_block, phase.) */
+ * instance, run_block, phase; 1.3 protocol.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 
