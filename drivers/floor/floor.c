@@ -25,7 +25,7 @@ PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
 struct floor_reply {
     struct pgcb_sum *sum;
-    uint32_t depth, ready;
+    uint32_t syncs, ready;    /* ReadyForQuery messages to wait for, and received */
     int have_error;
     char qerr[PGCB_ERRLEN];
 };
@@ -57,10 +57,10 @@ static int floor_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *
         case 'D':
             rows++;
             break;
-        case '2': case 'C': case 'I': case 'N': case 'S': case 'A':
+        case '2': case 'T': case 'n': case 'C': case 'I': case 'N': case 'S': case 'A':
             break;
         case 'Z':
-            if (++r->ready == r->depth) {
+            if (++r->ready == r->syncs) {
                 q += (size_t)len + 1;
                 ret = RW_FEED_DONE;
                 goto out;
@@ -103,7 +103,7 @@ static int floor_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uin
     if ((rc = rw_conn_batch_start(c, st, depth, p, err, errlen)) != PGCB_OK)
         return rc;
     r.sum = sum;
-    r.depth = depth;
+    r.syncs = c->opt.sync_per_batch ? 1 : depth;
     r.ready = 0;
     r.have_error = 0;
     rc = rw_io_pipeline(c, c->batch.data, c->batch.len, floor_feed, &r, err, errlen);
@@ -119,12 +119,19 @@ static int floor_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t d
 static int floor_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
                       struct pgcb_conn **out, char *err, size_t errlen)
 {
-    int binary, rc;
+    struct rw_options o;
+    int rc;
 
     *out = NULL;
-    if ((rc = rw_parse_options("floor", opts, nopts, &binary, err, errlen)) != PGCB_OK)
+    if ((rc = rw_parse_options("floor", opts, nopts, &o, err, errlen)) != PGCB_OK)
         return rc;
-    return rw_conn_open(conninfo, binary, out, err, errlen);
+    return rw_conn_open(conninfo, &o, out, err, errlen);
+}
+
+static int floor_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                          char *err, size_t errlen)
+{
+    return rw_protocol("floor", opts, nopts, out, err, errlen);
 }
 
 static const struct pgcb_driver floor_driver = {
@@ -138,6 +145,7 @@ static const struct pgcb_driver floor_driver = {
     .links = "rawwire's connection code; replies skipped by header",
     .description = "the wire floor: rawwire's pre-encoded batch, replies skipped without decoding",
     .options = rw_option_specs,
+    .protocol = floor_protocol,
     .open = floor_open,
     .close = rw_conn_close,
     .prepare = rw_conn_prepare,

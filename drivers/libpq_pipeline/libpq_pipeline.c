@@ -597,6 +597,27 @@ static int pp_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
 
 /* ---- descriptor --------------------------------------------------------- */
 
+/* ABI 1.3: libpq's PQsendQueryPrepared sends Bind, Describe (portal) and
+ * Execute with every query; a Sync after each (sync = per_query) or one per
+ * batch (PQpipelineSync); named statements, parsed once at prepare. */
+static int pp_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                       char *err, size_t errlen)
+{
+    struct pgcb_conn c;
+    memset(&c, 0, sizeof c);
+    int rc = pp_parse_options(&c, opts, nopts, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    *out = (struct pgcb_protocol){
+        .result_format = c.result_format == PQ_FORMAT_BINARY ? PGCB_FORMAT_BINARY
+                                                             : PGCB_FORMAT_TEXT,
+        .describe = PGCB_DESCRIBE_PER_EXECUTION,
+        .sync = c.sync_per_query ? PGCB_SYNC_PER_QUERY : PGCB_SYNC_PER_BATCH,
+        .statements = PGCB_STMT_NAMED,
+    };
+    return PGCB_OK;
+}
+
 static char pp_links[32]; /* "libpq X.Y", written once by pp_links_init */
 static pthread_once_t pp_links_once = PTHREAD_ONCE_INIT;
 
@@ -626,6 +647,7 @@ static const struct pgcb_driver pp_driver = {
     .prepare = pp_prepare,
     .run_batch = pp_run_batch,
     .run_batch_params = pp_run_batch_params,
+    .protocol = pp_protocol,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -253,6 +253,23 @@ static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
 
 /* ---- descriptor --------------------------------------------------------- */
 
+/* ABI 1.3: libpq sends Bind, Describe (portal), Execute and Sync with every
+ * PQexecPrepared; the statement is named, parsed once at prepare. */
+static int pq_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                       char *err, size_t errlen)
+{
+    int format, rc = pq_parse_options(opts, nopts, &format, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    *out = (struct pgcb_protocol){
+        .result_format = format == PQ_FORMAT_BINARY ? PGCB_FORMAT_BINARY : PGCB_FORMAT_TEXT,
+        .describe = PGCB_DESCRIBE_PER_EXECUTION,
+        .sync = PGCB_SYNC_PER_QUERY,
+        .statements = PGCB_STMT_NAMED,
+    };
+    return PGCB_OK;
+}
+
 static char pq_links[32]; /* "libpq X.Y", written once by pq_links_init */
 static pthread_once_t pq_links_once = PTHREAD_ONCE_INIT;
 
@@ -282,6 +299,7 @@ static const struct pgcb_driver pq_driver = {
     .prepare = pq_prepare,
     .run_batch = pq_run_batch,
     .run_batch_params = pq_run_batch_params,
+    .protocol = pq_protocol,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -22,12 +22,13 @@ PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 static int rawwire_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
                         struct pgcb_conn **out, char *err, size_t errlen)
 {
-    int binary, rc;
+    struct rw_options o;
+    int rc;
 
     *out = NULL;
-    if ((rc = rw_parse_options("rawwire", opts, nopts, &binary, err, errlen)) != PGCB_OK)
+    if ((rc = rw_parse_options("rawwire", opts, nopts, &o, err, errlen)) != PGCB_OK)
         return rc;
-    return rw_conn_open(conninfo, binary, out, err, errlen);
+    return rw_conn_open(conninfo, &o, out, err, errlen);
 }
 
 static char rawwire_links[96]; /* written once by rawwire_links_init */
@@ -37,6 +38,12 @@ static void rawwire_links_init(void)
 {
     snprintf(rawwire_links, sizeof rawwire_links, "own protocol 3.0 code; %s (hashes)",
              OpenSSL_version(OPENSSL_VERSION));
+}
+
+static int rawwire_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                          char *err, size_t errlen)
+{
+    return rw_protocol("rawwire", opts, nopts, out, err, errlen);
 }
 
 static const struct pgcb_driver rawwire_driver = {
@@ -50,6 +57,7 @@ static const struct pgcb_driver rawwire_driver = {
     .links = rawwire_links,
     .description = "hand-written v3 wire protocol: pipelined Bind/Execute/Sync, replies parsed in place",
     .options = rw_option_specs,
+    .protocol = rawwire_protocol,
     .open = rawwire_open,
     .close = rw_conn_close,
     .prepare = rw_conn_prepare,

@@ -21,7 +21,7 @@ int rw_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
 
     if ((rc = rw_conn_batch_start(c, st, depth, p, err, errlen)) != PGCB_OK)
         return rc;
-    rw_reply_init(&r, st->kinds, st->ncols, sum, c->c_locale, depth);
+    rw_reply_init(&r, st->kinds, st->ncols, sum, c->c_locale, depth, rw_reply_flags(c));
     rc = rw_io_pipeline(c, c->batch.data, c->batch.len, rw_reply_feed, &r, err, errlen);
     return rw_conn_batch_end(c, rc, r.have_error ? r.qerr : NULL, err, errlen);
 }

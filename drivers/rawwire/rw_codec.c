@@ -161,6 +161,14 @@ void rw_enc_describe_stmt(struct rw_buf *b, const char *name)
     rw_msg_end(b, at);
 }
 
+void rw_enc_describe_portal(struct rw_buf *b)
+{
+    size_t at = rw_msg_begin(b, 'D');
+    rw_buf_u8(b, 'P');
+    rw_buf_u8(b, 0);        /* the unnamed portal */
+    rw_msg_end(b, at);
+}
+
 void rw_enc_close_stmt(struct rw_buf *b, const char *name)
 {
     size_t at = rw_msg_begin(b, 'C');

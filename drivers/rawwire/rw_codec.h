@@ -26,6 +26,8 @@
  * the body is at most this minus 4). PostgreSQL never sends a message of
  * 1 GiB or more (its MaxAllocSize): anything longer is garbage. */
 #define RW_MAX_MSG_LEN 0x3fffffffu
+/* Bytes of a Sync message. */
+#define RW_SYNC_LEN 5
 
 /* ---- encoding ----------------------------------------------------------- */
 
@@ -65,6 +67,8 @@ void rw_enc_sasl_response(struct rw_buf *b, const char *data, size_t n);
 void rw_enc_parse(struct rw_buf *b, const char *name, const char *sql);
 /* Describe 'D' of a statement ('S'). */
 void rw_enc_describe_stmt(struct rw_buf *b, const char *name);
+/* Describe of the unnamed portal (what libpq sends with every execution). */
+void rw_enc_describe_portal(struct rw_buf *b);
 /* Close 'C' of a statement ('S'). */
 void rw_enc_close_stmt(struct rw_buf *b, const char *name);
 /* The most parameter values a Bind can carry (an int16 count). */

@@ -220,7 +220,8 @@ static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const s
     return rc;
 }
 
-int rw_conn_open(const char *conninfo, int binary, struct pgcb_conn **out, char *err, size_t errlen)
+int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb_conn **out,
+                 char *err, size_t errlen)
 {
     struct rw_params p;
     struct rw_target *t = NULL;
@@ -249,7 +250,7 @@ int rw_conn_open(const char *conninfo, int binary, struct pgcb_conn **out, char 
         return PGCB_ERR_NOMEM;
     }
     c->fd = -1;
-    c->binary = binary;
+    c->opt = *opt;
     rw_buf_init(&c->batch);
     for (size_t i = 0; i < nt; i++) {
         rc = rw_try_target(c, &p, &t[i], err, errlen);

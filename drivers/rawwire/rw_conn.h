@@ -19,6 +19,7 @@
 #include <pgcb/driver.h>
 
 #include "rw_codec.h"
+#include "rw_options.h"
 
 struct pgcb_stmt {
     struct pgcb_stmt *next;   /* the connection's list */
@@ -27,15 +28,15 @@ struct pgcb_stmt {
     unsigned nparams;         /* from ParameterDescription; values come per batch */
     int16_t *fmts;            /* result format codes of its Bind (malloc'd) */
     size_t nfmts;
-    char *exec;               /* Bind + Execute + Sync of one execution without
-                                 parameters (malloc'd) */
+    char *exec;               /* Bind [+ Describe portal] + Execute of one execution
+                                 without parameters, no Sync (malloc'd) */
     size_t exec_len;
     char name[];
 };
 
 struct pgcb_conn {
     int fd;
-    int binary;               /* result_format = binary */
+    struct rw_options opt;    /* result format, Describe, Sync (rw_options.h) */
     int broken;               /* after PGCB_ERR_IO / PGCB_ERR_PROTOCOL */
     locale_t c_locale;        /* for strtod_l; never the global locale */
     /* Read buffer: the unread bytes are rbuf[rpos..rend); rcap bytes. */
@@ -61,7 +62,8 @@ struct pgcb_conn {
  * names, trying each host in turn, and authenticate. `binary`: the result
  * format for statements. PGCB_OK with *out set, or an error with *out NULL
  * and err set (never quoting a password). */
-int rw_conn_open(const char *conninfo, int binary, struct pgcb_conn **out, char *err, size_t errlen);
+int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb_conn **out,
+                 char *err, size_t errlen);
 
 /* Send Terminate (best effort), close the socket, free everything. NULL ok. */
 void rw_conn_close(struct pgcb_conn *c);

@@ -8,29 +8,68 @@
 #include "rw_err.h"
 
 const struct pgcb_option_spec rw_option_specs[] = {
-    {"result_format", RW_DEFAULT_FORMAT,
+    {"result_format", "text",
      "result format asked of the server: text | binary (numeric and unconverted types always text)"},
+    {"describe", "per_execution",
+     "per_execution: a Describe of the portal with every execution, as libpq | once: at prepare"},
+    {"sync", "per_query",
+     "per_query: a Sync after every query (an error aborts only that query) | per_batch: one per batch"},
     {NULL, NULL, NULL},
 };
 
-int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t nopts, int *binary,
-                     char *err, size_t errlen)
+/* One key's two words and where its choice goes. */
+static int rw_choice(const char *v, const char *no, const char *yes, int *out)
 {
-    *binary = strcmp(RW_DEFAULT_FORMAT, "binary") == 0;
+    if (strcmp(v, no) == 0)
+        *out = 0;
+    else if (strcmp(v, yes) == 0)
+        *out = 1;
+    else
+        return -1;
+    return 0;
+}
+
+int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t nopts,
+                     struct rw_options *o, char *err, size_t errlen)
+{
+    *o = (struct rw_options){.binary = 0, .describe_each = 1, .sync_per_batch = 0};
     for (size_t i = 0; i < nopts; i++) {
-        const char *k = opts[i].key, *v = opts[i].value ? opts[i].value : "";
-        if (strcmp(k, "result_format") != 0) {
-            rw_errf(err, errlen, "unknown option \"%s\" (= \"%s\"); %s knows result_format", k, v, driver);
+        const char *k = opts[i].key ? opts[i].key : "", *v = opts[i].value ? opts[i].value : "";
+        int bad;
+        if (strcmp(k, "result_format") == 0)
+            bad = rw_choice(v, "text", "binary", &o->binary);
+        else if (strcmp(k, "describe") == 0) {
+            int once = 0;
+            bad = rw_choice(v, "per_execution", "once", &once);
+            o->describe_each = !once;
+        } else if (strcmp(k, "sync") == 0)
+            bad = rw_choice(v, "per_query", "per_batch", &o->sync_per_batch);
+        else {
+            rw_errf(err, errlen, "unknown option \"%s\" (= \"%s\"); %s knows result_format, "
+                    "describe and sync", k, v, driver);
             return PGCB_ERR_CONFIG;
         }
-        if (strcmp(v, "text") == 0)
-            *binary = 0;
-        else if (strcmp(v, "binary") == 0)
-            *binary = 1;
-        else {
-            rw_errf(err, errlen, "result_format = \"%s\": expected text or binary", v);
+        if (bad) {
+            rw_errf(err, errlen, "%s = \"%s\": expected %s", k, v,
+                    strcmp(k, "result_format") == 0 ? "text or binary"
+                    : strcmp(k, "describe") == 0   ? "per_execution or once"
+                                                   : "per_query or per_batch");
             return PGCB_ERR_CONFIG;
         }
     }
+    return PGCB_OK;
+}
+
+int rw_protocol(const char *driver, const struct pgcb_option *opts, size_t nopts,
+                struct pgcb_protocol *out, char *err, size_t errlen)
+{
+    struct rw_options o;
+    int rc = rw_parse_options(driver, opts, nopts, &o, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    out->result_format = o.binary ? PGCB_FORMAT_BINARY : PGCB_FORMAT_TEXT;
+    out->describe = o.describe_each ? PGCB_DESCRIBE_PER_EXECUTION : PGCB_DESCRIBE_ONCE;
+    out->sync = o.sync_per_batch ? PGCB_SYNC_PER_BATCH : PGCB_SYNC_PER_QUERY;
+    out->statements = PGCB_STMT_NAMED;
     return PGCB_OK;
 }

@@ -1,5 +1,10 @@
 /*
- * rw_options.h -- the driver options rawwire and floor accept.
+ * rw_options.h -- the driver options rawwire and floor accept: what their
+ * connections ask of the server. The defaults are libpq's (text results, a
+ * Describe of the portal with every execution, a Sync after every query),
+ * so that rawwire and libpq give the server the same work unless a config
+ * asks otherwise (the runner passes the run's [bench] choices as these
+ * options).
  */
 #ifndef RW_OPTIONS_H
 #define RW_OPTIONS_H
@@ -8,20 +13,23 @@
 
 #include <pgcb/driver.h>
 
-/* The default result format, measured (2026-11-30, 2 vCPUs, PG 15, server
- * on CPU 1, runner on CPU 0): the reply parser folds the benchmark rows in
- * ~31 ns/row in binary vs ~43 ns/row in text (int parsing); end to end,
- * binary had the lower client CPU per query in 4 of 6 groups (LIMIT 500:
- * 43.7 vs 47.2 us at depth 1, 33.1 vs 38.0 us at depth 10) and medians
- * within the run's noise otherwise. numeric and other unconverted types
- * are asked for in text either way (per-column format codes in Bind). */
-#define RW_DEFAULT_FORMAT "binary"
+/* What one connection asks of the server. */
+struct rw_options {
+    int binary;           /* result_format = binary: binary for the converted types */
+    int describe_each;    /* describe = per_execution: Describe (portal) before every Execute */
+    int sync_per_batch;   /* sync = per_batch: one Sync after the batch's last Execute */
+};
 
 extern const struct pgcb_option_spec rw_option_specs[];
 
-/* result_format = text | binary into *binary. `driver` names the driver in
- * messages. PGCB_OK or PGCB_ERR_CONFIG with err set. */
-int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t nopts, int *binary,
-                     char *err, size_t errlen);
+/* The options into *o (defaults for what is not given). `driver` names the
+ * driver in messages. PGCB_OK or PGCB_ERR_CONFIG with err set (an unknown
+ * key, a value not among the choices). */
+int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t nopts,
+                     struct rw_options *o, char *err, size_t errlen);
+
+/* The ABI 1.3 protocol() of both drivers: what such connections ask for. */
+int rw_protocol(const char *driver, const struct pgcb_option *opts, size_t nopts,
+                struct pgcb_protocol *out, char *err, size_t errlen);
 
 #endif /* RW_OPTIONS_H */

@@ -131,7 +131,7 @@ static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name
     st->ncols = d->ncols;
     st->kinds = (unsigned char *)st->name + namelen + 1;
     for (unsigned i = 0; i < d->ncols; i++) {
-        fmts[i] = (int16_t)pgcb_value_format(d->oids[i], c->binary);
+        fmts[i] = (int16_t)pgcb_value_format(d->oids[i], c->opt.binary);
         st->kinds[i] = (unsigned char)pgcb_value_kind_of(d->oids[i], fmts[i]);
     }
     /* one format code for all columns when they agree (0 codes: all text) */
@@ -144,8 +144,9 @@ static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name
     }
     rw_buf_init(&b);
     rw_enc_bind(&b, name, 0, NULL, NULL, fmts, nfmts);
+    if (c->opt.describe_each)
+        rw_enc_describe_portal(&b);
     rw_enc_execute(&b);
-    rw_enc_sync(&b);
     if (b.failed) {
         rw_buf_free(&b);
         free(fmts);
@@ -202,9 +203,13 @@ int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, stru
     return PGCB_OK;
 }
 
+/* The Sync message (5 bytes). */
+static const char rw_sync_msg[RW_SYNC_LEN] = {'S', 0, 0, 0, 4};
+
 /* rw_conn_batch_bytes with parameters: execution i is Bind (query i's
- * values) + Execute + Sync, encoded into c->batch after one reservation for
- * the whole batch (so no allocation once the buffer is large enough). */
+ * values) [+ Describe] + Execute [+ Sync], encoded into c->batch after one
+ * reservation for the whole batch (so no allocation once the buffer is large
+ * enough). */
 static int rw_batch_params(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_t depth,
                            const struct pgcb_params *p, char *err, size_t errlen)
 {
@@ -246,7 +251,7 @@ static int rw_batch_params(struct pgcb_conn *c, const struct pgcb_stmt *st, uint
             rw_errf(err, errlen, "out of memory (a batch of %u executions)", depth);
             return PGCB_ERR_NOMEM;
         }
-        total += st->exec_len + bytes;
+        total += st->exec_len + RW_SYNC_LEN + bytes;
     }
     if (rw_buf_reserve(&c->batch, total)) {
         c->batch.failed = 0;
@@ -256,8 +261,11 @@ static int rw_batch_params(struct pgcb_conn *c, const struct pgcb_stmt *st, uint
     for (uint32_t i = 0; i < depth; i++) {
         rw_enc_bind(&c->batch, st->name, np, p->values + (size_t)i * np,
                     p->lengths + (size_t)i * np, st->fmts, st->nfmts);
+        if (c->opt.describe_each)
+            rw_enc_describe_portal(&c->batch);
         rw_enc_execute(&c->batch);
-        rw_enc_sync(&c->batch);
+        if (!c->opt.sync_per_batch || i + 1 == depth)
+            rw_buf_put(&c->batch, rw_sync_msg, RW_SYNC_LEN);
     }
     return PGCB_OK;
 }
@@ -271,15 +279,23 @@ int rw_conn_batch_bytes(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_
         return PGCB_OK;
     c->batch.len = 0;
     c->batch_stmt = NULL;
-    if ((size_t)depth > (SIZE_MAX / 2) / st->exec_len ||
-        rw_buf_reserve(&c->batch, st->exec_len * depth)) {
+    const size_t each = st->exec_len + (c->opt.sync_per_batch ? 0 : RW_SYNC_LEN);
+    if ((size_t)depth > (SIZE_MAX / 2) / each ||
+        rw_buf_reserve(&c->batch, each * depth + RW_SYNC_LEN)) {
         c->batch.failed = 0;
         rw_errf(err, errlen, "out of memory (a batch of %u executions)", depth);
         return PGCB_ERR_NOMEM;
     }
-    for (uint32_t i = 0; i < depth; i++)
-        memcpy(c->batch.data + (size_t)i * st->exec_len, st->exec, st->exec_len);
-    c->batch.len = st->exec_len * depth;
+    char *o = c->batch.data;
+    for (uint32_t i = 0; i < depth; i++) {
+        memcpy(o, st->exec, st->exec_len);
+        o += st->exec_len;
+        if (!c->opt.sync_per_batch || i + 1 == depth) {
+            memcpy(o, rw_sync_msg, RW_SYNC_LEN);
+            o += RW_SYNC_LEN;
+        }
+    }
+    c->batch.len = (size_t)(o - c->batch.data);
     c->batch_stmt = st;
     c->batch_depth = depth;
     return PGCB_OK;

@@ -12,19 +12,35 @@
 #include "rw_err.h"
 
 void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncols,
-                   struct pgcb_sum *sum, locale_t c_locale, uint32_t depth)
+                   struct pgcb_sum *sum, locale_t c_locale, uint32_t depth, unsigned flags)
 {
     r->kinds = kinds;
     r->ncols = ncols;
     r->sum = sum;
     r->c_locale = c_locale;
     r->depth = depth;
+    r->syncs = (flags & RW_REPLY_SYNC_PER_BATCH) ? 1 : depth;
     r->ready = 0;
+    r->done = 0;
+    r->flags = flags;
     r->state = RW_RS_BIND;
     r->have_error = 0;
     r->fatal = 0;
     r->error_query = 0;
     r->qerr[0] = '\0';
+}
+
+unsigned rw_reply_flags(const struct pgcb_conn *c)
+{
+    return (c->opt.describe_each ? RW_REPLY_DESCRIBE : 0u) |
+           (c->opt.sync_per_batch ? RW_REPLY_SYNC_PER_BATCH : 0u);
+}
+
+/* The 1-based execution the next message belongs to. */
+static uint32_t rw_query_no(const struct rw_reply *r)
+{
+    uint32_t q = r->done + 1;
+    return q > r->depth ? r->depth : q;
 }
 
 /* One DataRow body: every value folded, then the row. */
@@ -78,14 +94,15 @@ past_end:
 
 static int rw_unexpected(const struct rw_reply *r, char type, char *err, size_t errlen)
 {
-    static const char *const states[] = {"BindComplete", "DataRow or CommandComplete",
-                                         "ReadyForQuery", "ReadyForQuery after an error"};
+    static const char *const states[] = {"BindComplete", "RowDescription or NoData",
+                                         "DataRow or CommandComplete", "ReadyForQuery",
+                                         "ReadyForQuery after an error"};
     if ((unsigned char)type >= 0x20 && (unsigned char)type < 0x7f)
         rw_errf(err, errlen, "unexpected message type '%c' in query %u of the batch (expecting %s)",
-                type, r->ready + 1, states[r->state]);
+                type, rw_query_no(r), states[r->state]);
     else
         rw_errf(err, errlen, "unknown message type 0x%02x in query %u of the batch",
-                (unsigned char)type, r->ready + 1);
+                (unsigned char)type, rw_query_no(r));
     return RW_FEED_ERROR;
 }
 
@@ -105,7 +122,7 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
 
         if (len < 4 || len > RW_MAX_MSG_LEN) {
             rw_errf(err, errlen, "invalid message length %u (type 0x%02x) in query %u of the batch",
-                    len, (unsigned char)type, r->ready + 1);
+                    len, (unsigned char)type, rw_query_no(r));
             ret = RW_FEED_ERROR;
             break;
         }
@@ -124,34 +141,61 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
         case '2': /* BindComplete */
             if (r->state != RW_RS_BIND || bn != 0)
                 return rw_unexpected(r, type, err, errlen);
+            r->state = (r->flags & RW_REPLY_DESCRIBE) ? RW_RS_DESC : RW_RS_ROWS;
+            break;
+        case 'T': /* RowDescription: the statement's, already known from prepare */
+            if (r->state != RW_RS_DESC || bn < 2)
+                return rw_unexpected(r, type, err, errlen);
+            if (rw_be16(b) != r->ncols) {
+                rw_errf(err, errlen, "RowDescription with %u columns in query %u of the batch; "
+                        "the statement was described with %u", rw_be16(b), rw_query_no(r),
+                        r->ncols);
+                return RW_FEED_ERROR;
+            }
+            r->state = RW_RS_ROWS;
+            break;
+        case 'n': /* NoData */
+            if (r->state != RW_RS_DESC || bn != 0 || r->ncols != 0)
+                return rw_unexpected(r, type, err, errlen);
             r->state = RW_RS_ROWS;
             break;
         case 'C': /* CommandComplete */
         case 'I': /* EmptyQueryResponse */
             if (r->state != RW_RS_ROWS)
                 return rw_unexpected(r, type, err, errlen);
-            r->state = RW_RS_DONE;
+            r->done++;
+            r->state = r->syncs == 1 && r->done < r->depth ? RW_RS_BIND : RW_RS_DONE;
             break;
         case 'E': {
+            /* in any state: a query's error (BIND .. ROWS), an error at the
+             * Sync (DONE: the commit failed), or a second one (ERROR: a
+             * FATAL after an earlier error) */
             struct rw_pgerr e;
-            if (r->state == RW_RS_ERROR || r->state == RW_RS_DONE)
-                return rw_unexpected(r, type, err, errlen);
             if (rw_dec_error(b, bn, &e)) {
-                rw_errf(err, errlen, "malformed ErrorResponse in query %u of the batch", r->ready + 1);
+                rw_errf(err, errlen, "malformed ErrorResponse in query %u of the batch",
+                        rw_query_no(r));
                 return RW_FEED_ERROR;
             }
+            uint32_t qno = r->state == RW_RS_DONE || r->state == RW_RS_ERROR
+                               ? (r->syncs == 1 ? r->depth : r->ready + 1)
+                               : rw_query_no(r);
             if (!r->have_error) {
                 size_t l;
                 r->have_error = 1;
-                r->error_query = r->ready + 1;
+                r->error_query = qno;
                 rw_pgerr_format(&e, r->qerr, sizeof r->qerr);
                 l = strlen(r->qerr);
                 if (r->depth > 1 && l < sizeof r->qerr)
-                    snprintf(r->qerr + l, sizeof r->qerr - l, " (query %u of %u in the batch)",
-                             r->error_query, r->depth);
+                    snprintf(r->qerr + l, sizeof r->qerr - l, " (query %u of %u in the batch%s)",
+                             r->error_query, r->depth,
+                             r->state == RW_RS_DONE ? ", at its Sync" : "");
+                else if (r->state == RW_RS_DONE && l < sizeof r->qerr)
+                    snprintf(r->qerr + l, sizeof r->qerr - l, " (at the query's Sync)");
             }
             if (rw_pgerr_is_fatal(&e))
                 r->fatal = 1;
+            if (r->state != RW_RS_DONE && r->state != RW_RS_ERROR)
+                r->done++;
             r->state = RW_RS_ERROR;
             break;
         }
@@ -160,7 +204,8 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
             if ((r->state != RW_RS_DONE && r->state != RW_RS_ERROR) || rw_dec_ready(b, bn, &status))
                 return rw_unexpected(r, type, err, errlen);
             r->state = RW_RS_BIND;
-            if (++r->ready == r->depth) {
+            r->done = ++r->ready == r->syncs ? r->depth : r->ready;
+            if (r->ready == r->syncs) {
                 q += (size_t)len + 1;
                 ret = RW_FEED_DONE;
                 goto out;

@@ -1,9 +1,16 @@
 /*
  * rw_reply.h -- the parser of a batch's replies: depth x (BindComplete,
- * DataRow*, CommandComplete | EmptyQueryResponse, ReadyForQuery), or
- * (ErrorResponse, ReadyForQuery) for a query that failed. Works on bytes
- * only (no I/O): rw_reply_feed is the rw_feed_fn that rw_io_pipeline calls
- * with whatever has been read, and what the fuzzer calls with anything.
+ * [RowDescription | NoData,] DataRow*, CommandComplete | EmptyQueryResponse,
+ * [ReadyForQuery]), ReadyForQuery after the last (RowDescription with a
+ * Describe per execution; ReadyForQuery after each query with a Sync per
+ * query). A query that fails gives ErrorResponse, then ReadyForQuery; with
+ * one Sync per batch the server skips the batch's remaining queries. An
+ * ErrorResponse where ReadyForQuery was expected is an error at the Sync
+ * itself (the implicit commit failed: a deferred constraint, a serialization
+ * failure): the query's error, and the connection stays usable. Works on
+ * bytes only (no I/O): rw_reply_feed is the rw_feed_fn that rw_io_pipeline
+ * calls with whatever has been read, and what the fuzzer calls with
+ * anything.
  *
  * Values are parsed in place and folded into *sum as they come; nothing is
  * allocated. Every length is checked against the message and the message
@@ -23,18 +30,26 @@
 
 enum rw_reply_state {
     RW_RS_BIND = 0, /* expecting BindComplete (or ErrorResponse) */
+    RW_RS_DESC,     /* expecting RowDescription or NoData (a Describe per execution) */
     RW_RS_ROWS,     /* DataRows until CommandComplete */
     RW_RS_DONE,     /* expecting ReadyForQuery */
     RW_RS_ERROR     /* an ErrorResponse came; expecting ReadyForQuery */
 };
+
+/* rw_reply_init flags: what the batch asked for. */
+#define RW_REPLY_DESCRIBE 1u       /* a Describe of the portal before each Execute */
+#define RW_REPLY_SYNC_PER_BATCH 2u /* one Sync after the last Execute, not one per query */
 
 struct rw_reply {
     const unsigned char *kinds; /* enum pgcb_value_kind per column (the statement's) */
     unsigned ncols;
     struct pgcb_sum *sum;
     locale_t c_locale;
-    uint32_t depth;             /* ReadyForQuery messages to wait for */
+    uint32_t depth;             /* executions in the batch */
+    uint32_t syncs;             /* ReadyForQuery messages to wait for: depth, or 1 */
     uint32_t ready;             /* received so far */
+    uint32_t done;              /* executions completed or failed so far */
+    unsigned flags;             /* RW_REPLY_* */
     int state;                  /* enum rw_reply_state of the current query */
     int have_error;             /* an ErrorResponse came (first one in qerr) */
     int fatal;                  /* ... of severity FATAL or PANIC */
@@ -43,9 +58,12 @@ struct rw_reply {
 };
 
 /* Start parsing the replies of `depth` executions of a statement with
- * `ncols` columns of `kinds`. */
+ * `ncols` columns of `kinds`, sent as `flags` (RW_REPLY_*) say. */
 void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncols,
-                   struct pgcb_sum *sum, locale_t c_locale, uint32_t depth);
+                   struct pgcb_sum *sum, locale_t c_locale, uint32_t depth, unsigned flags);
+
+/* The RW_REPLY_* flags of a batch on connection `c`. */
+unsigned rw_reply_flags(const struct pgcb_conn *c);
 
 /* The rw_feed_fn: ctx is a struct rw_reply. Malformed input (bad length,
  * unknown or out-of-order message type, DataRow with another column count,

@@ -52,12 +52,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[PGCB_ERRLEN];
     size_t i = 0, ncols, step, have = 0, off;
     uint32_t depth;
+    unsigned flags;
     char *pending = NULL;
 
     if (!fz_locale && !(fz_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0)))
         abort();
     if (size < 3)
         return 0;
+    flags = (data[i] >> 2) & 3u; /* RW_REPLY_DESCRIBE, RW_REPLY_SYNC_PER_BATCH */
     depth = 1 + data[i++] % 4;
     ncols = data[i++] % 6;
     for (size_t c = 0; c < ncols; c++)
@@ -74,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(copy);
     }
 
-    rw_reply_init(&r, kinds, (unsigned)ncols, &sum, fz_locale, depth);
+    rw_reply_init(&r, kinds, (unsigned)ncols, &sum, fz_locale, depth, flags);
     while (off < size) {
         size_t take = size - off < step ? size - off : step, used = 0, need = 0;
         char *buf = malloc(have + take);

@@ -75,7 +75,12 @@ static void test_descriptors(void **state)
     assert_non_null(rw_drv.d->links);
     assert_non_null(strstr(rw_drv.d->links, "OpenSSL"));
     assert_string_equal(rw_drv.d->options[0].key, "result_format");
-    assert_null(rw_drv.d->options[1].key);
+    assert_string_equal(rw_drv.d->options[0].default_value, "text");
+    assert_string_equal(rw_drv.d->options[1].key, "describe");
+    assert_string_equal(rw_drv.d->options[1].default_value, "per_execution");
+    assert_string_equal(rw_drv.d->options[2].key, "sync");
+    assert_string_equal(rw_drv.d->options[2].default_value, "per_query");
+    assert_null(rw_drv.d->options[3].key);
     assert_string_equal(floor_drv.d->name, "floor");
     assert_int_equal(floor_drv.d->caps, PGCB_CAP_REFERENCE | PGCB_CAP_PIPELINE);
 }
@@ -115,6 +120,122 @@ static void test_rows_binary(void **state)
 {
     (void)state;
     check_bench_rows(opt_binary);
+}
+
+/* Every combination of result_format, describe and sync: rawwire's rows
+ * and checksums equal libpq_sync's, the floor's row counts are right, and
+ * protocol() says what was asked. */
+static void test_rows_modes(void **state)
+{
+    static const char *const fmt[] = {"text", "binary"}, *const desc[] = {"per_execution", "once"},
+                      *const sync[] = {"per_query", "per_batch"};
+    struct pgcb_conn *pc = drvtest_open_ok(&pq_drv, "", opt_text, 1);
+
+    (void)state;
+    for (int m = 0; m < 8; m++) {
+        const struct pgcb_option o[3] = {{"result_format", fmt[m & 1]},
+                                         {"describe", desc[(m >> 1) & 1]},
+                                         {"sync", sync[(m >> 2) & 1]}};
+        struct pgcb_protocol pr = {0, 0, 0, 0};
+        char err[PGCB_ERRLEN] = "";
+        assert_int_equal(rw_drv.d->protocol(o, 3, &pr, err, sizeof err), PGCB_OK);
+        assert_int_equal(pr.result_format, (m & 1) ? PGCB_FORMAT_BINARY : PGCB_FORMAT_TEXT);
+        assert_int_equal(pr.describe, ((m >> 1) & 1) ? PGCB_DESCRIBE_ONCE
+                                                     : PGCB_DESCRIBE_PER_EXECUTION);
+        assert_int_equal(pr.sync, ((m >> 2) & 1) ? PGCB_SYNC_PER_BATCH : PGCB_SYNC_PER_QUERY);
+        assert_int_equal(pr.statements, PGCB_STMT_NAMED);
+        struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", o, 3);
+        struct pgcb_conn *fc = drvtest_open_ok(&floor_drv, "", o, 3);
+        for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
+            struct pgcb_stmt *rst = drvtest_prepare_limit(&rw_drv, rc, limits[l]);
+            struct pgcb_stmt *fst = drvtest_prepare_limit(&floor_drv, fc, limits[l]);
+            struct pgcb_stmt *pst = drvtest_prepare_limit(&pq_drv, pc, limits[l]);
+            for (size_t d = 0; d < 2; d++) {
+                struct pgcb_sum pq = drvtest_run_ok(&pq_drv, pc, pst, depths[d]);
+                struct pgcb_sum got = drvtest_run_ok(&rw_drv, rc, rst, depths[d]);
+                struct pgcb_sum fl = drvtest_run_ok(&floor_drv, fc, fst, depths[d]);
+                if (got.hash != pq.hash)
+                    print_error("mode %d limit %u depth %u: rawwire differs\n", m, limits[l],
+                                depths[d]);
+                assert_true(got.hash == pq.hash && got.rows == pq.rows);
+                assert_true(fl.rows == pq.rows);
+            }
+            pq_drv.d->close(pc); /* statement names are per connection */
+            pc = drvtest_open_ok(&pq_drv, "", opt_text, 1);
+        }
+        rw_drv.d->close(rc);
+        floor_drv.d->close(fc);
+    }
+    pq_drv.d->close(pc);
+}
+
+/* With one Sync per batch, an error aborts the rest of the batch: the
+ * server skips the queries after it (the sequence says how many ran), the
+ * message names the query, and the connection stays usable. */
+static void test_error_per_batch(void **state)
+{
+    static const struct pgcb_option pb[] = {{"sync", "per_batch"}};
+    struct pgcb_conn *c = drvtest_open_ok(&rw_drv, "", pb, 1);
+    struct pgcb_stmt *good = drvtest_prepare_ok(&rw_drv, c, "good", DRVTEST_BENCH_SQL "100");
+    struct pgcb_sum s = {0, 0}, want = drvtest_expect_rows(100, 10);
+    char err[PGCB_ERRLEN] = "";
+    PGconn *pg = drvtest_admin_connect();
+
+    (void)state;
+    assert_non_null(pg);
+    assert_int_equal(drvtest_admin_exec(pg, "SELECT setval('rw_seq', 1, false)"), 0);
+    struct pgcb_stmt *bad = drvtest_prepare_ok(&rw_drv, c, "bad",
+                                               "SELECT 1 / (nextval('rw_seq') - 5) AS v");
+    assert_int_equal(rw_drv.d->run_batch(c, bad, 10, &s, err, sizeof err), PGCB_ERR_QUERY);
+    drvtest_assert_one_line(err);
+    assert_memory_equal(err, "22012: ", 7);
+    assert_non_null(strstr(err, "query 5 of 10"));
+    PGresult *res = PQexec(pg, "SELECT last_value FROM rw_seq");
+    assert_int_equal(PQresultStatus(res), PGRES_TUPLES_OK);
+    assert_string_equal(PQgetvalue(res, 0, 0), "5"); /* queries 6..10 never ran */
+    PQclear(res);
+    s = drvtest_run_ok(&rw_drv, c, good, 10);
+    assert_true(s.hash == want.hash && s.rows == 1000);
+    PQfinish(pg);
+    rw_drv.d->close(c);
+}
+
+/* An error at the Sync itself (the implicit commit fails on a deferred
+ * foreign key) is the query's error, as libpq reports it, and the
+ * connection stays usable: in both Sync modes, rawwire and floor. */
+static void test_commit_error(void **state)
+{
+    static const struct pgcb_option pb[] = {{"sync", "per_batch"}};
+    PGconn *pg = drvtest_admin_connect();
+
+    (void)state;
+    assert_non_null(pg);
+    assert_int_equal(drvtest_admin_exec(pg, "DROP TABLE IF EXISTS rw_child, rw_parent"), 0);
+    assert_int_equal(drvtest_admin_exec(pg, "CREATE TABLE rw_parent (id int PRIMARY KEY)"), 0);
+    assert_int_equal(drvtest_admin_exec(pg, "CREATE TABLE rw_child (pid int REFERENCES rw_parent "
+                                            "DEFERRABLE INITIALLY DEFERRED)"), 0);
+    for (int k = 0; k < 4; k++) {
+        struct drvtest_drv *dv = k < 2 ? &rw_drv : &floor_drv;
+        struct pgcb_conn *c = drvtest_open_ok(dv, "", (k & 1) ? pb : NULL, (k & 1) ? 1 : 0);
+        struct pgcb_stmt *ins = drvtest_prepare_ok(dv, c, "ins", "INSERT INTO rw_child VALUES (99)");
+        struct pgcb_stmt *good = drvtest_prepare_ok(dv, c, "good", DRVTEST_BENCH_SQL "1");
+        struct pgcb_sum s = {0, 0};
+        char err[PGCB_ERRLEN] = "";
+        int rc = dv->d->run_batch(c, ins, 1, &s, err, sizeof err);
+        if (rc != PGCB_ERR_QUERY)
+            print_error("%s %s: %d %s\n", dv->d->name, (k & 1) ? "per_batch" : "per_query", rc, err);
+        assert_int_equal(rc, PGCB_ERR_QUERY);
+        drvtest_assert_one_line(err);
+        assert_memory_equal(err, "23503: ", 7);
+        s = drvtest_run_ok(dv, c, good, 2);
+        assert_true(s.rows == 2);
+        dv->d->close(c);
+    }
+    PGresult *res = PQexec(pg, "SELECT count(*) FROM rw_child");
+    assert_string_equal(PQgetvalue(res, 0, 0), "0");
+    PQclear(res);
+    assert_int_equal(drvtest_admin_exec(pg, "DROP TABLE rw_child, rw_parent"), 0);
+    PQfinish(pg);
 }
 
 /* The default format works too, and interleaving statements re-encodes. */
@@ -366,6 +487,8 @@ static void test_bad_options(void **state)
 {
     static const struct pgcb_option unknown[] = {{"bogus", "1"}};
     static const struct pgcb_option badval[] = {{"result_format", "xml"}};
+    static const struct pgcb_option baddesc[] = {{"describe", "never"}};
+    static const struct pgcb_option badsync[] = {{"sync", "sometimes"}};
     struct pgcb_conn *c = NULL;
     char err[PGCB_ERRLEN] = "";
 
@@ -375,6 +498,11 @@ static void test_bad_options(void **state)
     assert_non_null(strstr(err, "bogus"));
     assert_int_equal(rw_drv.d->open("", badval, 1, &c, err, sizeof err), PGCB_ERR_CONFIG);
     assert_non_null(strstr(err, "xml"));
+    assert_int_equal(rw_drv.d->open("", baddesc, 1, &c, err, sizeof err), PGCB_ERR_CONFIG);
+    assert_string_equal(err, "describe = \"never\": expected per_execution or once");
+    struct pgcb_protocol pr;
+    assert_int_equal(floor_drv.d->protocol(badsync, 1, &pr, err, sizeof err), PGCB_ERR_CONFIG);
+    assert_string_equal(err, "sync = \"sometimes\": expected per_query or per_batch");
 }
 
 /* ---- the floor ---------------------------------------------------------- */
@@ -415,6 +543,9 @@ int main(void)
         cmocka_unit_test(test_rows_text),
         cmocka_unit_test(test_rows_binary),
         cmocka_unit_test(test_rows_default_interleaved),
+        cmocka_unit_test(test_rows_modes),
+        cmocka_unit_test(test_error_per_batch),
+        cmocka_unit_test(test_commit_error),
         cmocka_unit_test(test_types),
         cmocka_unit_test(test_large_values),
         cmocka_unit_test(test_no_deadlock_huge_batch),

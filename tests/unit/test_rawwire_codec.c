@@ -258,7 +258,7 @@ static void test_reply_ok(void **state)
     for (size_t step = 1; step <= sizeof batch2; step++) {
         struct pgcb_sum s = {0, 0};
         struct rw_reply r;
-        rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2);
+        rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2, 0);
         assert_int_equal(feed_all(&r, batch2, sizeof batch2, step, err, sizeof err), RW_FEED_DONE);
         assert_false(r.have_error);
         assert_true(s.hash == want.hash && s.rows == 4);
@@ -273,7 +273,7 @@ static void test_reply_need(void **state)
     char err[PGCB_ERRLEN];
 
     (void)state;
-    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2, 0);
     /* BindComplete, then the first 10 bytes of a 27-byte DataRow */
     assert_int_equal(rw_reply_feed(&r, (const char *)batch2, 15, &used, &need, err, sizeof err),
                      RW_FEED_MORE);
@@ -288,7 +288,7 @@ static void expect_bad(const unsigned char *p, size_t n, uint32_t depth, const c
     struct rw_reply r;
     char err[PGCB_ERRLEN] = "";
 
-    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, depth);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, depth, 0);
     assert_int_equal(feed_all(&r, p, n, n, err, sizeof err), RW_FEED_ERROR);
     if (!strstr(err, part))
         print_error("err \"%s\" lacks \"%s\"\n", err, part);
@@ -347,7 +347,7 @@ static void test_reply_error_mid_batch(void **state)
     char err[PGCB_ERRLEN] = "";
 
     (void)state;
-    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 3);
+    rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 3, 0);
     assert_int_equal(feed_all(&r, p, sizeof p, 7, err, sizeof err), RW_FEED_DONE);
     assert_true(r.have_error);
     assert_int_equal(r.error_query, 2);

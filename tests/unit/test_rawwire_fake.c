@@ -142,6 +142,9 @@ struct script {
     size_t reply_len;
     int close_after;           /* close right after the reply */
     int second_batch;          /* then serve one good execution */
+    int syncs;                 /* Syncs the batch sends (0: depth; 1 with sync = per_batch) */
+    const struct pgcb_option *opts; /* the driver's options (NULL: binary_once) */
+    size_t nopts;
 };
 
 static void srv_run(int fd, const struct script *s)
@@ -176,7 +179,7 @@ static void srv_run(int fd, const struct script *s)
     if (srv_until_syncs(fd, 1))
         _exit(0);
     srv_send(fd, prepared, sizeof prepared);
-    if (srv_until_syncs(fd, s->depth))
+    if (srv_until_syncs(fd, s->syncs ? s->syncs : s->depth))
         _exit(0);
     srv_send(fd, s->reply, s->reply_len);
     if (s->close_after)
@@ -246,7 +249,8 @@ static void fake_stop(struct fake *f)
 
 /* ---- scenarios ----------------------------------------------------------- */
 
-static const struct pgcb_option binary[] = {{"result_format", "binary"}};
+/* The scripts' replies have no RowDescription per execution: describe once. */
+static const struct pgcb_option binary[] = {{"result_format", "binary"}, {"describe", "once"}};
 
 static void assert_one_line(const char *err)
 {
@@ -266,7 +270,8 @@ static void batch_case(const struct script *s, int want_rc, const char *part)
     int rc;
 
     fake_start(&f, s);
-    rc = d->open(f.conninfo, binary, 1, &c, err, sizeof err);
+    rc = s->opts ? d->open(f.conninfo, s->opts, s->nopts, &c, err, sizeof err)
+                 : d->open(f.conninfo, binary, 2, &c, err, sizeof err);
     if (rc != PGCB_OK)
         print_error("%s: open: %s\n", s->name, err);
     assert_int_equal(rc, PGCB_OK);
@@ -296,6 +301,36 @@ static void batch_case(const struct script *s, int want_rc, const char *part)
     fake_stop(&f);
 }
 
+/* Connect, prepare, run one batch of s->depth; expect PGCB_OK and `rows`
+ * rows of (7, 'wat', true). */
+static void batch_case_ok(const struct script *s, uint64_t rows)
+{
+    const struct pgcb_driver *d = pgcb_driver_entry();
+    struct fake f;
+    struct pgcb_conn *c = NULL;
+    struct pgcb_stmt *st = NULL;
+    struct pgcb_sum sum = {0, 0}, want = {0, 0};
+    char err[PGCB_ERRLEN] = "";
+
+    for (uint64_t i = 0; i < rows; i++) {
+        pgcb_sum_int(&want, 7);
+        pgcb_sum_text(&want, "wat", 3);
+        pgcb_sum_bool(&want, 1);
+        pgcb_sum_row(&want);
+    }
+    fake_start(&f, s);
+    assert_int_equal(d->open(f.conninfo, s->opts, s->nopts, &c, err, sizeof err), PGCB_OK);
+    assert_int_equal(d->prepare(c, "s", "SELECT", &st, err, sizeof err), PGCB_OK);
+    int rc = d->run_batch(c, st, (uint32_t)s->depth, &sum, err, sizeof err);
+    if (rc != PGCB_OK)
+        print_error("%s: run_batch %d \"%s\"\n", s->name, rc, err);
+    assert_int_equal(rc, PGCB_OK);
+    assert_int_equal(sum.rows, rows);
+    assert_true(sum.hash == want.hash);
+    d->close(c);
+    fake_stop(&f);
+}
+
 #define SCRIPT(nm, dep, ...)                                            \
     static const unsigned char nm##_reply[] = {__VA_ARGS__};          \
     struct script nm = {.name = #nm, .depth = dep, .reply = nm##_reply, \
@@ -313,7 +348,7 @@ static void test_good_batch(void **state)
 
     (void)state;
     fake_start(&f, &good);
-    assert_int_equal(d->open(f.conninfo, binary, 1, &c, err, sizeof err), PGCB_OK);
+    assert_int_equal(d->open(f.conninfo, binary, 2, &c, err, sizeof err), PGCB_OK);
     assert_int_equal(c->be_pid, 42);
     assert_int_equal(d->prepare(c, "s", "SELECT", &st, err, sizeof err), PGCB_OK);
     assert_int_equal(st->ncols, 3);
@@ -407,6 +442,80 @@ static void test_fatal_then_eof(void **state)
     (void)state;
     fatal.close_after = 1;
     batch_case(&fatal, PGCB_ERR_IO, "57P01: terminating connection (query 2 of 2 in the batch); server closed");
+}
+
+/* The statement's RowDescription again, as a Describe of the portal gets it. */
+#define DESC_T                                                                                      \
+    'T', 0, 0, 0, 66, 0, 3,                                                                         \
+    'a', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23, 0, 4, 0xff, 0xff, 0xff, 0xff, 0, 1,                      \
+    'b', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0,                \
+    'c', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 0, 1, 0xff, 0xff, 0xff, 0xff, 0, 1
+#define GOOD_ROW_C                                                                                  \
+    'D', 0, 0, 0, 26, 0, 3, 0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 3, 'w', 'a', 't', 0, 0, 0, 1, 1,        \
+    'C', 0, 0, 0, 13, 'S', 'E', 'L', 'E', 'C', 'T', ' ', '1', 0
+#define BIND_C '2', 0, 0, 0, 4
+#define READY 'Z', 0, 0, 0, 5, 'I'
+#define BOOM_ERROR                                                                                  \
+    'E', 0, 0, 0, 25, 'S', 'E', 'R', 'R', 'O', 'R', 0, 'C', 'X', 'X', '0', '0', '0', 0,             \
+    'M', 'b', 'o', 'o', 'm', 0, 0
+
+static const struct pgcb_option describe_each[] = {{"result_format", "binary"},
+                                                   {"describe", "per_execution"}};
+static const struct pgcb_option per_batch[] = {{"result_format", "binary"}, {"describe", "once"},
+                                               {"sync", "per_batch"}};
+
+/* describe = per_execution (the default): a RowDescription after each
+ * BindComplete, checked against the statement's column count. */
+static void test_describe_each(void **state)
+{
+    SCRIPT(desc, 2, BIND_C, DESC_T, GOOD_ROW_C, READY, BIND_C, DESC_T, GOOD_ROW_C, READY);
+    SCRIPT(nodesc, 1, BIND_C, GOOD_ROW_C, READY);
+    SCRIPT(desc2, 1, BIND_C, 'T', 0, 0, 0, 6, 0, 1, GOOD_ROW_C, READY);
+    (void)state;
+    desc.opts = nodesc.opts = desc2.opts = describe_each;
+    desc.nopts = nodesc.nopts = desc2.nopts = 2;
+    desc.second_batch = 0;
+    batch_case_ok(&desc, 2);
+    batch_case(&nodesc, PGCB_ERR_PROTOCOL, "unexpected message type 'D' in query 1 of the batch "
+                                           "(expecting RowDescription or NoData)");
+    batch_case(&desc2, PGCB_ERR_PROTOCOL, "RowDescription with 1 columns in query 1 of the batch; "
+                                          "the statement was described with 3");
+}
+
+/* sync = per_batch: one ReadyForQuery for the batch; an error skips the
+ * batch's remaining queries, and the connection stays usable. */
+static void test_sync_per_batch(void **state)
+{
+    SCRIPT(pb, 3, BIND_C, GOOD_ROW_C, BIND_C, GOOD_ROW_C, BIND_C, GOOD_ROW_C, READY);
+    SCRIPT(pberr, 3, BIND_C, GOOD_ROW_C, BOOM_ERROR, READY);
+    SCRIPT(pbearly, 3, BIND_C, GOOD_ROW_C, READY);
+    (void)state;
+    pb.opts = pberr.opts = pbearly.opts = per_batch;
+    pb.nopts = pberr.nopts = pbearly.nopts = 3;
+    pb.syncs = pberr.syncs = pbearly.syncs = 1;
+    batch_case_ok(&pb, 3);
+    pberr.second_batch = 1;
+    batch_case(&pberr, PGCB_ERR_QUERY, "XX000: boom (query 2 of 3 in the batch)");
+    batch_case(&pbearly, PGCB_ERR_PROTOCOL, "unexpected message type 'Z' in query 2 of the batch");
+}
+
+/* An error at the Sync (the implicit commit failed: a deferred constraint)
+ * is the query's error, and the connection stays usable; a FATAL after an
+ * earlier error keeps the first error in the message. */
+static void test_error_at_sync(void **state)
+{
+    SCRIPT(atsync, 1, BIND_C, GOOD_ROW_C,
+           'E', 0, 0, 0, 25, 'S', 'E', 'R', 'R', 'O', 'R', 0, 'C', '2', '3', '5', '0', '3', 0,
+           'M', 'f', 'k', 'e', 'y', 0, 0, READY);
+    SCRIPT(twice, 1, BIND_C, BOOM_ERROR,
+           'E', 0, 0, 0, 43, 'S', 'F', 'A', 'T', 'A', 'L', 0, 'C', '5', '7', 'P', '0', '1', 0,
+           'M', 't', 'e', 'r', 'm', 'i', 'n', 'a', 't', 'i', 'n', 'g', ' ', 'c', 'o', 'n', 'n', 'e',
+           'c', 't', 'i', 'o', 'n', 0, 0);
+    (void)state;
+    atsync.second_batch = 1;
+    batch_case(&atsync, PGCB_ERR_QUERY, "23503: fkey (at the query's Sync)");
+    twice.close_after = 1;
+    batch_case(&twice, PGCB_ERR_IO, "XX000: boom; server closed the connection unexpectedly");
 }
 
 /* ---- startup ------------------------------------------------------------- */
@@ -536,9 +645,11 @@ static void test_batch_bytes_params(void **state)
 
     /* without parameters: the statement's execution twice, not a stale batch */
     assert_int_equal(rw_conn_batch_bytes(c, st, 2, NULL, err, sizeof err), PGCB_OK);
-    assert_int_equal(c->batch.len, 2 * st->exec_len);
+    assert_int_equal(c->batch.len, 2 * (st->exec_len + 5));
     assert_memory_equal(c->batch.data, st->exec, st->exec_len);
-    assert_memory_equal(c->batch.data + st->exec_len, st->exec, st->exec_len);
+    assert_memory_equal(c->batch.data + st->exec_len, "S\0\0\0\4", 5);
+    assert_memory_equal(c->batch.data + st->exec_len + 5, st->exec, st->exec_len);
+    assert_memory_equal(c->batch.data + 2 * st->exec_len + 5, "S\0\0\0\4", 5);
     assert_ptr_equal(c->batch_stmt, st);
 
     /* refused: too many per query, no arrays, a negative length */
@@ -561,6 +672,52 @@ static void test_batch_bytes_params(void **state)
     free(c);
 }
 
+/* describe = per_execution and sync = per_batch in the batch's bytes: a
+ * Describe of the unnamed portal after each Bind, one Sync at the end, with
+ * and without parameters. */
+static void test_batch_bytes_modes(void **state)
+{
+    static const unsigned char want[] = {
+        'B', 0, 0, 0, 18, 0, 's', 0, 0, 0, 0, 1, 0, 0, 0, 1, '5', 0, 0,
+        'D', 0, 0, 0, 6, 'P', 0,
+        'E', 0, 0, 0, 9, 0, 0, 0, 0, 0,
+        'B', 0, 0, 0, 18, 0, 's', 0, 0, 0, 0, 1, 0, 0, 0, 1, '6', 0, 0,
+        'D', 0, 0, 0, 6, 'P', 0,
+        'E', 0, 0, 0, 9, 0, 0, 0, 0, 0,
+        'S', 0, 0, 0, 4,
+    };
+    struct pgcb_conn *c = calloc(1, sizeof *c);
+    uint32_t oids[1] = {23};
+    struct rw_described d = {1, 1, oids, 0};
+    const char *vals[2] = {"5", "6"};
+    int lens[2] = {1, 1};
+    struct pgcb_params p = {1, vals, lens};
+    char err[PGCB_ERRLEN];
+
+    (void)state;
+    assert_non_null(c);
+    c->opt.describe_each = 1;
+    c->opt.sync_per_batch = 1;
+    struct pgcb_stmt *st = rw_stmt_new(c, "s", &d);
+    assert_non_null(st);
+    assert_int_equal(rw_conn_batch_bytes(c, st, 2, &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(c->batch.len, sizeof want);
+    assert_memory_equal(c->batch.data, want, sizeof want);
+    /* without parameters: the pre-encoded execution has the Describe, and
+     * the batch one Sync */
+    assert_int_equal(st->exec_len, 14 + 7 + 10);
+    assert_memory_equal(st->exec + 14, "D\0\0\0\6P\0", 7);
+    assert_int_equal(rw_conn_batch_bytes(c, st, 3, NULL, err, sizeof err), PGCB_OK);
+    assert_int_equal(c->batch.len, 3 * st->exec_len + 5);
+    assert_memory_equal(c->batch.data + 2 * st->exec_len, st->exec, st->exec_len);
+    assert_memory_equal(c->batch.data + 3 * st->exec_len, "S\0\0\0\4", 5);
+    free(st->exec);
+    free(st->fmts);
+    free(st);
+    rw_buf_free(&c->batch);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -575,6 +732,10 @@ int main(void)
         cmocka_unit_test(test_bad_value),
         cmocka_unit_test(test_error_mid_batch),
         cmocka_unit_test(test_fatal_then_eof),
+        cmocka_unit_test(test_describe_each),
+        cmocka_unit_test(test_sync_per_batch),
+        cmocka_unit_test(test_error_at_sync),
+        cmocka_unit_test(test_batch_bytes_modes),
         cmocka_unit_test(test_startup_error),
         cmocka_unit_test(test_gss_refused),
         cmocka_unit_test(test_sasl_without_scram),
