@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "pct.h" /* a cell's distribution */
+#include "pgcb/driver.h"
 
 /* 2: verdicts by an exact two-sided sign test with Holm at [bench] alpha
  * (alpha, interval_level, per-rival tests, ratio intervals). Schema 1 files
@@ -44,6 +45,8 @@ struct pgcb_res_driver {
     char *description;  /* may be NULL */
     unsigned caps;      /* PGCB_CAP_* */
     unsigned abi_major, abi_minor;
+    struct pgcb_protocol proto; /* what its connections ask of the server (proto.h); 0: unknown */
+    unsigned proto_explicit;    /* bit per field its own section set (a variant, not the run's) */
 };
 
 /* One driver in one group: every figure pooled over all execution orders. */
@@ -190,6 +193,8 @@ struct pgcb_result {
                                    complete set of orders up to the cap); the verdicts test
                                    at alpha / looks (rank.h). 1 (or 0) otherwise */
     unsigned schema_version;    /* of the file read; PGCB_RESULT_SCHEMA_VERSION when made */
+    struct pgcb_protocol proto; /* the run's choices for every driver ([bench] result_format,
+                                   describe, sync; proto.h); 0s: not recorded (older file) */
 
     struct pgcb_res_driver *drivers;
     size_t ndrivers;

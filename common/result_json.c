@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "pgcb/driver.h"
+#include "proto.h"
 #include "rank.h"
 #include "result.h"
 #include "stats.h"
@@ -308,6 +309,48 @@ json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g)
     return g < r->ngroups ? group_json(r, &r->groups[g]) : NULL;
 }
 
+/* {"result_format": "text", "describe": ..., "sync": ..., "statements": ...},
+ * null for what is unknown; with `explicit`, "set_by_section": [keys]. */
+static json_t *proto_json(const struct pgcb_protocol *p, const unsigned *explicit_mask)
+{
+    json_t *o = json_object();
+    for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+        enum pgcb_proto_field pf = (enum pgcb_proto_field)f;
+        json_object_set_new(o, pgcb_proto_key(pf), str_or_null(pgcb_proto_value(pf,
+                                                                   pgcb_proto_get(p, pf))));
+    }
+    if (explicit_mask) {
+        json_t *a = json_array();
+        for (int f = 0; f < PGCB_PROTO_NFIELDS; f++)
+            if (*explicit_mask & (1u << f))
+                json_array_append_new(a, json_string(pgcb_proto_key((enum pgcb_proto_field)f)));
+        json_object_set_new(o, "set_by_section", a);
+    }
+    return o;
+}
+
+/* proto_json read back: a missing object or field, or an unknown word, is
+ * unknown (0). */
+static void proto_from_json(const json_t *o, struct pgcb_protocol *p, unsigned *explicit_mask)
+{
+    memset(p, 0, sizeof *p);
+    for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+        enum pgcb_proto_field pf = (enum pgcb_proto_field)f;
+        pgcb_proto_set(p, pf, pgcb_proto_parse(pf, json_string_value(json_object_get(
+                                                           o, pgcb_proto_key(pf)))));
+    }
+    if (!explicit_mask)
+        return;
+    *explicit_mask = 0;
+    const json_t *a = json_object_get(o, "set_by_section");
+    for (size_t i = 0; i < json_array_size(a); i++)
+        for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+            const char *k = json_string_value(json_array_get(a, i));
+            if (k && strcmp(k, pgcb_proto_key((enum pgcb_proto_field)f)) == 0)
+                *explicit_mask |= 1u << f;
+        }
+}
+
 static json_t *result_json(const struct pgcb_result *r)
 {
     int ok = 1; /* a driver or group that cannot be packed fails the whole file */
@@ -322,6 +365,8 @@ static json_t *result_json(const struct pgcb_result *r)
                                 "path", str_or_null(rd->path), "description",
                                 str_or_null(rd->description), "caps", caps_json(rd->caps),
                                 "abi", abi);
+        if (one)
+            json_object_set_new(one, "protocol", proto_json(&rd->proto, &rd->proto_explicit));
         ok &= one != NULL;
         json_array_append_new(drivers, one);
     }
@@ -374,6 +419,8 @@ static json_t *result_json(const struct pgcb_result *r)
                      "stop_reason", str_or_null(r->stop_reason));
     if (j && r->resumed_from)
         json_object_set_new(j, "resumed", resumed_json(r));
+    if (j)
+        json_object_set_new(j, "protocol", proto_json(&r->proto, NULL));
     if (!ok) {
         json_decref(j);
         return NULL;
@@ -910,6 +957,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->until_decided = until && strcmp(until, "decided") == 0;
     r->until_width = get_real(verdicts, "until_width");
     r->looks = (size_t)get_u64(verdicts, "looks");
+    proto_from_json(json_object_get(j, "protocol"), &r->proto, NULL);
     r->complete = json_is_true(json_object_get(j, "complete"));
     r->stop_reason = dup_str(j, "stop_reason");
     json_t *resumed = json_object_get(j, "resumed"); /* tolerant: absent or mistyped is none */
@@ -931,6 +979,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
         rd->path = dup_str(o, "path");
         rd->description = dup_str(o, "description");
         rd->caps = caps_from_json(json_object_get(o, "caps"));
+        proto_from_json(json_object_get(o, "protocol"), &rd->proto, &rd->proto_explicit);
         const char *abi = json_string_value(json_object_get(o, "abi"));
         if (abi)
             sscanf(abi, "%u.%u", &rd->abi_major, &rd->abi_minor);

@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include "proto.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <ini.h>
@@ -54,7 +56,8 @@ struct ctx {
 static const char *const bench_keys[] = {"time_ms", "queries", "warmup_ms", "cpus",
                                          "output", "orders", "batch_timeout_ms", "seed",
                                          "alpha", "interval_level", "until", "until_max_orders",
-                                         "until_width", "noise_warn_pct", NULL};
+                                         "until_width", "noise_warn_pct", "result_format", "describe",
+                                         "sync", NULL};
 static const char *const server_keys[] = {"conninfo", "setup", NULL};
 /* Besides these, a query takes param1 .. param64. */
 static const char *const query_keys[] = {"sql", "rows", "check", "prime", NULL};
@@ -536,6 +539,19 @@ static int apply(struct ctx *c, const char *key, const char *value)
             return real_key(c, key, value, 1000, "a percentage above 0 and up to 1000 (the "
                             "robust CV of the per-order medians, e.g. 10)",
                             &cfg->noise_warn_pct);
+        } else {
+            /* result_format, describe, sync: the run's protocol choices */
+            for (int f = 0; f < PGCB_PROTO_STATEMENTS; f++) {
+                if (strcmp(key, pgcb_proto_key((enum pgcb_proto_field)f)) != 0)
+                    continue;
+                uint32_t v = pgcb_proto_parse((enum pgcb_proto_field)f, value);
+                if (!v) {
+                    fail(c, "[bench] %s: '%s' is not one of %s", key, value,
+                         pgcb_proto_choices((enum pgcb_proto_field)f));
+                    return 0;
+                }
+                pgcb_proto_set(&cfg->proto, (enum pgcb_proto_field)f, v);
+            }
         }
         return 1;
     case SEC_SERVER:
@@ -920,6 +936,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         .queries_source = "default",
         .seed = PGCB_DEFAULT_SEED,
         .noise_warn_pct = PGCB_STATS_NOISE_WARN_PCT,
+        .proto = pgcb_proto_default(),
     };
     cfg->file = pgcb_xstrdup(path);
     const char *slash = strrchr(path, '/');

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "gen.h"
+#include "pgcb/driver.h"
 #include "orders.h"
 #include "result.h"
 #include "util.h"
@@ -116,6 +117,9 @@ struct pgcb_config {
     double noise_warn_pct;  /* warn when a driver's per-order medians spread more (robust
                                CV, %); default PGCB_STATS_NOISE_WARN_PCT */
     size_t nseqs;           /* seq generators in all queries (shared counters) */
+    struct pgcb_protocol proto; /* result_format, describe, sync: what every driver is asked
+                               for (common/proto.h; default text, per_execution, per_query,
+                               statements always named) */
 
     /* [server] */
     char *conninfo;         /* "" = PG* environment variables */

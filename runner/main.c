@@ -163,6 +163,7 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->orders_mode = pgcb_xstrdup(pgcb_orders_mode_str(cfg->orders));
     r->alpha = cfg->alpha;
     r->interval_level = cfg->interval_level;
+    r->proto = cfg->proto;
     r->schema_version = PGCB_RESULT_SCHEMA_VERSION;
 }
 

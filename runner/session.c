@@ -31,6 +31,7 @@
 #include "measure.h"
 #include "orders.h"
 #include "pct.h"
+#include "proto.h"
 #include "rank.h"
 #include "server.h"
 #include "srvcpu.h"
@@ -62,10 +63,71 @@ static int check_options(const struct pgcb_config *cfg, struct pgcb_sdriver *sd,
             return -1;
         }
     }
+    /* The run's choices (result_format, describe, sync) go to every driver
+     * that takes them as options and whose section does not set them. */
     sd->nopts = sd->cfg->nopts;
-    sd->opts = pgcb_xcalloc(sd->nopts, sizeof *sd->opts);
-    for (size_t i = 0; i < sd->nopts; i++)
+    sd->opts = pgcb_xcalloc(sd->nopts + PGCB_PROTO_NFIELDS, sizeof *sd->opts);
+    for (size_t i = 0; i < sd->nopts; i++) {
         sd->opts[i] = (struct pgcb_option){sd->cfg->opts[i].key, sd->cfg->opts[i].value};
+        for (int f = 0; f < PGCB_PROTO_NFIELDS; f++)
+            if (strcmp(sd->cfg->opts[i].key, pgcb_proto_key((enum pgcb_proto_field)f)) == 0)
+                sd->proto_explicit |= 1u << f;
+    }
+    for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+        const char *v = pgcb_proto_value((enum pgcb_proto_field)f,
+                                         pgcb_proto_get(&cfg->proto, (enum pgcb_proto_field)f));
+        const char *key = pgcb_proto_key((enum pgcb_proto_field)f);
+        int offered = 0;
+        for (const struct pgcb_option_spec *o = spec; o && o->key; o++)
+            offered |= strcmp(o->key, key) == 0;
+        if (!v || !offered || (sd->proto_explicit & (1u << f)))
+            continue;
+        sd->opts[sd->nopts++] = (struct pgcb_option){key, v};
+        sd->proto_injected |= 1u << f;
+    }
+    return 0;
+}
+
+/* What this section's connections ask of the server (ABI 1.3 protocol).
+ * A choice the section set itself and the driver does not honour refuses
+ * the driver; one the run passed it and it does not honour is marked in the
+ * tables (report.c). */
+static int describe_protocol(const struct pgcb_config *cfg, struct pgcb_sdriver *sd, char *err,
+                             size_t errlen)
+{
+    const struct pgcb_driver *d = sd->ld.drv;
+    memset(&sd->proto, 0, sizeof sd->proto);
+    if (!PGCB_DRIVER_HAS(d, 3, protocol))
+        return 0;
+    char why[PGCB_ERRLEN] = "";
+    if (d->protocol(sd->opts, sd->nopts, &sd->proto, why, sizeof why) != PGCB_OK) {
+        snprintf(err, errlen, "%s:%d: [driver.%s]: %s", cfg->file, sd->cfg->line, sd->cfg->name,
+                 why[0] ? why : "the driver refused these options");
+        return -1;
+    }
+    for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+        enum pgcb_proto_field pf = (enum pgcb_proto_field)f;
+        uint32_t got = pgcb_proto_get(&sd->proto, pf);
+        if (got > 2) {
+            snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says %s %u, which ABI %d.%d "
+                     "does not know", cfg->file, sd->cfg->line, sd->cfg->name, d->name,
+                     pgcb_proto_key(pf), (unsigned)got, PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
+            return -1;
+        }
+        if (!(sd->proto_explicit & (1u << f)) || !got)
+            continue;
+        const struct pgcb_cfg_kv *kv = NULL;
+        for (size_t i = 0; i < sd->cfg->nopts; i++)
+            if (strcmp(sd->cfg->opts[i].key, pgcb_proto_key(pf)) == 0)
+                kv = &sd->cfg->opts[i];
+        uint32_t asked = kv ? pgcb_proto_parse(pf, kv->value) : 0;
+        if (asked && asked != got) {
+            snprintf(err, errlen, "%s:%d: [driver.%s] %s = %s: driver %s cannot honour it (its "
+                     "connections ask for %s)", cfg->file, kv->line, sd->cfg->name,
+                     pgcb_proto_key(pf), kv->value, d->name, pgcb_proto_phrase(pf, got));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -111,9 +173,9 @@ static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driv
         snprintf(err, errlen, "%s:%d: %s", cfg->file, cd->path_line, why);
         return -1;
     }
-    if (check_options(cfg, sd, err, errlen) != 0)
+    if (check_options(cfg, sd, err, errlen) != 0 || describe_instance(cfg, sd, err, errlen) != 0)
         return -1;
-    return describe_instance(cfg, sd, err, errlen);
+    return describe_protocol(cfg, sd, err, errlen);
 }
 
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
@@ -278,6 +340,8 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
             .path = real ? real : pgcb_xstrdup(s->drivers[i].cfg->path),
             .description = d->description ? pgcb_xstrdup(d->description) : NULL,
             .caps = s->drivers[i].caps,
+            .proto = s->drivers[i].proto,
+            .proto_explicit = s->drivers[i].proto_explicit,
             .abi_major = d->abi_major,
             .abi_minor = d->abi_minor,
         };

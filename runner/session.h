@@ -35,6 +35,12 @@ struct pgcb_sdriver {
      * or what its instance() said for these options (ABI 1.2). */
     unsigned caps;
     char links[PGCB_LINKS_LEN];
+    /* What its connections ask of the server (ABI 1.3 protocol; zero:
+     * unknown), and which of the run's choices (bit per enum
+     * pgcb_proto_field) the section set itself, and which the runner passed
+     * it as an option. */
+    struct pgcb_protocol proto;
+    unsigned proto_explicit, proto_injected;
     struct pgcb_host host;        /* the process that runs it */
 };
 
