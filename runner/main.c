@@ -21,6 +21,7 @@
 #include "config.h"
 #include "journal.h"
 #include "loader.h"
+#include "proto.h"
 #include "report.h"
 #include "result.h"
 #include "server.h"
@@ -117,6 +118,17 @@ static void list_drivers(const struct pgcb_session *s)
                d->version, (unsigned)d->abi_major, (unsigned)d->abi_minor,
                s->drivers[i].links[0] ? s->drivers[i].links : "-", caps);
         printf("  path: %s\n", s->drivers[i].cfg->path);
+        if (!(s->drivers[i].caps & PGCB_CAP_NO_IO)) {
+            char asks[192];
+            unsigned unk, diff = pgcb_proto_differs(&s->drivers[i].proto, &s->cfg->proto, &unk);
+            pgcb_proto_phrases(&s->drivers[i].proto, (1u << PGCB_PROTO_NFIELDS) - 1, asks,
+                               sizeof asks);
+            if (unk == (1u << PGCB_PROTO_NFIELDS) - 1)
+                printf("  asks the server for: unknown (the driver has no ABI 1.3 protocol())\n");
+            else
+                printf("  asks the server for: %s%s\n", asks,
+                       diff ? " (not the run's choice: not like for like)" : "");
+        }
         if (d->description)
             printf("  %s\n", d->description);
         for (const struct pgcb_option_spec *o = d->options; o && o->key; o++)

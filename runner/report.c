@@ -1,6 +1,8 @@
 /* report.c -- see report.h. */
 #include "report.h"
 
+#include "proto.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +40,47 @@ static int is_client(const struct pgcb_result *r, size_t d)
 #define NOISE_CPUS_SHOWN 8
 
 /* The threshold of the spread warning: the run's, else the default. */
+/* Driver d asks the server for other work than the run's choices (a field
+ * it says that differs, in *diff) or does not say what it asks (*unknown).
+ * Nothing for a driver without I/O or a result that recorded no choices. */
+static int unlike(const struct pgcb_result *r, size_t d, unsigned *diff, unsigned *unknown)
+{
+    *diff = *unknown = 0;
+    if ((r->drivers[d].caps & PGCB_CAP_NO_IO) || !r->proto.result_format)
+        return 0;
+    *diff = pgcb_proto_differs(&r->drivers[d].proto, &r->proto, unknown);
+    return *diff || *unknown;
+}
+
+/* "rawwire_bin: binary results; asyncpg: binary results, Describe once" for
+ * every driver that differs from the run's choices (want_unknown 0), or
+ * "a, b" for every driver that does not say what it asks (want_unknown 1);
+ * "" if none. */
+static void unlike_list(const struct pgcb_result *r, int want_unknown, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        unsigned diff, unk;
+        if (!unlike(r, d, &diff, &unk) || (want_unknown ? !unk : !diff))
+            continue;
+        char what[192] = "";
+        if (!want_unknown)
+            pgcb_proto_phrases(&r->drivers[d].proto, diff, what, sizeof what);
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, "%s%s%s%s", len ? (want_unknown ? ", " : "; ") : "",
+                 r->drivers[d].label, want_unknown ? "" : ": ", what);
+    }
+}
+
+/* The table mark of driver d: " *" differs, " ?" does not say, "". */
+static const char *unlike_mark(const struct pgcb_result *r, size_t d)
+{
+    unsigned diff, unk;
+    if (!unlike(r, d, &diff, &unk))
+        return "";
+    return diff ? " *" : " ?";
+}
+
 static double noise_warn_pct(const struct pgcb_result *r)
 {
     return r->noise_warn_pct > 0 ? r->noise_warn_pct : PGCB_STATS_NOISE_WARN_PCT;
@@ -199,6 +242,17 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
         fprintf(out, "Note     : client and server share CPU(s): latency includes their "
                      "contention\n");
     noise_header(out, r);
+    if (r->proto.result_format) {
+        char run[192], odd[768], unk[512];
+        pgcb_proto_phrases(&r->proto, (1u << PGCB_PROTO_NFIELDS) - 1, run, sizeof run);
+        unlike_list(r, 0, odd, sizeof odd);
+        unlike_list(r, 1, unk, sizeof unk);
+        fprintf(out, "Protocol : every driver is asked for %s ([bench] result_format, describe, "
+                     "sync)%s%s%s%s%s\n", run,
+                odd[0] ? "; not like for like (* in the tables): " : "", odd,
+                unk[0] ? "; not saying what they ask (? in the tables): " : "", unk,
+                odd[0] || unk[0] ? "" : "; every driver does so");
+    }
     fprintf(out, "Budget   : per group and driver >= %llu ms timed (%llu ms in each of %zu "
                  "execution orders) and >= %llu queries per order; warm-up %llu ms\n",
             (unsigned long long)r->time_ms,
@@ -237,8 +291,9 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                     r->norders, alpha, clients - 1, need);
     }
 
-    static const char *const head[] = {"Driver", "Version", "Links", "Caps", "Path"};
-    struct pgcb_table *t = pgcb_table_new(5, head);
+    static const char *const head[] = {"Driver", "Version", "Links", "Caps", "Asks the server for",
+                                       "Path"};
+    struct pgcb_table *t = pgcb_table_new(6, head);
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_driver *rd = &r->drivers[d];
         char caps[64] = "";
@@ -260,7 +315,17 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
             snprintf(name, sizeof name, "%s", rd->label);
         else
             snprintf(name, sizeof name, "%s (%s)", rd->label, rd->name);
-        const char *row[] = {name, rd->version, rd->links[0] ? rd->links : "-", caps, rd->path};
+        char asks[256] = "-";
+        if (!(rd->caps & PGCB_CAP_NO_IO)) {
+            unsigned diff, unk;
+            int odd = unlike(r, d, &diff, &unk);
+            pgcb_proto_phrases(&rd->proto, (1u << PGCB_PROTO_NFIELDS) - 1, asks + 2,
+                               sizeof asks - 2);
+            asks[0] = odd ? (diff ? '*' : '?') : ' ';
+            asks[1] = ' ';
+        }
+        const char *row[] = {name, rd->version, rd->links[0] ? rd->links : "-", caps,
+                             asks[0] == ' ' ? asks + 2 : asks, rd->path};
         pgcb_table_add_row(t, row);
     }
     pgcb_table_print(t, out);
@@ -579,6 +644,31 @@ const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d)
     return is_client(r, d) ? "" : " (reference)";
 }
 
+/* The median of the wire floor driver d is measured against in group gr:
+ * a floor (a reference driver with I/O, drivers/floor) that asks the server
+ * for what d asks (same format, Describe, Sync), else one that asks for the
+ * run's choices, else the first; NAN without a floor measured here. */
+static double floor_median(const struct pgcb_result *r, const struct pgcb_res_group *gr, size_t d)
+{
+    double same = NAN, alike = NAN, any = NAN;
+    for (size_t f = 0; f < r->ndrivers; f++) {
+        const struct pgcb_res_cell *c = &gr->cells[f];
+        if (!pgcb_report_is_floor(r, f) || c->status != PGCB_CELL_OK ||
+            !isfinite(c->median_ns) || c->median_ns <= 0)
+            continue;
+        unsigned diff, unk;
+        if (!isfinite(same) && r->drivers[f].proto.result_format &&
+            r->drivers[d].proto.result_format &&
+            !pgcb_proto_differs(&r->drivers[f].proto, &r->drivers[d].proto, &unk) && !unk)
+            same = c->median_ns;
+        if (!isfinite(alike) && !unlike(r, f, &diff, &unk))
+            alike = c->median_ns;
+        if (!isfinite(any))
+            any = c->median_ns;
+    }
+    return isfinite(same) ? same : isfinite(alike) ? alike : any;
+}
+
 void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                           enum pgcb_table_style style, unsigned flags)
 {
@@ -615,12 +705,9 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     /* The wire floor: a reference driver that does I/O (drivers/floor). When
      * it has a median here, every driver's median is also shown as a ratio
      * to it: how much of the latency is the client's. */
-    double floor_med = NAN;
+    int with_floor = 0;
     for (size_t d = 0; d < r->ndrivers; d++)
-        if (pgcb_report_is_floor(r, d) && gr->cells[d].status == PGCB_CELL_OK &&
-            isfinite(gr->cells[d].median_ns) && gr->cells[d].median_ns > 0)
-            floor_med = gr->cells[d].median_ns;
-    const int with_floor = isfinite(floor_med);
+        with_floor |= isfinite(floor_median(r, gr, d));
     /* The server's CPU column when the server runs here (srvcpu.h). */
     int with_server = 0;
     for (size_t d = 0; d < r->ndrivers; d++)
@@ -651,7 +738,8 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
         char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32], srv[32];
-        snprintf(name, sizeof name, "%s%s", r->drivers[d].label, pgcb_report_mark(r, g, d));
+        snprintf(name, sizeof name, "%s%s%s", r->drivers[d].label, pgcb_report_mark(r, g, d),
+                 unlike_mark(r, d));
         if (isfinite(c->mean_ns) && isfinite(c->rme_pct))
             snprintf(avg, sizeof avg, "%.0f ± %.2f%%", c->mean_ns, c->rme_pct);
         else if (isfinite(c->mean_ns))
@@ -665,8 +753,8 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         fmt_int(cpu, sizeof cpu, c->cpu_ns_per_query);
         fmt_int(srv, sizeof srv, c->server_cpu_ns_per_query);
         char xf[32] = "-";
-        if (with_floor && isfinite(c->median_ns))
-            snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_med);
+        if (with_floor && isfinite(c->median_ns) && isfinite(floor_median(r, gr, d)))
+            snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_median(r, gr, d));
         char xr[64] = "-";
         struct pgcb_ratio q;
         if (with_ratio && d == leader)
@@ -748,6 +836,24 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                     100.0 * c->server_busy / bound, bound == 1 ? "one CPU" : "its CPUs");
             notes++;
         }
+    }
+    char odd[768], unk_list[512];
+    unlike_list(r, 0, odd, sizeof odd);
+    unlike_list(r, 1, unk_list, sizeof unk_list);
+    if (odd[0]) {
+        char run[192];
+        unsigned all = 0, diff, unk;
+        for (size_t d = 0; d < r->ndrivers; d++)
+            if (unlike(r, d, &diff, &unk))
+                all |= diff;
+        pgcb_proto_phrases(&r->proto, all, run, sizeof run);
+        fprintf(out, "%s* not like for like: %s (the run: %s)\n", bullet, odd, run);
+        notes++;
+    }
+    if (unk_list[0]) {
+        fprintf(out, "%s? does not say what it asks of the server (no ABI 1.3 protocol()): %s\n",
+                bullet, unk_list);
+        notes++;
     }
     for (size_t d = 0; d < r->ndrivers; d++)
         notes += noise_notes(out, r, gr, d, bullet);
