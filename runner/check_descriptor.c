@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check_int.h"
+#include "proto.h"
 #include "loader.h"
 #include "util.h"
 
@@ -75,13 +76,39 @@ void pgcb_chk_task_load(struct chk *c)
         pgcb_chk_result(c, i, 0, "instance() says self-timed, but run_block is NULL");
         return;
     }
+    /* What its connections ask of the server (ABI 1.3 protocol). */
+    char asks[256] = "";
+    if (PGCB_DRIVER_HAS(d, 3, protocol)) {
+        struct pgcb_protocol pr;
+        memset(&pr, 0, sizeof pr);
+        char why[PGCB_ERRLEN + CHK_CANARY], qm[300];
+        pgcb_chk_phase(c, "protocol");
+        int rc = d->protocol(c->opts, c->nopts, &pr, pgcb_chk_err_reset(why, PGCB_ERRLEN),
+                             PGCB_ERRLEN);
+        if (rc != PGCB_OK) {
+            pgcb_chk_result(c, i, 0, "protocol() refused the options: %s",
+                            pgcb_chk_quote_msg(qm, sizeof qm, why, PGCB_ERRLEN));
+            return;
+        }
+        for (int f = 0; f < PGCB_PROTO_NFIELDS; f++)
+            if (pgcb_proto_get(&pr, (enum pgcb_proto_field)f) > 2) {
+                pgcb_chk_result(c, i, 0, "protocol() says %s %u, which ABI %d.%d does not know",
+                                pgcb_proto_key((enum pgcb_proto_field)f),
+                                (unsigned)pgcb_proto_get(&pr, (enum pgcb_proto_field)f),
+                                PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
+                return;
+            }
+        strcpy(asks, "; asks the server for: ");
+        pgcb_proto_phrases(&pr, (1u << PGCB_PROTO_NFIELDS) - 1, asks + strlen(asks),
+                           sizeof asks - strlen(asks));
+    }
     pgcb_loader_caps_str(dcaps, caps, sizeof caps);
     pgcb_chk_send(c, 'D', "caps %u", dcaps);
     pgcb_chk_send(c, 'D', "abi_minor %u params %d block %d phase %d", (unsigned)d->abi_minor,
                   PGCB_DRIVER_HAS(d, 1, run_batch_params) ? 1 : 0,
                   (dcaps & PGCB_CAP_SELF_TIMED) ? 1 : 0, PGCB_DRIVER_HAS(d, 2, phase) ? 1 : 0);
-    pgcb_chk_result(c, i, 1, "%s %s (ABI %u.%u), caps: %s%s", d->name, d->version,
-                    (unsigned)d->abi_major, (unsigned)d->abi_minor, caps, links);
+    pgcb_chk_result(c, i, 1, "%s %s (ABI %u.%u), caps: %s%s%s", d->name, d->version,
+                    (unsigned)d->abi_major, (unsigned)d->abi_minor, caps, links, asks);
 }
 
 void pgcb_chk_task_descriptor(struct chk *c)
