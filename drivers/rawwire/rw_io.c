@@ -264,6 +264,24 @@ static int rw_recv(struct pgcb_conn *c, int flags, char *err, size_t errlen)
     }
 }
 
+/* One read of at least a byte: with c->opt.spin_us, non-blocking reads for
+ * up to that long first (the thread spins instead of sleeping, so neither it
+ * nor the server's send pays a wake-up while replies stream in), then a
+ * blocking one. */
+static int rw_recv_spin(struct pgcb_conn *c, char *err, size_t errlen)
+{
+    if (c->opt.spin_us) {
+        const size_t had = c->rend;
+        const int64_t until = rw_now_ns() + (int64_t)c->opt.spin_us * 1000;
+        do {
+            int rc = rw_recv(c, MSG_DONTWAIT, err, errlen);
+            if (rc != PGCB_OK || c->rend > had)
+                return rc;
+        } while (rw_now_ns() < until);
+    }
+    return rw_recv(c, 0, err, errlen);
+}
+
 int rw_io_fill(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
 {
     int rc = rw_rbuf_reserve(c, need, err, errlen);
@@ -355,11 +373,12 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
             }
         }
     }
-    /* Everything is sent: whatever is buffered first, then blocking reads. */
+    /* Everything is sent: whatever is buffered first, then reads: blocking,
+     * or (spin_us) non-blocking for up to spin_us before each blocking one. */
     r = c->rend > c->rpos ? rw_feed(c, feed, ctx, &need, err, errlen) : RW_FEED_MORE;
     while (r == RW_FEED_MORE) {
         if ((rc = rw_rbuf_reserve(c, need, err, errlen)) != PGCB_OK ||
-            (rc = rw_recv(c, 0, err, errlen)) != PGCB_OK)
+            (rc = rw_recv_spin(c, err, errlen)) != PGCB_OK)
             return rc;
         r = rw_feed(c, feed, ctx, &need, err, errlen);
     }

@@ -3,6 +3,8 @@
  */
 #include "rw_options.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rw_err.h"
@@ -14,6 +16,9 @@ const struct pgcb_option_spec rw_option_specs[] = {
      "per_execution: a Describe of the portal with every execution, as libpq | once: at prepare"},
     {"sync", "per_query",
      "per_query: a Sync after every query (an error aborts only that query) | per_batch: one per batch"},
+    {"spin_us", "0",
+     "microseconds to poll for replies without sleeping before each blocking read (0..100000): "
+     "client CPU for latency; not a server-visible choice"},
     {NULL, NULL, NULL},
 };
 
@@ -44,9 +49,20 @@ int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t 
             o->describe_each = !once;
         } else if (strcmp(k, "sync") == 0)
             bad = rw_choice(v, "per_query", "per_batch", &o->sync_per_batch);
-        else {
+        else if (strcmp(k, "spin_us") == 0) {
+            char *end;
+            errno = 0;
+            unsigned long n = strtoul(v, &end, 10);
+            if (*v < '0' || *v > '9' || *end || errno || n > RW_SPIN_US_MAX) {
+                rw_errf(err, errlen, "spin_us = \"%s\": expected microseconds from 0 to %u", v,
+                        RW_SPIN_US_MAX);
+                return PGCB_ERR_CONFIG;
+            }
+            o->spin_us = (uint32_t)n;
+            continue;
+        } else {
             rw_errf(err, errlen, "unknown option \"%s\" (= \"%s\"); %s knows result_format, "
-                    "describe and sync", k, v, driver);
+                    "describe, sync and spin_us", k, v, driver);
             return PGCB_ERR_CONFIG;
         }
         if (bad) {

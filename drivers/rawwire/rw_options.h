@@ -10,6 +10,7 @@
 #define RW_OPTIONS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <pgcb/driver.h>
 
@@ -18,7 +19,11 @@ struct rw_options {
     int binary;           /* result_format = binary: binary for the converted types */
     int describe_each;    /* describe = per_execution: Describe (portal) before every Execute */
     int sync_per_batch;   /* sync = per_batch: one Sync after the batch's last Execute */
+    uint32_t spin_us;     /* spin_us: poll without sleeping this long before a blocking read */
 };
+
+/* The largest spin_us. */
+#define RW_SPIN_US_MAX 100000u
 
 extern const struct pgcb_option_spec rw_option_specs[];
 

@@ -80,7 +80,9 @@ static void test_descriptors(void **state)
     assert_string_equal(rw_drv.d->options[1].default_value, "per_execution");
     assert_string_equal(rw_drv.d->options[2].key, "sync");
     assert_string_equal(rw_drv.d->options[2].default_value, "per_query");
-    assert_null(rw_drv.d->options[3].key);
+    assert_string_equal(rw_drv.d->options[3].key, "spin_us");
+    assert_string_equal(rw_drv.d->options[3].default_value, "0");
+    assert_null(rw_drv.d->options[4].key);
     assert_string_equal(floor_drv.d->name, "floor");
     assert_int_equal(floor_drv.d->caps, PGCB_CAP_REFERENCE | PGCB_CAP_PIPELINE);
 }
@@ -133,19 +135,21 @@ static void test_rows_modes(void **state)
 
     (void)state;
     for (int m = 0; m < 8; m++) {
-        const struct pgcb_option o[3] = {{"result_format", fmt[m & 1]},
+        /* spin_us changes no protocol choice: half the modes spin */
+        const struct pgcb_option o[4] = {{"result_format", fmt[m & 1]},
                                          {"describe", desc[(m >> 1) & 1]},
-                                         {"sync", sync[(m >> 2) & 1]}};
+                                         {"sync", sync[(m >> 2) & 1]},
+                                         {"spin_us", (m % 3) ? "0" : "20"}};
         struct pgcb_protocol pr = {0, 0, 0, 0};
         char err[PGCB_ERRLEN] = "";
-        assert_int_equal(rw_drv.d->protocol(o, 3, &pr, err, sizeof err), PGCB_OK);
+        assert_int_equal(rw_drv.d->protocol(o, 4, &pr, err, sizeof err), PGCB_OK);
         assert_int_equal(pr.result_format, (m & 1) ? PGCB_FORMAT_BINARY : PGCB_FORMAT_TEXT);
         assert_int_equal(pr.describe, ((m >> 1) & 1) ? PGCB_DESCRIBE_ONCE
                                                      : PGCB_DESCRIBE_PER_EXECUTION);
         assert_int_equal(pr.sync, ((m >> 2) & 1) ? PGCB_SYNC_PER_BATCH : PGCB_SYNC_PER_QUERY);
         assert_int_equal(pr.statements, PGCB_STMT_NAMED);
-        struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", o, 3);
-        struct pgcb_conn *fc = drvtest_open_ok(&floor_drv, "", o, 3);
+        struct pgcb_conn *rc = drvtest_open_ok(&rw_drv, "", o, 4);
+        struct pgcb_conn *fc = drvtest_open_ok(&floor_drv, "", o, 4);
         for (size_t l = 0; l < sizeof limits / sizeof *limits; l++) {
             struct pgcb_stmt *rst = drvtest_prepare_limit(&rw_drv, rc, limits[l]);
             struct pgcb_stmt *fst = drvtest_prepare_limit(&floor_drv, fc, limits[l]);
@@ -503,6 +507,12 @@ static void test_bad_options(void **state)
     struct pgcb_protocol pr;
     assert_int_equal(floor_drv.d->protocol(badsync, 1, &pr, err, sizeof err), PGCB_ERR_CONFIG);
     assert_string_equal(err, "sync = \"sometimes\": expected per_query or per_batch");
+    static const char *const badspin[] = {"", "-1", "1x", "100001", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof badspin / sizeof *badspin; i++) {
+        const struct pgcb_option o[] = {{"spin_us", badspin[i]}};
+        assert_int_equal(rw_drv.d->open("", o, 1, &c, err, sizeof err), PGCB_ERR_CONFIG);
+        assert_non_null(strstr(err, "expected microseconds from 0 to 100000"));
+    }
 }
 
 /* ---- the floor ---------------------------------------------------------- */
