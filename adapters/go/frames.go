@@ -41,6 +41,8 @@ type request struct {
 	Params   [][]*string            `json:"params"`
 	Dump     bool                   `json:"dump"`
 	Phase    string                 `json:"phase"`
+	// hello's optional result_format ("text" | "binary"); nil: not asked.
+	ResultFormat *string `json:"result_format"`
 }
 
 // connRequest is what libpq connected with, as the bridge passes it.

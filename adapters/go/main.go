@@ -43,6 +43,16 @@ func goVersion() string {
 type helloInfo struct {
 	client, clientVersion, links string
 	pipeline, noIO               bool
+	// wire: hello's "wire", what the client really sends the server
+	// (docs/bridge-protocol.md); nil: nothing to say (no I/O).
+	wire *wireInfo
+}
+
+// wireInfo is hello's "wire" object: result_format text | binary, describe
+// per_execution | once, sync per_query | per_batch, statements named |
+// unnamed (checked on the wire by tests/server/test_wire_claims.c).
+type wireInfo struct {
+	resultFormat, describe, sync, statements string
 }
 
 // client is one client library behind the protocol.
@@ -187,11 +197,14 @@ func (a *adapter) hello(rq *request, w *jw) *failure {
 			opts[k] = fmt.Sprint(x)
 		}
 	}
+	if rq.ResultFormat != nil && *rq.ResultFormat != "text" && *rq.ResultFormat != "binary" {
+		return &failure{kind: "protocol", msg: fmt.Sprintf("hello: result_format must be \"text\" or \"binary\", not %q", *rq.ResultFormat)}
+	}
 	var cl client
 	var f *failure
 	switch rq.Client {
 	case "pgx":
-		cl, f = newPgxClient(opts)
+		cl, f = newPgxClient(opts, rq.ResultFormat)
 	case "null":
 		cl, f = newNullClient(opts)
 	default:
@@ -213,6 +226,15 @@ func (a *adapter) hello(rq *request, w *jw) *failure {
 	w.boolean("pipeline", in.pipeline)
 	w.boolean("no_io", in.noIO)
 	w.str("text_length", "bytes")
+	if in.wire != nil {
+		w.key("wire")
+		o := newJW()
+		o.str("result_format", in.wire.resultFormat)
+		o.str("describe", in.wire.describe)
+		o.str("sync", in.wire.sync)
+		o.str("statements", in.wire.statements)
+		w.b = append(w.b, o.finish()...)
+	}
 	return nil
 }
 

@@ -164,10 +164,14 @@ async function hello(req) {
         throw new AdapterError('unsupported', `the Node.js adapter speaks bridge protocol ${PROTOCOL}, ` +
             `not ${JSON.stringify(req.protocol)}`);
     }
-    client = createClient(req.client, req.options);
+    const format = req.result_format === undefined || req.result_format === null ? null : req.result_format;
+    if (format !== null && format !== 'text' && format !== 'binary') {
+        throw protocolError(`hello: "result_format" must be "text" or "binary", not ${JSON.stringify(format)}`);
+    }
+    client = createClient(req.client, req.options, format);
     helloDone = true;
     const info = client.info;
-    return {
+    const reply = {
         ok: true,
         protocol: PROTOCOL,
         adapter: 'node',
@@ -180,6 +184,9 @@ async function hello(req) {
         no_io: info.no_io,
         text_length: 'utf16',
     };
+    // What the client really sends (absent for the null client: no I/O).
+    if (info.wire) reply.wire = info.wire;
+    return reply;
 }
 
 async function connect(req) {

@@ -204,8 +204,9 @@ int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen)
         c->broken = 1;
         return PGCB_ERR_CONFIG;
     }
-    json_t *req = json_pack("{s:s, s:i, s:s, s:O}", "op", "hello", "protocol", BR_PROTOCOL,
-                            "client", c->cfg.client, "options", c->cfg.options);
+    json_t *req = json_pack("{s:s, s:i, s:s, s:O, s:s}", "op", "hello", "protocol", BR_PROTOCOL,
+                            "client", c->cfg.client, "options", c->cfg.options,
+                            "result_format", br_format_name(c->cfg.result_format));
     json_t *r;
     int rc = br_call(c, req, c->cfg.timeout_ms, &r, err, errlen);
     if (rc != PGCB_OK) {
@@ -253,6 +254,10 @@ int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen)
         json_decref(r);
         return br_conn_fail(c, err, errlen, "its hello's text_length '%s' is none of utf16, "
                             "codepoints, bytes", tl);
+    }
+    if (br_wire_read(r, &h->wire, why, sizeof why) != 0) {
+        json_decref(r);
+        return br_conn_fail(c, err, errlen, "%s", why);
     }
     json_decref(r);
     return PGCB_OK;

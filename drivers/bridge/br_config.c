@@ -24,6 +24,8 @@ const struct pgcb_option_spec br_options[] = {
     {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3)"},
     {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
                        "the directory of bridge.so, e.g. build/adapters)"},
+    {"result_format", "text", "the result format the client is to ask for: text or binary (a "
+                              "client that cannot choose does what it does, and says so)"},
     {"start_timeout_ms", "30000", "how long the adapter may take to answer anything but a run "
                                   "(hello, connect, prepare, phase, close)"},
     {NULL, NULL, NULL},
@@ -139,14 +141,14 @@ static const char *br_opt(const struct pgcb_option *opts, size_t nopts, const ch
 int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
                    char *err, size_t errlen)
 {
-    *cfg = (struct br_config){.timeout_ms = 30000};
+    *cfg = (struct br_config){.timeout_ms = 30000, .result_format = PGCB_FORMAT_TEXT};
     for (size_t i = 0; i < nopts; i++) {
         const struct pgcb_option_spec *o = br_options;
         while (o->key && strcmp(o->key, opts[i].key) != 0)
             o++;
         if (!o->key) {
             snprintf(err, errlen, "unknown option '%s' (the bridge's are adapter, client, "
-                     "options, command, runtime, adapters, start_timeout_ms)", opts[i].key);
+                     "options, command, runtime, adapters, result_format, start_timeout_ms)", opts[i].key);
             return PGCB_ERR_CONFIG;
         }
     }
@@ -155,6 +157,11 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     const char *client = br_opt(opts, nopts, "client");
     const char *runtime = br_opt(opts, nopts, "runtime");
     const char *timeout = br_opt(opts, nopts, "start_timeout_ms");
+    /* Not br_opt: an empty result_format is a bad value, not the default. */
+    const char *format = NULL;
+    for (size_t i = 0; i < nopts; i++)
+        if (strcmp(opts[i].key, "result_format") == 0)
+            format = opts[i].value ? opts[i].value : "";
     if (adapter && command) {
         snprintf(err, errlen, "set adapter or command, not both");
         return PGCB_ERR_CONFIG;
@@ -180,6 +187,14 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
             return PGCB_ERR_CONFIG;
         }
         cfg->timeout_ms = (int)t;
+    }
+    if (format && strcmp(format, "text") == 0)
+        cfg->result_format = PGCB_FORMAT_TEXT;
+    else if (format && strcmp(format, "binary") == 0)
+        cfg->result_format = PGCB_FORMAT_BINARY;
+    else if (format) {
+        snprintf(err, errlen, "result_format = '%s': expected text or binary", format);
+        return PGCB_ERR_CONFIG;
     }
     cfg->client = strdup(client);
     cfg->options = br_client_options(br_opt(opts, nopts, "options"), err, errlen);

@@ -30,6 +30,7 @@ struct br_config {
     char *client;           /* owned */
     json_t *options;        /* the client's options, an object; owned */
     int timeout_ms;         /* for every request but run */
+    enum pgcb_format result_format; /* asked of the client in hello (default text) */
 };
 
 /* What the adapter said in its hello reply. */
@@ -38,6 +39,9 @@ struct br_hello {
     char links[PGCB_LINKS_LEN];
     int pipeline, no_io;
     enum br_textlen text_length;
+    /* hello's optional "wire": what the client really sends the server;
+     * 0 in a field: the adapter did not say (no "wire", a field absent). */
+    struct pgcb_protocol wire;
 };
 
 struct pgcb_stmt {
@@ -82,8 +86,18 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
 void br_config_free(struct br_config *cfg);
 
 /* Start the adapter of cfg into c (which takes cfg over) and exchange
- * hello. PGCB_OK, or a status with err (the adapter is stopped then). */
+ * hello (its "wire" read by br_wire_read). PGCB_OK, or a status with err
+ * (the adapter is stopped then). */
 int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen);
+
+/* The hello reply's optional "wire" object (br_wire.c) into *out (zeroed
+ * first): absent, or a field absent, is 0 (unknown). Returns 0, or -1 with
+ * `why` naming the field and the value that is not the protocol's (the
+ * caller names the adapter). */
+int br_wire_read(const json_t *hello, struct pgcb_protocol *out, char *why, size_t whylen);
+
+/* The protocol's name of a result format ("text", "binary"). */
+const char *br_format_name(enum pgcb_format f);
 
 /* Send `req` (a JSON object, stolen) and read the reply into *reply (the
  * caller's reference, also set when the reply is a failure), and the

@@ -5,7 +5,8 @@
  *
  * The descriptor and its operations; the exchange is in br_call.c, the
  * adapter process in br_proc.c, the runs in br_run.c, dumps in br_dump.c,
- * the options in br_config.c, the conninfo in br_conninfo.c.
+ * the options in br_config.c, the conninfo in br_conninfo.c, hello's
+ * "wire" in br_wire.c.
  *
  * Threading: one connection is used by one thread at a time (driver.h);
  * nothing is global but the descriptor and its `links`, computed once.
@@ -121,20 +122,47 @@ static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t 
     return PGCB_OK;
 }
 
-static int br_instance(const struct pgcb_option *opts, size_t nopts, struct pgcb_instance *out,
-                       char *err, size_t errlen)
+/* What a section with these options is, before any connection: an adapter
+ * started and asked hello, then closed -- the one path instance() and
+ * protocol() share (the runner calls both at load time). *hello is what it
+ * answered. PGCB_OK, or PGCB_ERR_CONFIG with err. */
+static int br_probe(const struct pgcb_option *opts, size_t nopts, struct br_hello *hello,
+                    char *err, size_t errlen)
 {
     struct pgcb_conn *c;
     int rc = br_new(opts, nopts, &c, err, errlen);
     if (rc != PGCB_OK)
         return PGCB_ERR_CONFIG;
-    const struct br_hello *h = &c->hello;
-    out->caps = PGCB_CAP_SELF_TIMED | (h->pipeline ? PGCB_CAP_PIPELINE : 0) |
-                (h->no_io ? PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE : 0);
-    snprintf(out->links, sizeof out->links, "%.170s [adapter %.24s %.16s, bridge protocol %d]",
-             h->links,
-             h->adapter, h->adapter_version, BR_PROTOCOL);
+    *hello = c->hello;
     br_close(c);
+    return PGCB_OK;
+}
+
+static int br_instance(const struct pgcb_option *opts, size_t nopts, struct pgcb_instance *out,
+                       char *err, size_t errlen)
+{
+    struct br_hello h;
+    int rc = br_probe(opts, nopts, &h, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    out->caps = PGCB_CAP_SELF_TIMED | (h.pipeline ? PGCB_CAP_PIPELINE : 0) |
+                (h.no_io ? PGCB_CAP_NO_IO | PGCB_CAP_REFERENCE : 0);
+    snprintf(out->links, sizeof out->links, "%.170s [adapter %.24s %.16s, bridge protocol %d]",
+             h.links, h.adapter, h.adapter_version, BR_PROTOCOL);
+    return PGCB_OK;
+}
+
+/* ABI 1.3: what the adapter's hello says its client sends ("wire"), never
+ * the request echoed: a client that cannot give the result_format asked
+ * for reports the one it uses, and the runner compares. */
+static int br_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
+                       char *err, size_t errlen)
+{
+    struct br_hello h;
+    int rc = br_probe(opts, nopts, &h, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    *out = h.wire;
     return PGCB_OK;
 }
 
@@ -222,6 +250,7 @@ const struct pgcb_driver *pgcb_driver_entry(void)
         .instance = br_instance,
         .run_block = br_run_block,
         .phase = br_phase,
+        .protocol = br_protocol,
     };
     if (!links[0]) {
         int v = PQlibVersion();

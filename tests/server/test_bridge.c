@@ -196,6 +196,7 @@ static void test_descriptor(void **state)
     assert_true(PGCB_DRIVER_HAS(d, 2, instance));
     assert_true(PGCB_DRIVER_HAS(d, 2, run_block));
     assert_true(PGCB_DRIVER_HAS(d, 2, phase));
+    assert_true(PGCB_DRIVER_HAS(d, 3, protocol));
     assert_non_null(strstr(d->links, "bridge protocol 1"));
 }
 
@@ -568,6 +569,80 @@ static void test_fake_start(void **state)
     assert_int_equal(child_with("fake_adapter.py"), 0);
 }
 
+/* protocol() of the fake adapter with option wire=WHAT and the bridge's
+ * result_format (NULL: not set): the status, *out, err. */
+static int fake_protocol(const char *wire, const char *format, struct pgcb_protocol *out,
+                         char *err, size_t errlen)
+{
+    char options[64];
+    snprintf(options, sizeof options, "io=yes wire=%s", wire);
+    struct pgcb_option o[4] = {{"command", fake_cmd}, {"client", "fake"}, {"options", options}};
+    size_t n = 3;
+    if (format)
+        o[n++] = (struct pgcb_option){"result_format", format};
+    memset(out, 0xff, sizeof *out);
+    err[0] = '\0';
+    return br.d->protocol(o, n, out, err, errlen);
+}
+
+/* hello's "wire": the bridge passes result_format (default text) and maps
+ * what the adapter answers, never the request: absent is all unknown, a
+ * partial one leaves the rest unknown, a value outside the protocol is a
+ * protocol error naming the adapter, the field and the value. */
+static void test_fake_wire(void **state)
+{
+    (void)state;
+    char err[PGCB_ERRLEN];
+    struct pgcb_protocol p;
+    assert_int_equal(fake_protocol("absent", NULL, &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(p.result_format, 0);
+    assert_int_equal(p.describe, 0);
+    assert_int_equal(p.sync, 0);
+    assert_int_equal(p.statements, 0);
+    /* echo: what the bridge asked for comes back as the adapter's claim. */
+    assert_int_equal(fake_protocol("echo", NULL, &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(p.result_format, PGCB_FORMAT_TEXT);
+    assert_int_equal(p.describe, PGCB_DESCRIBE_ONCE);
+    assert_int_equal(p.sync, PGCB_SYNC_PER_BATCH);
+    assert_int_equal(p.statements, PGCB_STMT_UNNAMED);
+    assert_int_equal(fake_protocol("echo", "binary", &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(p.result_format, PGCB_FORMAT_BINARY);
+    assert_int_equal(fake_protocol("partial", "binary", &p, err, sizeof err), PGCB_OK);
+    assert_int_equal(p.result_format, 0);
+    assert_int_equal(p.describe, PGCB_DESCRIBE_ONCE);
+    assert_int_equal(p.sync, 0);
+    assert_int_equal(p.statements, 0);
+    static const struct {
+        const char *wire, *msg;
+    } bad[] = {
+        {"bad", "adapter fake (client fake): its hello's wire.sync is 'sometimes', none of "
+                "per_query, per_batch"},
+        {"number", "adapter fake (client fake): its hello's wire.statements is a JSON number, "
+                   "none of named, unnamed"},
+        {"list", "adapter fake (client fake): its hello's \"wire\" is not an object"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = fake_protocol(bad[i].wire, NULL, &p, err, sizeof err);
+        if (rc == PGCB_OK || !strstr(err, bad[i].msg))
+            fail_msg("wire=%s: %d \"%s\", expected \"%s\"", bad[i].wire, rc, err, bad[i].msg);
+        drvtest_assert_one_line(err);
+        assert_int_equal(child_with("fake_adapter.py"), 0);
+        /* open() reads the same hello: it fails too. */
+        char options[64];
+        snprintf(options, sizeof options, "io=yes wire=%s", bad[i].wire);
+        struct pgcb_conn *c;
+        assert_int_not_equal(open_fake(options, NULL, NULL, &c, err, sizeof err), PGCB_OK);
+        assert_null(c);
+    }
+    /* A bad result_format is the bridge's config error, naming key and value. */
+    int rc = fake_protocol("echo", "xml", &p, err, sizeof err);
+    assert_int_equal(rc, PGCB_ERR_CONFIG);
+    assert_string_equal(err, "result_format = 'xml': expected text or binary");
+    rc = fake_protocol("echo", "", &p, err, sizeof err);
+    assert_int_equal(rc, PGCB_ERR_CONFIG);
+    assert_string_equal(err, "result_format = '': expected text or binary");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -582,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_fake_faults),
         cmocka_unit_test(test_fake_wrong_values),
         cmocka_unit_test(test_fake_start),
+        cmocka_unit_test(test_fake_wire),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -128,14 +128,21 @@ class Session:
             options = {}
         if not isinstance(options, dict) or not all(isinstance(v, str) for v in options.values()):
             raise AdapterError("config", "hello: options must be an object of strings")
+        result_format = req.get("result_format")
+        if result_format not in (None, "text", "binary"):
+            raise AdapterError("protocol", "hello: result_format must be \"text\" or "
+                               "\"binary\", not %r" % (result_format,))
         name = req.get("client")
         cls = clients.load(name)
-        client = cls(options)
+        client = cls(options, result_format)
         reply = {"ok": True, "protocol": PROTOCOL, "adapter": ADAPTER,
                  "adapter_version": ADAPTER_VERSION, "runtime": runtime(), "client": name}
         reply.update(client.info())
         reply["no_io"] = client.no_io
         reply["text_length"] = "codepoints"
+        wire = client.wire()
+        if wire is not None:
+            reply["wire"] = wire
         self.client, self.client_name = client, name
         return reply
 

@@ -2,10 +2,15 @@
 // The clients of the Node.js adapter, by the name `hello` gives.
 //
 // Contract of a client (what adapter.js and block.js use):
-//   create(options) -> client, or throws AdapterError "config" (a bad option,
-//     a module that cannot be loaded). `options` are the strings of hello's
-//     `options`; options.js checks them.
-//   client.info: {client_version, links, pipeline, no_io} for hello's reply.
+//   create(options, resultFormat) -> client, or throws AdapterError "config" (a
+//     bad option, a module that cannot be loaded). `options` are the strings of
+//     hello's `options`; options.js checks them. resultFormat is hello's
+//     result_format, 'text' or 'binary', or null (not asked: the client's own
+//     default); a client that cannot choose ignores it and says so in `wire`.
+//   client.info: {client_version, links, pipeline, no_io, wire} for hello's
+//     reply; wire (absent for a no_io client): what the client really sends,
+//     {result_format, describe, sync, statements}, as read in its source and
+//     checked on the wire by tests/server/test_wire_claims.c.
 //   async client.connect(conn): opens the one connection (conn null for a
 //     no_io client); throws AdapterError "connect".
 //   async client.prepare(stmt): makes stmt ({num, name, sql, nparams}) ready
@@ -39,12 +44,12 @@ function clientNames() {
     return Object.keys(CLIENTS);
 }
 
-function createClient(name, options) {
+function createClient(name, options, resultFormat) {
     if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(CLIENTS, name)) {
         throw new AdapterError('config',
             `unknown client ${JSON.stringify(name)} (the Node.js adapter has: ${clientNames().join(', ')})`);
     }
-    return CLIENTS[name]()(options == null ? {} : options);
+    return CLIENTS[name]()(options == null ? {} : options, resultFormat == null ? null : resultFormat);
 }
 
 module.exports = { createClient, clientNames };

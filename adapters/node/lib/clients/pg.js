@@ -17,6 +17,19 @@
 //     postgres.js's +x), leaves int8 and date as strings and parses
 //     timestamps into Date.
 //
+// Result format (hello's result_format): pg asks for binary results of every
+// column with its client config `binary: true` (and decodes them with the
+// type parsers' binary ones), text otherwise (the default). pg-native cannot
+// choose: its libpq addon passes resultFormat 0 (text) to PQsendQueryPrepared,
+// so it stays text and says so in `wire`.
+//
+// What goes on the wire (hello's `wire`, checked by
+// tests/server/test_wire_claims.c): both send Bind, Describe portal, Execute
+// and Sync for every execution of a named statement (pg's Query.prepare
+// always describes the portal; libpq's PQsendQueryPrepared does too), Parse
+// only the first time. pg's pipeline writes each query with its own Sync;
+// pg-native's pipeline() calls PQpipelineSync after each query.
+//
 // Statements are pg's named query configs {name, text} (one object per
 // statement, as the public benchmark keeps its QueryConfig), executed as
 // client.query(config, values): pg parses a name once per connection, then
@@ -44,7 +57,7 @@ const FLUSH_RETRY_MS = 1;
 // replaced by a short one of ours.
 const MAX_NAME_BYTES = 63;
 
-function create(variant, options) {
+function create(variant, options, resultFormat) {
     const native = variant === 'pg-native';
     const opts = parseOptions(variant, options, native ? NATIVE_OPTIONS : OPTIONS);
     // NODE_PG_FORCE_NATIVE would make pg.Client the native client.
@@ -88,16 +101,24 @@ function create(variant, options) {
             `${typesText}; Node.js ${process.version}`;
     }
     if (native && opts.flush_fix === 'yes') links = links.replace(' native (', ' native (flush fix, ');
-    return new PgClient(variant, pg, Client, opts.pipeline === 'yes', types, native && opts.flush_fix === 'yes', {
+    const binary = !native && resultFormat === 'binary';
+    if (binary) links = links.replace(' (pure JavaScript, ', ' (pure JavaScript, binary results, ');
+    return new PgClient(variant, pg, Client, opts.pipeline === 'yes', types, native && opts.flush_fix === 'yes', binary, {
         client_version: pgVersion,
         links,
         pipeline: opts.pipeline === 'yes',
         no_io: false,
+        wire: {
+            result_format: binary ? 'binary' : 'text',
+            describe: 'per_execution',
+            sync: 'per_query',
+            statements: 'named',
+        },
     });
 }
 
 class PgClient {
-    constructor(variant, pg, Client, pipeline, types, flushFix, info) {
+    constructor(variant, pg, Client, pipeline, types, flushFix, binary, info) {
         this.variant = variant;
         this.native = variant === 'pg-native';
         this.pg = pg;
@@ -105,6 +126,7 @@ class PgClient {
         this.pipeline = pipeline;
         this.types = types;
         this.flushFix = flushFix;
+        this.binary = binary;
         this.info = info;
         this.client = null;
         this.lost = null;  // why the connection broke, once it has
@@ -124,6 +146,7 @@ class PgClient {
             database: conn.dbname,
             pipeline: this.pipeline,
         };
+        if (this.binary) config.binary = true;
         if (conn.application_name !== undefined) config.application_name = conn.application_name;
         if (conn.options !== undefined) config.options = conn.options;
         // libpq's sslmode=require encrypts without verifying the server;

@@ -20,6 +20,15 @@
 //   onclose: records that the connection is gone, because postgres.js would
 //     reconnect silently on the next query: here the next request fails "io".
 // No option of its own (hello's options must be empty).
+//
+// What goes on the wire (hello's `wire`, checked by
+// tests/server/test_wire_claims.c): the first execution sends Parse (a named
+// statement) and Describe statement, and from then on each execution is Bind,
+// Execute and Sync (connection.js: prepared() + ExecuteUnnamed, which carries
+// the Sync): described once, a Sync per query. Its Bind asks for no result
+// format codes: every column in text. postgres.js has no setting for binary
+// results, so hello's result_format = binary is not honoured, and `wire`
+// says text.
 
 const { AdapterError, messageOf, isSqlstate } = require('../errors');
 const { requireModule, packageVersion } = require('../modules');
@@ -29,6 +38,7 @@ const EMPTY = Object.freeze([]);
 const EXEC_OPTIONS = Object.freeze({ prepare: true, simple: false });
 const noop = () => {};
 
+// hello's result_format is not taken: postgres.js always asks for text.
 function create(options) {
     parseOptions('postgres', options, {});
     const postgres = requireModule('postgres');
@@ -38,6 +48,7 @@ function create(options) {
         links: `postgres ${version} (pure JavaScript); Node.js ${process.version}`,
         pipeline: true,
         no_io: false,
+        wire: { result_format: 'text', describe: 'once', sync: 'per_query', statements: 'named' },
     });
 }
 

@@ -12,7 +12,8 @@ libpq `options` string}), exactly the `connect` request's keys.
 Statements: `prepare` is conn.prepare(sql) (a named server-side statement,
 asyncpg's own name); an execution is `await stmt.fetch(*args)`, a list of
 Records. asyncpg always asks for binary results and decodes them in its
-Cython protocol; Records iterate over their values, so the fold's
+Cython protocol (hello's result_format = text cannot be honoured: wire()
+says binary); Records iterate over their values, so the fold's
 zip(*rows) reads them like tuples.
 
 Depth: asyncpg runs one query at a time per connection (two at once raise
@@ -61,8 +62,8 @@ class Client(BaseClient):
     name = "asyncpg"
     options = {}
 
-    def __init__(self, options):
-        super().__init__(options)
+    def __init__(self, options, result_format=None):
+        super().__init__(options, result_format)
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
         self.conn = None
@@ -74,6 +75,15 @@ class Client(BaseClient):
         v = asyncpg.__version__
         return {"client_version": v, "pipeline": False,
                 "links": "asyncpg %s (binary results), asyncio event loop; %s" % (v, runtime())}
+
+    def wire(self):
+        # asyncpg cannot be asked for text: hello's result_format is not
+        # honoured. Its Bind asks for binary for every type it has a binary
+        # codec of (all built-in ones); conn.prepare() sends Parse + Describe
+        # statement + Sync once, and each fetch Bind + Execute + Sync
+        # (protocol.pyx bind_execute): described once, a Sync per query.
+        return {"result_format": "binary", "describe": "once", "sync": "per_query",
+                "statements": "named"}
 
     def connect(self, conn):
         check_conn(conn, "asyncpg")

@@ -1,6 +1,6 @@
 """What every client implements; the session drives it.
 
-Lifecycle: Client(options) at hello (a bad option: AdapterError config),
+Lifecycle: Client(options, result_format) at hello (a bad option: AdapterError config),
 info() for hello's reply, connect(conn) once, prepare(...) per statement,
 then per run: plan(...) outside timing, run_block(...) timed, describe(...)
 for a dump, failure(exc) when a batch raised; phase() for gc; close() at
@@ -54,7 +54,11 @@ class Client:
     no_io = False
     options = {}  # option name -> (default, allowed values or None, help)
 
-    def __init__(self, options: dict):
+    def __init__(self, options: dict, result_format=None):
+        # hello's result_format: "text", "binary", or None (not asked: the
+        # client's own default). A client that cannot choose ignores it and
+        # says what it does in wire().
+        self.result_format = result_format
         known = self.options
         self.opts = {k: v[0] for k, v in known.items()}
         for key, value in options.items():
@@ -70,6 +74,14 @@ class Client:
     # hello: {"client_version", "links", "pipeline"}
     def info(self) -> dict:
         raise NotImplementedError
+
+    def wire(self):
+        """hello's "wire": what the client really sends the server, a dict of
+        result_format (text | binary), describe (per_execution | once), sync
+        (per_query | per_batch), statements (named | unnamed) -- read in the
+        client's source and checked on the wire by
+        tests/server/test_wire_claims.c. None: nothing to say (no I/O)."""
+        return None
 
     def connect(self, conn) -> None:
         raise NotImplementedError

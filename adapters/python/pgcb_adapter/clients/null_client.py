@@ -44,8 +44,8 @@ class Client(BaseClient):
     options = {"rows": ("1", None, "rows per execution when the SQL has no LIMIT <n>"),
                "fail_after": ("0", None, "fail every batch after this many successful ones")}
 
-    def __init__(self, options):
-        super().__init__(options)
+    def __init__(self, options, result_format=None):
+        super().__init__(options, result_format)
         self.rows = _count("rows", self.opts["rows"])
         self.fail_after = _count("fail_after", self.opts["fail_after"])
         self.batches_ok = 0

@@ -13,7 +13,9 @@ first execution and runs it prepared from then on. `prepare` therefore only
 rewrites the SQL ($n -> %s, see sqltext.to_psycopg) and contacts no server:
 a bad statement fails at its first execution. Results are psycopg's
 defaults: text format, rows as tuples of the values its default loaders
-make (int, str, bool, Decimal, datetime ...).
+make (int, str, bool, Decimal, datetime ...); with hello's result_format =
+binary, every cursor is conn.cursor(binary=True): binary results, decoded
+by psycopg's binary loaders into the same Python types.
 
 Batches (depth D, on D cursors reused across batches):
     depth 1, no begin/commit: execute + fetchall.
@@ -93,8 +95,9 @@ class Client(BaseClient):
     options = {"pipeline": ("auto", ("auto", "no"),
                             "auto: pipeline mode for a batch of more than one statement")}
 
-    def __init__(self, options):
-        super().__init__(options)
+    def __init__(self, options, result_format=None):
+        super().__init__(options, result_format)
+        self.binary = result_format == "binary"
         self.conn = None
         self.pipeline_off = ""
         if self.opts["pipeline"] == "auto" and not psycopg.Pipeline.is_supported():
@@ -113,14 +116,24 @@ class Client(BaseClient):
         return {"client_version": psycopg.__version__, "links": links,
                 "pipeline": self.use_pipeline}
 
+    def wire(self):
+        # libpq's PQsendQueryPrepared sends Bind, Describe portal, Execute
+        # with every execution (and Sync outside pipeline mode); psycopg's
+        # pipeline sends one Sync when its block ends (a batch of depth > 1
+        # or with begin/commit), so with pipelines a batch has one Sync.
+        return {"result_format": "binary" if self.binary else "text",
+                "describe": "per_execution",
+                "sync": "per_batch" if self.use_pipeline else "per_query",
+                "statements": "named"}
+
     def connect(self, conn):
         check_conn(conn, "psycopg")
         try:
             self.conn = psycopg.connect(make_conninfo(**conn), autocommit=True)
         except psycopg.Error as e:
             raise AdapterError("connect", str(e)) from None
-        self.begin_cur = self.conn.cursor()
-        self.commit_cur = self.conn.cursor()
+        self.begin_cur = self.conn.cursor(binary=self.binary)
+        self.commit_cur = self.conn.cursor(binary=self.binary)
 
     def prepare(self, number, name, sql, nparams):
         return Statement(sql)
@@ -130,7 +143,7 @@ class Client(BaseClient):
 
     def _cursors(self, n):
         while len(self.cursors) < n:
-            self.cursors.append(self.conn.cursor())
+            self.cursors.append(self.conn.cursor(binary=self.binary))
         return self.cursors[:n]
 
     def plan(self, st, depth, begin, commit, params, runnable):
