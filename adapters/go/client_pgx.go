@@ -7,15 +7,11 @@
 // (one write, one Sync: pgx's pipelining), the results read in order.
 // Option pipeline=no runs depth > 1 as depth conn.Query calls instead.
 //
-// Result format (hello's result_format): binary (pgx's default: binary for
-// the types pgx knows, text for the rest), or text: every column in text,
-// decoded by the same pgtype text decoders rows.Values() uses for a text
-// column. conn.Query takes pgx.QueryResultFormats{TextFormatCode} as its
-// first argument; SendBatch has no such option in pgx v4, so a text batch is
-// the same pgconn.Batch SendBatch builds (ExecPrepared of the name, one Sync)
-// with the result format codes given, read through pgconn's ResultReader and
-// decoded as connRows.Values() decodes (textValues). Not asked (no
-// result_format): binary, pgx's own default.
+// Result format: binary for the types pgx knows, text for the rest, always
+// (hello's result_format is not honoured): that is what pgx asks for, and
+// its batch API (SendBatch) cannot ask for anything else in v4, so a text
+// run marks pgx as not like for like instead of running it through code of
+// ours.
 //
 // On the wire (hello's "wire", checked by tests/server/test_wire_claims.c):
 // pgconn's ExecPrepared and Batch.ExecPrepared send Bind, Describe portal,
@@ -32,27 +28,22 @@ import (
 	"strings"
 
 	"github.com/jackc/pgconn"
-	"github.com/jackc/pgproto3/v2"
 	"github.com/jackc/pgtype"
 	"github.com/jackc/pgx/v4"
 )
 
 type pgxClient struct {
 	pipeline bool
-	text     bool // every result column in text (hello's result_format = text)
 	conn     *pgx.Conn
 	ctx      context.Context
 }
 
-// textFormats: the one format code that asks for text for every column.
-var textFormats = []int16{pgx.TextFormatCode}
-
 func newPgxClient(opts map[string]string, resultFormat *string) (client, *failure) {
+	_ = resultFormat // not honoured: see the top of this file
 	if f := checkOptions("pgx", opts, "pipeline"); f != nil {
 		return nil, f
 	}
 	c := &pgxClient{pipeline: true, ctx: context.Background()}
-	c.text = resultFormat != nil && *resultFormat == "text"
 	if v, ok := opts["pipeline"]; ok {
 		switch strings.ToLower(v) {
 		case "yes", "on", "true", "1":
@@ -71,10 +62,6 @@ func (c *pgxClient) info() helloInfo {
 	if !c.pipeline {
 		how = "depth > 1 one query at a time"
 	}
-	format, formatText := "binary", "binary format for the types pgx knows"
-	if c.text {
-		format, formatText = "text", "text format (QueryResultFormats)"
-	}
 	sync := "per_batch"
 	if !c.pipeline {
 		sync = "per_query"
@@ -82,10 +69,10 @@ func (c *pgxClient) info() helloInfo {
 	return helloInfo{
 		client:        "pgx",
 		clientVersion: pgxVersion,
-		links: fmt.Sprintf("pgx %s (pgconn %s, pgtype %s, pgproto3 %s; pure Go; %s; %s); %s",
-			pgxVersion, pgconnVersion, pgtypeVersion, pgproto3Version, formatText, how, goVersion()),
+		links: fmt.Sprintf("pgx %s (pgconn %s, pgtype %s, pgproto3 %s; pure Go; binary format for the types pgx knows; %s); %s",
+			pgxVersion, pgconnVersion, pgtypeVersion, pgproto3Version, how, goVersion()),
 		pipeline: c.pipeline,
-		wire:     &wireInfo{resultFormat: format, describe: "per_execution", sync: sync, statements: "named"},
+		wire:     &wireInfo{resultFormat: "binary", describe: "per_execution", sync: sync, statements: "named"},
 	}
 }
 
@@ -257,14 +244,9 @@ func (c *pgxClient) runBatch(p *plan, i int) (uint64, uint32, *failure) {
 			return 0, 0, c.fail(err)
 		}
 	}
-	if c.text && p.depth > 1 && c.pipeline {
-		var f *failure
-		if h, total, f = c.runTextBatch(p, i, h); f != nil {
-			return 0, 0, f
-		}
-	} else if p.depth == 1 || !c.pipeline {
+	if p.depth == 1 || !c.pipeline {
 		for k := 0; k < p.depth; k++ {
-			rows, err := conn.Query(ctx, p.stmt.name, p.queryArgs(i, k)...)
+			rows, err := conn.Query(ctx, p.stmt.name, p.argsFor(i, k)...)
 			if err != nil {
 				rows.Close()
 				return 0, 0, c.fail(err)
@@ -307,120 +289,6 @@ func (c *pgxClient) runBatch(p *plan, i int) (uint64, uint32, *failure) {
 		}
 	}
 	return total, h, nil
-}
-
-// argPrefix: with result_format = text, pgx's option that asks for every
-// result column in text, before each conn.Query's arguments.
-func (c *pgxClient) argPrefix() []interface{} {
-	if !c.text {
-		return nil
-	}
-	return []interface{}{pgx.QueryResultFormats(textFormats)}
-}
-
-// runTextBatch is SendBatch's pipelined batch of depth executions of the
-// named statement (one pgconn.Batch: Bind, Describe portal, Execute each,
-// one Sync) with text results, which SendBatch cannot ask for: parameters
-// as text (as pgx sends a Go string), every result read and decoded with
-// textValues. Returns the fold and the rows.
-func (c *pgxClient) runTextBatch(p *plan, i int, h uint32) (uint32, uint64, *failure) {
-	b := &pgconn.Batch{}
-	for k := 0; k < p.depth; k++ {
-		b.ExecPrepared(p.stmt.name, textParams(p.argsFor(i, k)), nil, textFormats)
-	}
-	mrr := c.conn.PgConn().ExecBatch(c.ctx, b)
-	var total uint64
-	ci := c.conn.ConnInfo()
-	for k := 0; k < p.depth; k++ {
-		if !mrr.NextResult() {
-			err := mrr.Close()
-			if err == nil {
-				err = fmt.Errorf("the batch returned %d results of %d", k, p.depth)
-			}
-			return h, 0, c.fail(err)
-		}
-		var n uint32
-		var err error
-		h, n, err = c.consumeText(p, ci, mrr.ResultReader(), h)
-		if err != nil {
-			mrr.Close()
-			return h, 0, c.fail(err)
-		}
-		total += uint64(n)
-	}
-	if err := mrr.Close(); err != nil {
-		return h, 0, c.fail(err)
-	}
-	return h, total, nil
-}
-
-// textParams: the arguments (Go strings or nil) as pgconn's text values.
-func textParams(args []interface{}) [][]byte {
-	if len(args) == 0 {
-		return nil
-	}
-	vals := make([][]byte, len(args))
-	for j, a := range args {
-		if s, ok := a.(string); ok {
-			vals[j] = []byte(s)
-		}
-	}
-	return vals
-}
-
-// consumeText is consume for one text-format result of a pgconn batch.
-func (c *pgxClient) consumeText(p *plan, ci *pgtype.ConnInfo, rr *pgconn.ResultReader, h uint32) (uint32, uint32, error) {
-	fds := rr.FieldDescriptions()
-	ncols := len(fds)
-	p.fold.start(ncols)
-	var rec *result
-	if p.dump {
-		p.results = append(p.results, result{columns: make([]column, ncols)})
-		rec = &p.results[len(p.results)-1]
-		for j := range fds {
-			rec.columns[j] = column{name: string(fds[j].Name), oid: fds[j].DataTypeOID}
-		}
-	}
-	for rr.NextRow() {
-		vals, err := textValues(ci, fds, rr.Values())
-		if err != nil {
-			rr.Close()
-			return h, 0, err
-		}
-		p.fold.row(vals)
-		if rec != nil {
-			rec.rows = append(rec.rows, retain(vals))
-		}
-	}
-	if _, err := rr.Close(); err != nil {
-		return h, 0, err
-	}
-	return p.fold.finish(h, ncols), p.fold.nrows, nil
-}
-
-// textValues decodes one row of text values as pgx v4's connRows.Values()
-// decodes a text column: the type's pgtype TextDecoder (GenericText for a
-// type pgx does not know), then Get().
-func textValues(ci *pgtype.ConnInfo, fds []pgproto3.FieldDescription, raw [][]byte) ([]interface{}, error) {
-	values := make([]interface{}, 0, len(fds))
-	for j := range fds {
-		buf := raw[j]
-		if buf == nil {
-			values = append(values, nil)
-			continue
-		}
-		var decoder pgtype.TextDecoder = &pgtype.GenericText{}
-		if dt, ok := ci.DataTypeForOID(fds[j].DataTypeOID); ok {
-			if d, ok := dt.Value.(pgtype.TextDecoder); ok {
-				decoder = d
-			}
-		}
-		if err := decoder.DecodeText(ci, buf); err != nil {
-			return nil, err
-		}
-		values = append(values, decoder.(pgtype.Value).Get())
-	}
-	return values, nil
 }
 
 func (c *pgxClient) connInfo() *pgtype.ConnInfo {

@@ -17,14 +17,9 @@ type plan struct {
 	begin, commit *statement      // both or neither
 	depth         int             // executions per batch
 	args          [][]interface{} // nil, or per execution i*depth+k: string or nil each
-	// prefix: what the client puts before every execution's arguments
-	// (pgx: its QueryResultFormats option), nil: nothing; qargs: prefix +
-	// args per execution, built with the plan (nil when args is nil).
-	prefix  []interface{}
-	qargs   [][]interface{}
-	dump    bool
-	results []result // dump: every execution, in order
-	fold    folder
+	dump          bool
+	results       []result // dump: every execution, in order
+	fold          folder
 	// badBatch: the first batch with an execution whose count of
 	// parameters is not the statement's (the client sends it anyway, for
 	// the server to refuse); -1: none.
@@ -99,35 +94,8 @@ func (a *adapter) plan(rq *request) (*plan, *failure) {
 	if rq.Params == nil && st.serverParams > 0 {
 		p.badBatch, p.badExec = 0, 0
 	}
-	if ap, ok := a.cl.(argPrefixer); ok {
-		p.prefix = ap.argPrefix()
-	}
-	if p.prefix != nil && p.args != nil {
-		p.qargs = make([][]interface{}, len(p.args))
-		for e, args := range p.args {
-			p.qargs[e] = append(append(make([]interface{}, 0, len(p.prefix)+len(args)), p.prefix...), args...)
-		}
-	}
 	p.fold.setKinds(parseKinds(rq.Kinds), st.ncols)
 	return p, nil
-}
-
-// argPrefixer is a client with options to put before every execution's
-// arguments (built into the plan, outside the timed batches).
-type argPrefixer interface {
-	argPrefix() []interface{}
-}
-
-// queryArgs is what execution k of batch i passes to the client: prefix
-// and parameters (argsFor without a prefix).
-func (p *plan) queryArgs(i, k int) []interface{} {
-	if p.prefix == nil {
-		return p.argsFor(i, k)
-	}
-	if p.qargs == nil {
-		return p.prefix
-	}
-	return p.qargs[i*p.depth+k]
 }
 
 // run answers a run request; it writes its own reply, failure included.
