@@ -22,7 +22,7 @@ FUZZ_INPUTS_SECONDS ?= 30
 FI_CC     = clang
 FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FI_COMMON = common/util.c
+FI_COMMON = common/util.c common/proto.c
 FI_CONFIG_SRC = tests/fuzz/fuzz_config.c runner/config.c runner/orders.c runner/gen.c $(FI_COMMON)
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
