@@ -204,10 +204,10 @@ static void find_backends(struct pgcb_session *s, size_t d)
         pgcb_backend_set_init(set, NULL, 0, s->nthreads, 0);
     } else if (!sd->host.tag[0]) {
         pgcb_backend_set_unknown(set, "PGAPPNAME gives the connections an application_name of "
-                                      "the user's own, by which its backends cannot be told "
+                                      "the user's own, by which the backends cannot be told "
                                       "from others");
     } else if (pgcb_conninfo_appname(s->cfg->conninfo, app, sizeof app)) {
-        pgcb_backend_set_unknown(set, "the conninfo sets application_name=%s, by which its "
+        pgcb_backend_set_unknown(set, "the conninfo sets application_name=%s, by which the "
                                       "backends cannot be told from others", app);
     } else {
         int n = pgcb_server_tagged_pids(s->cfg->conninfo, sd->host.tag, pids, PGCB_MAX_THREADS,
