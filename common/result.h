@@ -49,6 +49,32 @@ struct pgcb_res_driver {
     unsigned proto_explicit;    /* bit per field its own section set (a variant, not the run's) */
 };
 
+/* The server side of one driver in one group: its own backends (the host's
+ * connections, found by application_name; runner/backend.h), read from
+ * /proc around each measured order, summed over the orders, per query
+ * executed in them. Every figure is NAN when unknown: a driver that does no
+ * I/O, a server elsewhere, backends that could not be found (why says so). */
+struct pgcb_res_backend {
+    double cpu_ns_per_query;     /* user + system: the backends' schedstat run time (exact)
+                                    when every one had it (cpu_exact), else the ticks' sum */
+    /* /proc/PID/stat utime and stime: clock ticks (10 ms at USER_HZ 100) summed over the
+     * orders, reported as measured (their sum is not scaled to cpu_ns_per_query) */
+    double user_ns_per_query;
+    double sys_ns_per_query;
+    double voluntary_switches_per_query;   /* /proc/PID/status voluntary_ctxt_switches */
+    double involuntary_switches_per_query; /* ... nonvoluntary_ctxt_switches */
+    uint32_t pids;               /* backends read: one per connection of the host; 0: unknown */
+    int cpu_exact;               /* cpu_ns_per_query is from schedstat, not ticks */
+    char *why;                   /* why unknown, for a driver that does I/O; NULL otherwise.
+                                    The cell owns it. */
+};
+
+/* The backend figures are known (pids > 0); a zeroed struct is not. */
+static inline int pgcb_res_backend_known(const struct pgcb_res_backend *b)
+{
+    return b->pids > 0;
+}
+
 /* One driver in one group: every figure pooled over all execution orders. */
 struct pgcb_res_cell {
     enum pgcb_cell_status status;
@@ -64,6 +90,7 @@ struct pgcb_res_cell {
     double server_cpu_ns_per_query; /* the local server's CPU time while this driver was
                                    measured / queries; NAN if the server is not local */
     double server_busy;         /* that CPU time / the wall time: 1.0 = one CPU all the time */
+    struct pgcb_res_backend backend; /* this driver's own backends */
     uint64_t wall_ns;           /* sum of the timed samples */
     double *order_medians_ns;   /* one per execution order; NAN where not run */
     size_t norders;

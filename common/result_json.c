@@ -195,6 +195,30 @@ static json_t *curve_json(const struct pgcb_res_cell *c)
     return a;
 }
 
+/* A cell's "backend": its driver's own backends per query (result.h),
+ * null when unknown; then "backend_unknown" says why, if there is a
+ * reason (a driver that does no I/O has none). */
+static void cell_backend_json(json_t *j, const struct pgcb_res_backend *b)
+{
+    if (!pgcb_res_backend_known(b)) {
+        json_object_set_new(j, "backend", json_null());
+        if (b->why)
+            json_object_set_new(j, "backend_unknown", json_string(b->why));
+        return;
+    }
+    json_object_set_new(
+        j, "backend",
+        json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:I}", "cpu_ns_per_query",
+                  real_or_null(b->cpu_ns_per_query), "cpu_source",
+                  b->cpu_exact ? "schedstat" : "ticks", "user_ns_per_query",
+                  real_or_null(b->user_ns_per_query), "sys_ns_per_query",
+                  real_or_null(b->sys_ns_per_query), "voluntary_switches_per_query",
+                  real_or_null(b->voluntary_switches_per_query),
+                  "involuntary_switches_per_query",
+                  real_or_null(b->involuntary_switches_per_query), "pids",
+                  (json_int_t)b->pids));
+}
+
 static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell *c, size_t d)
 {
     json_t *om = json_array();
@@ -221,6 +245,7 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "cpu_ns_per_query", real_or_null(c->cpu_ns_per_query));
     json_object_set_new(j, "server_cpu_ns_per_query", real_or_null(c->server_cpu_ns_per_query));
     json_object_set_new(j, "server_busy", real_or_null(c->server_busy));
+    cell_backend_json(j, &c->backend);
     json_object_set_new(j, "wall_ns", json_integer((json_int_t)c->wall_ns));
     json_object_set_new(j, "order_medians_ns", om);
     json_object_set_new(j, "checksum", json_string(sum));
@@ -772,6 +797,33 @@ static void read_cell_noise(json_t *o, struct pgcb_res_cell *c)
     c->steal_machine_pct = real_or_nan(json_object_get(st, "machine_pct"));
 }
 
+/* A cell's "backend" (cell_backend_json); absent, null or without a
+ * positive "pids": unknown, every figure NAN. */
+static void read_cell_backend(json_t *o, struct pgcb_res_cell *c)
+{
+    struct pgcb_res_backend *b = &c->backend;
+    *b = (struct pgcb_res_backend){.cpu_ns_per_query = NAN, .user_ns_per_query = NAN,
+                                   .sys_ns_per_query = NAN,
+                                   .voluntary_switches_per_query = NAN,
+                                   .involuntary_switches_per_query = NAN};
+    b->why = dup_str(o, "backend_unknown");
+    json_t *j = json_object_get(o, "backend");
+    json_t *pids = json_object_get(j, "pids");
+    if (!json_is_object(j) || !json_is_integer(pids) || json_integer_value(pids) <= 0 ||
+        json_integer_value(pids) > UINT32_MAX)
+        return;
+    b->pids = (uint32_t)json_integer_value(pids);
+    b->cpu_ns_per_query = real_or_nan(json_object_get(j, "cpu_ns_per_query"));
+    b->user_ns_per_query = real_or_nan(json_object_get(j, "user_ns_per_query"));
+    b->sys_ns_per_query = real_or_nan(json_object_get(j, "sys_ns_per_query"));
+    b->voluntary_switches_per_query =
+        real_or_nan(json_object_get(j, "voluntary_switches_per_query"));
+    b->involuntary_switches_per_query =
+        real_or_nan(json_object_get(j, "involuntary_switches_per_query"));
+    const char *src = json_string_value(json_object_get(j, "cpu_source"));
+    b->cpu_exact = src && strcmp(src, "schedstat") == 0;
+}
+
 /* The environment's "noise" object; absent: all unknown. */
 static void read_env_noise(json_t *env, struct pgcb_result *r)
 {
@@ -854,6 +906,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
         cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
         cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
         cell->server_busy = get_real(c, "server_busy");
+        read_cell_backend(c, cell);
         cell->wall_ns = get_u64(c, "wall_ns");
         json_t *om = json_object_get(c, "order_medians_ns");
         cell->norders = json_array_size(om);
@@ -1025,6 +1078,7 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
 {
     for (size_t d = 0; gr->cells && d < ndrivers; d++) {
         free(gr->cells[d].error);
+        free(gr->cells[d].backend.why);
         free(gr->cells[d].order_medians_ns);
         free(gr->cells[d].curve);
     }

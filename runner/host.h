@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "backend.h"
 #include "hist.h"
 #include "pgcb/driver.h"
 
@@ -100,6 +101,9 @@ struct pgcb_host {
                                      connections carry (PGAPPNAME) when the user gave none,
                                      so that its backends can be found; "" otherwise */
     int cmd_fd, reply_fd;         /* parent's ends; -1 when closed */
+    struct pgcb_backend_set backends; /* its connections' backends on the server: found by
+                                     the session after each start of a measured driver's
+                                     host (backend.h), never by host.c */
     struct pgcb_host_shared *sh;  /* the shared region (mapped once) */
     size_t sh_size;
 };

@@ -621,6 +621,52 @@ static int noise_notes(FILE *out, const struct pgcb_result *r, const struct pgcb
     return lines;
 }
 
+/* ---- the drivers' own backends (backend.h) -------------------------------- */
+
+/* Driver d's backends are unknown in group g for a reason not given in an
+ * earlier group. */
+static int backend_why_new(const struct pgcb_result *r, size_t g, size_t d)
+{
+    const char *why = r->groups[g].cells[d].backend.why;
+    if (!why || pgcb_res_backend_known(&r->groups[g].cells[d].backend))
+        return 0;
+    for (size_t k = 0; k < g; k++) {
+        const char *before = r->groups[k].cells[d].backend.why;
+        if (before && strcmp(before, why) == 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Why a driver's Backend CPU is unknown, once per run and reason: under the
+ * first group where it is, naming every driver it applies to there. Returns
+ * the lines written. */
+static int backend_notes(FILE *out, const struct pgcb_result *r, size_t g, const char *bullet)
+{
+    const struct pgcb_res_group *gr = &r->groups[g];
+    int lines = 0;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        if (!backend_why_new(r, g, d))
+            continue;
+        const char *why = gr->cells[d].backend.why;
+        int said = 0; /* an earlier driver of this group had the same reason */
+        for (size_t k = 0; k < d && !said; k++)
+            said = backend_why_new(r, g, k) && strcmp(gr->cells[k].backend.why, why) == 0;
+        if (said)
+            continue;
+        char names[512] = "";
+        for (size_t k = d; k < r->ndrivers; k++)
+            if (backend_why_new(r, g, k) && strcmp(gr->cells[k].backend.why, why) == 0)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         names[0] ? ", " : "", r->drivers[k].label);
+        char one[512];
+        pgcb_oneline(one, sizeof one, why);
+        fprintf(out, "%sBackend CPU unknown for %s: %s\n", bullet, names, one);
+        lines++;
+    }
+    return lines;
+}
+
 void pgcb_report_group(FILE *out, const struct pgcb_result *r, size_t g)
 {
     pgcb_report_group_styled(out, r, g, PGCB_TABLE_BOX);
@@ -708,10 +754,15 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     int with_floor = 0;
     for (size_t d = 0; d < r->ndrivers; d++)
         with_floor |= isfinite(floor_median(r, gr, d));
-    /* The server's CPU column when the server runs here (srvcpu.h). */
-    int with_server = 0;
-    for (size_t d = 0; d < r->ndrivers; d++)
+    /* The server's CPU column when the server runs here: each driver's own
+     * backends' when they are known (backend.h), else the whole server's
+     * (srvcpu.h); never both (the table is wide enough). */
+    int with_backend = 0, with_server = 0;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        with_backend |= pgcb_res_backend_known(&gr->cells[d].backend);
         with_server |= isfinite(gr->cells[d].server_cpu_ns_per_query);
+    }
+    with_server |= with_backend;
     /* Columns: the optional ones are dropped by their flags. */
     /* Each driver's median over the leader's, with its interval. */
     struct pgcb_verdict v;
@@ -725,7 +776,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     const char *const head_all[C_COUNT] = {
         "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
         "Throughput avg (ops/s)", "Queries/s", "Samples", "Client CPU (ns/query)",
-        "Server CPU (ns/query)"};
+        with_backend ? "Backend CPU (ns/query)" : "Server CPU (ns/query)"};
     const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
     size_t no_interval = 0, ci_orders = 0;
     const char *head[C_COUNT];
@@ -751,7 +802,10 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         fmt_int(qps, sizeof qps, c->queries_per_s);
         snprintf(n, sizeof n, "%llu", (unsigned long long)c->samples);
         fmt_int(cpu, sizeof cpu, c->cpu_ns_per_query);
-        fmt_int(srv, sizeof srv, c->server_cpu_ns_per_query);
+        fmt_int(srv, sizeof srv,
+                with_backend ? (pgcb_res_backend_known(&c->backend) ? c->backend.cpu_ns_per_query
+                                                                    : NAN)
+                             : c->server_cpu_ns_per_query);
         char xf[32] = "-";
         if (with_floor && isfinite(c->median_ns) && isfinite(floor_median(r, gr, d)))
             snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_median(r, gr, d));
@@ -832,8 +886,12 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         double bound = server_bound_cpus(r, gr);
         if (isfinite(c->server_busy) && c->server_busy >= 0.9 * bound) {
             fprintf(out, "%s%s: the server was busy %.0f%% of %s while it ran: the server, "
-                         "not the client, bounds this figure\n", bullet, r->drivers[d].label,
-                    100.0 * c->server_busy / bound, bound == 1 ? "one CPU" : "its CPUs");
+                         "not the client, bounds this figure%s\n", bullet, r->drivers[d].label,
+                    100.0 * c->server_busy / bound, bound == 1 ? "one CPU" : "its CPUs",
+                    pgcb_report_is_floor(r, d)
+                        ? "; the floor here is the server's limit, not the client's: x floor "
+                          "compares each driver with what this server can do"
+                        : "");
             notes++;
         }
     }
@@ -855,6 +913,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                 bullet, unk_list);
         notes++;
     }
+    notes += backend_notes(out, r, g, bullet);
     for (size_t d = 0; d < r->ndrivers; d++)
         notes += noise_notes(out, r, gr, d, bullet);
     notes += noise_summary(out, r, gr, bullet);

@@ -224,3 +224,44 @@ int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *er
     PQfinish(conn);
     return n;
 }
+
+int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
+                            char *err, size_t errlen)
+{
+    PGconn *conn = connect_session(conninfo, err, errlen);
+    if (!conn)
+        return -1;
+    const char *params[] = {tag};
+    PGresult *res = PQexecParams(conn,
+                                 "SELECT pid FROM pg_stat_activity WHERE application_name = $1 "
+                                 "AND pid <> pg_backend_pid() ORDER BY pid",
+                                 1, NULL, params, NULL, NULL, 0);
+    int n = -1;
+    if (PQresultStatus(res) == PGRES_TUPLES_OK) {
+        n = PQntuples(res);
+        for (int i = 0; i < n && (size_t)i < max; i++)
+            pids[i] = atoi(PQgetvalue(res, i, 0));
+    } else {
+        char msg[400];
+        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
+        snprintf(err, errlen, "%s", msg);
+    }
+    PQclear(res);
+    PQfinish(conn);
+    return n;
+}
+
+int pgcb_conninfo_appname(const char *conninfo, char *buf, size_t n)
+{
+    char *errmsg = NULL;
+    PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", &errmsg);
+    PQfreemem(errmsg);
+    int set = 0;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        if (strcmp(o->keyword, "application_name") == 0 && o->val && o->val[0]) {
+            snprintf(buf, n, "%s", o->val);
+            set = 1;
+        }
+    PQconninfoFree(opts);
+    return set;
+}

@@ -40,4 +40,18 @@ void pgcb_libpq_version(char *buf, size_t n);
 int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
                                  size_t errlen);
 
+/*
+ * The pids of the backends whose application_name is `tag` (a host's tag,
+ * host.h), from a session of the runner's own (pg_stat_activity): the
+ * first `max` into pids. Returns how many the server lists, or -1 with a
+ * one-line message in err.
+ */
+int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
+                            char *err, size_t errlen);
+
+/* 1 if `conninfo` itself sets application_name (a non-empty value, copied
+ * into buf): it wins over PGAPPNAME, so the hosts' tags do not reach the
+ * server. 0 otherwise (also for a conninfo libpq cannot parse). */
+int pgcb_conninfo_appname(const char *conninfo, char *buf, size_t n);
+
 #endif

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "measure.h"
 #include "orders.h"
 #include "pct.h"
@@ -248,6 +249,38 @@ static struct pgcb_host_spec driver_spec(struct pgcb_session *s, size_t d)
                                    .role = "driver"};
 }
 
+/* Driver d's host has just started: find its backends (backend.h) by the
+ * host's tag, or record in its set why they cannot be known. Nothing for a
+ * driver that does no I/O. */
+static void find_backends(struct pgcb_session *s, size_t d)
+{
+    struct pgcb_sdriver *sd = &s->drivers[d];
+    struct pgcb_backend_set *set = &sd->host.backends;
+    char app[128], err[400];
+    int pids[PGCB_MAX_THREADS];
+    if (sd->caps & PGCB_CAP_NO_IO) {
+        *set = (struct pgcb_backend_set){0};
+        return;
+    }
+    if (!s->postmaster_pid) {
+        pgcb_backend_set_init(set, NULL, 0, s->nthreads, 0);
+    } else if (!sd->host.tag[0]) {
+        pgcb_backend_set_unknown(set, "PGAPPNAME gives the connections an application_name of "
+                                      "the user's own, by which the backends cannot be told "
+                                      "from others");
+    } else if (pgcb_conninfo_appname(s->cfg->conninfo, app, sizeof app)) {
+        pgcb_backend_set_unknown(set, "the conninfo sets application_name=%s, by which the "
+                                      "backends cannot be told from others", app);
+    } else {
+        int n = pgcb_server_tagged_pids(s->cfg->conninfo, sd->host.tag, pids, PGCB_MAX_THREADS,
+                                        err, sizeof err);
+        if (n < 0)
+            pgcb_backend_set_unknown(set, "its backends could not be listed: %s", err);
+        else
+            pgcb_backend_set_init(set, pids, (size_t)n, s->nthreads, s->postmaster_pid);
+    }
+}
+
 static struct pgcb_host_spec bg_spec(struct pgcb_session *s, size_t b)
 {
     const struct pgcb_cfg_background *cb = s->bgs[b].cfg;
@@ -277,6 +310,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
         struct pgcb_host_spec spec = driver_spec(s, d);
         if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
             return -1;
+        find_backends(s, d);
     }
     for (size_t b = 0; b < s->nbgs; b++) {
         struct pgcb_host *h = &s->bgs[b].sd.host;
@@ -391,6 +425,7 @@ struct gstate {
     int check_rows;              /* the rows per batch are known and checked */
     uint64_t srv_cpu_ns, srv_wall_ns; /* the server's CPU time over the measured jobs */
     int srv_known;
+    struct pgcb_backend_acc bk;  /* its own backends over the measured jobs (backend.h) */
     /* Noise (issue 13): the measured orders whose job answered, the
      * threads' context switches in them, and the steal time (clock ticks)
      * around each order's job over steal_wall_ns. */
@@ -460,12 +495,15 @@ static void cell_noise(struct pgcb_res_cell *c, const struct gstate *gs)
     c->steal_machine_pct = 100.0 * c->steal_machine_ns / (double)gs->steal_machine_x;
 }
 
+/* set_why: why the driver's host's backends are unknown ("" if they are
+ * known or it does no I/O). */
 static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint32_t depth,
-                         uint32_t threads)
+                         uint32_t threads, const char *set_why)
 {
     pgcb_result_cell_spread(c);
     cell_noise(c, gs);
     const struct pgcb_hist *h = &gs->pooled;
+    pgcb_backend_figures(&gs->bk, h->n * depth, set_why, &c->backend);
     c->samples = h->n;
     c->queries = h->n * depth;
     c->checksum = gs->expect_sum;
@@ -748,6 +786,40 @@ static void steal_end(const struct steal_mark *m, const struct pgcb_res_group *g
     gs->steal_machine_x += wall * st.ncpus_online;
 }
 
+/* Driver d's own backends around one order's job (backend.h), read next to
+ * the job, inside the whole server's reading. */
+struct backend_mark {
+    struct pgcb_backend_sample before;
+    int ok;
+};
+
+static void backend_begin(struct backend_mark *m, const struct pgcb_sdriver *sd,
+                          struct gstate *gs)
+{
+    char why[256];
+    const struct pgcb_backend_set *set = &sd->host.backends;
+    m->ok = set->n && !gs->bk.lost;
+    if (m->ok && pgcb_backend_read(set, &m->before, why, sizeof why) != 0) {
+        m->ok = 0;
+        pgcb_backend_lose(&gs->bk, why);
+    }
+}
+
+/* job_ok: the host answered (else its backends are gone with it, and the
+ * cell failed: nothing to add). */
+static void backend_end(const struct backend_mark *m, const struct pgcb_sdriver *sd,
+                        struct gstate *gs, int job_ok)
+{
+    char why[256];
+    struct pgcb_backend_sample after;
+    if (!m->ok || !job_ok)
+        return;
+    if (pgcb_backend_read(&sd->host.backends, &after, why, sizeof why) != 0)
+        pgcb_backend_lose(&gs->bk, why);
+    else
+        pgcb_backend_add(&gs->bk, &sd->host.backends, &m->before, &after);
+}
+
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
 {
     const struct pgcb_config *cfg = s->cfg;
@@ -808,10 +880,13 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         c->status = PGCB_CELL_OK;
         char why[PGCB_ERRLEN + 256];
         struct pgcb_host_spec spec = driver_spec(s, d);
-        if (sd->host.pid == 0 && pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
-            cell_fail(c, "restart failed: %s", why);
-            gs[d].failed = 1;
-            continue;
+        if (sd->host.pid == 0) {
+            if (pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
+                cell_fail(c, "restart failed: %s", why);
+                gs[d].failed = 1;
+                continue;
+            }
+            find_backends(s, d); /* new connections, new backends */
         }
         const char *qerr = pgcb_session_query_error(s, d, q);
         if (qerr) {
@@ -882,7 +957,10 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
             int srv = s->postmaster_pid && !(s->drivers[d].caps & PGCB_CAP_NO_IO) &&
                       pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
+            struct backend_mark bm;
+            backend_begin(&bm, &s->drivers[d], &gs[d]);
             int ok = run_job(s, r, g, d, &gs[d]) == 0;
+            backend_end(&bm, &s->drivers[d], &gs[d], ok);
             if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {
                 gs[d].srv_cpu_ns += cpu1 - cpu0;
                 gs[d].srv_wall_ns += pgcb_now_ns() - wall0;
@@ -920,7 +998,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     /* 3. Figures and checks. */
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_res_cell *c = &gr->cells[d];
-        cell_figures(c, &gs[d], gr->depth, nthreads);
+        cell_figures(c, &gs[d], gr->depth, nthreads, s->drivers[d].host.backends.why);
         if (stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "

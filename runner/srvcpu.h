@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+struct pgcb_procfs_stat; /* procfs.h */
+
 /* The postmaster of backend `pid` if that is a postgres process on this
  * machine (its parent), else 0. */
 int pgcb_srvcpu_postmaster(int backend_pid);
@@ -23,5 +25,10 @@ int pgcb_srvcpu_postmaster(int backend_pid);
 /* CPU time (user + system) of the server of `postmaster_pid`, in ns.
  * Returns 0, or -1 if the postmaster is gone. */
 int pgcb_srvcpu_read(int postmaster_pid, uint64_t *ns);
+
+/* The CPU time of live process `pid`, whose stat `st` was just read, in ns:
+ * its schedstat run time (exact) when it has one thread (schedstat is the
+ * main thread's), else its stat ticks x tick_ns. */
+uint64_t pgcb_srvcpu_live_ns(int pid, const struct pgcb_procfs_stat *st, uint64_t tick_ns);
 
 #endif

@@ -187,6 +187,10 @@ static void test_hosts_killed(void **state)
         assert_int_equal(res.groups[1].cells[d].status, PGCB_CELL_OK);
     }
     assert_int_equal(failed, 2);
+    /* The new host's backends were looked up again: libpq_sync's are known
+     * in the second group (the first host's are gone). */
+    assert_true(pgcb_res_backend_known(&res.groups[1].cells[0].backend));
+    assert_int_equal(res.groups[1].cells[0].backend.pids, 1);
     pgcb_result_free(&res);
     e2e_run_free(&r);
 }
