@@ -200,54 +200,53 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
     return rc;
 }
 
-int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
-                                 size_t errlen)
+/* Run `sql` with $1 = tag in a session of our own; its rows (PGresult
+ * outlives the session; the caller PQclear()s it), or NULL with err. */
+static PGresult *query_tagged(const char *conninfo, const char *sql, const char *tag, char *err,
+                              size_t errlen)
 {
     PGconn *conn = connect_session(conninfo, err, errlen);
     if (!conn)
-        return -1;
+        return NULL;
     const char *params[] = {tag};
-    PGresult *res = PQexecParams(conn,
-                                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
-                                 "FROM pg_stat_activity WHERE application_name = $1 "
-                                 "AND pid <> pg_backend_pid()",
-                                 1, NULL, params, NULL, NULL, 0);
-    int n = -1;
-    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
-        n = atoi(PQgetvalue(res, 0, 0));
-    else {
+    PGresult *res = PQexecParams(conn, sql, 1, NULL, params, NULL, NULL, 0);
+    if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         char msg[400];
         pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
         snprintf(err, errlen, "%s", msg);
+        PQclear(res);
+        res = NULL;
     }
-    PQclear(res);
     PQfinish(conn);
+    return res;
+}
+
+int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *err,
+                                 size_t errlen)
+{
+    PGresult *res = query_tagged(conninfo,
+                                 "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) "
+                                 "FROM pg_stat_activity WHERE application_name = $1 "
+                                 "AND pid <> pg_backend_pid()", tag, err, errlen);
+    int n = res && PQntuples(res) == 1 ? atoi(PQgetvalue(res, 0, 0)) : -1;
+    if (res && n < 0)
+        snprintf(err, errlen, "count(*) returned %d rows", PQntuples(res));
+    PQclear(res);
     return n;
 }
 
 int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
                             char *err, size_t errlen)
 {
-    PGconn *conn = connect_session(conninfo, err, errlen);
-    if (!conn)
-        return -1;
-    const char *params[] = {tag};
-    PGresult *res = PQexecParams(conn,
+    PGresult *res = query_tagged(conninfo,
                                  "SELECT pid FROM pg_stat_activity WHERE application_name = $1 "
-                                 "AND pid <> pg_backend_pid() ORDER BY pid",
-                                 1, NULL, params, NULL, NULL, 0);
-    int n = -1;
-    if (PQresultStatus(res) == PGRES_TUPLES_OK) {
-        n = PQntuples(res);
-        for (int i = 0; i < n && (size_t)i < max; i++)
-            pids[i] = atoi(PQgetvalue(res, i, 0));
-    } else {
-        char msg[400];
-        pgcb_oneline(msg, sizeof msg, PQerrorMessage(conn));
-        snprintf(err, errlen, "%s", msg);
-    }
+                                 "AND pid <> pg_backend_pid() ORDER BY pid", tag, err, errlen);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    for (int i = 0; i < n && (size_t)i < max; i++)
+        pids[i] = atoi(PQgetvalue(res, i, 0));
     PQclear(res);
-    PQfinish(conn);
     return n;
 }
 
