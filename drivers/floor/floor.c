@@ -7,6 +7,12 @@
  * DataRows as rows (so the runner's row checks pass) and folds nothing
  * (PGCB_CAP_REFERENCE: excluded from checksum agreement and rankings).
  *
+ * It waits without sleeping (spin_us, default RW_FLOOR_SPIN_US: rw_options.h),
+ * so that neither its own wake-up nor the server's cost of waking it is in
+ * its latency: on a server-bound group a reader that sleeps between the
+ * chunks of a reply is slower than one that does not, however little it
+ * decodes.
+ *
  * An ErrorResponse is still parsed (a batch that failed must not look like
  * one that worked) and the connection stays usable after it, as in rawwire.
  */
@@ -144,7 +150,7 @@ static const struct pgcb_driver floor_driver = {
     .version = "1.0.0",
     .links = "rawwire's connection code; replies skipped by header",
     .description = "the wire floor: rawwire's pre-encoded batch, replies skipped without decoding",
-    .options = rw_option_specs,
+    .options = rw_floor_option_specs,
     .protocol = floor_protocol,
     .open = floor_open,
     .close = rw_conn_close,

@@ -9,16 +9,30 @@
 
 #include "rw_err.h"
 
+/* The protocol choices, the same for both drivers. */
+#define RW_PROTOCOL_SPECS                                                                          \
+    {"result_format", "text",                                                                      \
+     "result format asked of the server: text | binary (numeric and unconverted types always "     \
+     "text)"},                                                                                     \
+    {"describe", "per_execution",                                                                  \
+     "per_execution: a Describe of the portal with every execution, as libpq | once: at prepare"}, \
+    {"sync", "per_query",                                                                          \
+     "per_query: a Sync after every query (an error aborts only that query) | per_batch: one per " \
+     "batch"}
+
 const struct pgcb_option_spec rw_option_specs[] = {
-    {"result_format", "text",
-     "result format asked of the server: text | binary (numeric and unconverted types always text)"},
-    {"describe", "per_execution",
-     "per_execution: a Describe of the portal with every execution, as libpq | once: at prepare"},
-    {"sync", "per_query",
-     "per_query: a Sync after every query (an error aborts only that query) | per_batch: one per batch"},
+    RW_PROTOCOL_SPECS,
     {"spin_us", "0",
      "microseconds to poll for replies without sleeping before each blocking read (0..100000): "
      "client CPU for latency; not a server-visible choice"},
+    {NULL, NULL, NULL},
+};
+
+const struct pgcb_option_spec rw_floor_option_specs[] = {
+    RW_PROTOCOL_SPECS,
+    {"spin_us", "1000",
+     "microseconds to poll for replies without sleeping before each blocking read (0..100000): "
+     "the floor waits without sleeping, so that no wake-up is in its latency"},
     {NULL, NULL, NULL},
 };
 
@@ -37,7 +51,8 @@ static int rw_choice(const char *v, const char *no, const char *yes, int *out)
 int rw_parse_options(const char *driver, const struct pgcb_option *opts, size_t nopts,
                      struct rw_options *o, char *err, size_t errlen)
 {
-    *o = (struct rw_options){.binary = 0, .describe_each = 1, .sync_per_batch = 0};
+    *o = (struct rw_options){.binary = 0, .describe_each = 1, .sync_per_batch = 0,
+                             .spin_us = strcmp(driver, "floor") == 0 ? RW_FLOOR_SPIN_US : 0};
     for (size_t i = 0; i < nopts; i++) {
         const char *k = opts[i].key ? opts[i].key : "", *v = opts[i].value ? opts[i].value : "";
         int bad;

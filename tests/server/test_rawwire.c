@@ -83,6 +83,12 @@ static void test_descriptors(void **state)
     assert_string_equal(rw_drv.d->options[3].key, "spin_us");
     assert_string_equal(rw_drv.d->options[3].default_value, "0");
     assert_null(rw_drv.d->options[4].key);
+    /* the floor: the same keys; it waits without sleeping by default */
+    for (int i = 0; i < 3; i++)
+        assert_string_equal(floor_drv.d->options[i].key, rw_drv.d->options[i].key);
+    assert_string_equal(floor_drv.d->options[3].key, "spin_us");
+    assert_string_equal(floor_drv.d->options[3].default_value, "1000");
+    assert_null(floor_drv.d->options[4].key);
     assert_string_equal(floor_drv.d->name, "floor");
     assert_int_equal(floor_drv.d->caps, PGCB_CAP_REFERENCE | PGCB_CAP_PIPELINE);
 }
