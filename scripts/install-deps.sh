@@ -17,7 +17,7 @@ prog=install-deps.sh
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
-    libcmocka-dev postgresql postgresql-client valgrind shellcheck clang git jq
+    libcmocka-dev libidn-dev postgresql postgresql-client valgrind shellcheck clang git jq
     # The Python adapter's clients, for Debian's /usr/bin/python3.
     python3 python3-psycopg python3-asyncpg
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.

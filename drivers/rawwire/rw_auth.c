@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 
@@ -20,6 +21,19 @@ static int rw_auth_send(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t
         OPENSSL_cleanse(b->data, b->cap); /* may hold a password or its hash */
     rw_buf_free(b);
     return rc;
+}
+
+/* Nanoseconds left before c's deadline (connect_timeout), or -1 without. */
+static long long rw_auth_ns_left(const struct pgcb_conn *c)
+{
+    struct timespec ts;
+    long long left;
+
+    if (!c->deadline_ns)
+        return -1;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    left = (long long)c->deadline_ns - ((long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+    return left > 0 ? left : 0;
 }
 
 static int rw_need_password(const struct rw_auth *a, const char *method, char *err, size_t errlen)
@@ -117,7 +131,8 @@ int rw_auth_request(struct pgcb_conn *c, struct rw_auth *a, const char *body, si
             rw_errf(err, errlen, "unexpected SASL continuation from the server");
             return PGCB_ERR_PROTOCOL;
         }
-        if (rw_scram_client_final(&a->scram, a->password, data, dlen, &final, &flen, err, errlen))
+        if (rw_scram_client_final(&a->scram, a->password, data, dlen, rw_auth_ns_left(c), &final,
+                                  &flen, err, errlen))
             return PGCB_ERR_CONNECT;
         rw_enc_sasl_response(&b, final, flen);
         OPENSSL_cleanse(final, flen);

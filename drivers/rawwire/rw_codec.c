@@ -235,6 +235,20 @@ int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len)
     return RW_HDR_OK;
 }
 
+int rw_msg_len_ok(char type, uint32_t len, int phase)
+{
+    if (len < 4 || len > RW_MAX_MSG_LEN)
+        return 0;
+    if (phase == RW_PHASE_AUTH) {
+        if (type == 'R')
+            return len >= 8 && len <= RW_MAX_AUTH_LEN;
+        if (type == 'E')
+            return len >= 8 && len <= RW_MAX_SHORT_LEN;
+        return len <= RW_MAX_SHORT_LEN;
+    }
+    return RW_LONG_MSG_TYPE(type) || len <= RW_MAX_SHORT_LEN;
+}
+
 /* The NUL-terminated string at b[*i] within n bytes; advances *i past the
  * NUL. NULL if there is no NUL before the end. */
 static const char *rw_dec_cstr(const char *b, size_t n, size_t *i)

@@ -26,6 +26,31 @@
  * the body is at most this minus 4). PostgreSQL never sends a message of
  * 1 GiB or more (its MaxAllocSize): anything longer is garbage. */
 #define RW_MAX_MSG_LEN 0x3fffffffu
+/* Per-message-type limits on the length field, as libpq 15 has them
+ * (fe-connect.c PQconnectPoll, fe-protocol3.c pqParseInput3), checked on the
+ * 5-byte header before anything is allocated for the body:
+ *
+ *  - before AuthenticationOk (RW_PHASE_AUTH): 'R' (authentication request)
+ *    8 .. RW_MAX_AUTH_LEN; 'E' 8 .. RW_MAX_SHORT_LEN (libpq takes a longer
+ *    one for a pre-3.0 server's error and fails); every other type (rawwire
+ *    also takes 'v' NegotiateProtocolVersion and 'N') 4 .. RW_MAX_SHORT_LEN;
+ *  - after it (RW_PHASE_READY: the rest of startup, prepare, batches): the
+ *    VALID_LONG_MESSAGE_TYPE types 'T' 'D' 'd' 'V' 'E' 'N' 'A' up to
+ *    RW_MAX_MSG_LEN, every other type at most RW_MAX_SHORT_LEN.
+ *
+ * The batch reply parser (rw_reply.c) checks the RW_PHASE_READY limit on a
+ * message that does not fit in what has been read (the only case where a
+ * length makes the buffer grow); a complete message already in the buffer
+ * is used as it is. */
+#define RW_MAX_AUTH_LEN 2000u
+#define RW_MAX_SHORT_LEN 30000u
+enum { RW_PHASE_AUTH = 0, RW_PHASE_READY = 1 };
+/* True if a message of `type` may have the length field `len` in `phase`. */
+int rw_msg_len_ok(char type, uint32_t len, int phase);
+/* libpq's VALID_LONG_MESSAGE_TYPE. */
+#define RW_LONG_MSG_TYPE(t)                                                                       \
+    ((t) == 'T' || (t) == 'D' || (t) == 'd' || (t) == 'V' || (t) == 'E' || (t) == 'N' || (t) == 'A')
+
 /* Bytes of a Sync message. */
 #define RW_SYNC_LEN 5
 

@@ -123,6 +123,7 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
     }
     rc = rw_io_write_all(c, b.data, b.len, err, errlen);
     rw_buf_free(&b);
+    c->msg_phase = RW_PHASE_AUTH;
     if (rc != PGCB_OK)
         return rc;
 
@@ -143,6 +144,8 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
             }
             if ((rc = rw_auth_request(c, a, body, n, err, errlen)) != PGCB_OK)
                 return rc;
+            if (a->ok)
+                c->msg_phase = RW_PHASE_READY;
             break;
         case 'E':
             if (rw_dec_error(body, n, &e)) {
@@ -169,6 +172,7 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
                 rw_errf(err, errlen, "unexpected ReadyForQuery during startup");
                 return PGCB_ERR_PROTOCOL;
             }
+            c->msg_phase = RW_PHASE_READY;
             return PGCB_OK;
         default:
             rw_errf(err, errlen, "unexpected message type 0x%02x during startup", (unsigned char)type);

@@ -50,6 +50,7 @@ struct pgcb_conn {
     uint32_t batch_depth;
     struct pgcb_stmt *stmts;
     uint32_t be_pid, be_key;  /* BackendKeyData */
+    int msg_phase;            /* RW_PHASE_AUTH until AuthenticationOk (rw_codec.h) */
     int64_t deadline_ns;      /* CLOCK_MONOTONIC deadline while connecting; 0 none */
     char peer[192];           /* where we are connected, for messages */
 };

@@ -48,6 +48,10 @@ static int rw_wait(struct pgcb_conn *c, short events, char *err, size_t errlen)
     if (ms < 0)
         return PGCB_OK; /* blocking socket: the call itself waits */
     for (;;) {
+        if (ms == 0) { /* passed (during a long computation, say): even if ready */
+            rw_errf(err, errlen, "timeout expired (connect_timeout)");
+            return PGCB_ERR_CONNECT;
+        }
         n = poll(&pfd, 1, ms);
         if (n > 0)
             return PGCB_OK;
@@ -303,6 +307,12 @@ int rw_io_read_msg(struct pgcb_conn *c, char *type, const char **body, size_t *n
         if (h == RW_HDR_BAD) {
             rw_errf(err, errlen, "invalid message length %u from the server (type 0x%02x)",
                     rw_be32(c->rbuf + c->rpos + 1), (unsigned char)c->rbuf[c->rpos]);
+            return PGCB_ERR_PROTOCOL;
+        }
+        if (h == RW_HDR_OK && !rw_msg_len_ok(*type, len, c->msg_phase)) {
+            rw_errf(err, errlen, "invalid length %u for a message of type 0x%02x from the "
+                                 "server%s (refused before reading it)", len, (unsigned char)*type,
+                    c->msg_phase == RW_PHASE_AUTH ? " during authentication" : "");
             return PGCB_ERR_PROTOCOL;
         }
         if (h == RW_HDR_OK && c->rend - c->rpos >= (size_t)len + 1) {

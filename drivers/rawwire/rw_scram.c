@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
+#include <stringprep.h>
 
 #include "rw_err.h"
 
@@ -80,44 +82,66 @@ static const char *rw_attr(const char *data, size_t n, char a, size_t *len)
 
 /* ---- SASLprep ----------------------------------------------------------- */
 
-static int rw_valid_utf8(const unsigned char *s)
-{
-    while (*s) {
-        int n;
-        if (*s < 0x80)
-            n = 0;
-        else if ((*s & 0xe0) == 0xc0 && *s >= 0xc2)
-            n = 1;
-        else if ((*s & 0xf0) == 0xe0)
-            n = 2;
-        else if ((*s & 0xf8) == 0xf0 && *s <= 0xf4)
-            n = 3;
-        else
-            return 0;
-        s++;
-        while (n-- > 0) {
-            if ((*s & 0xc0) != 0x80)
-                return 0;
-            s++;
-        }
-    }
-    return 1;
-}
-
-int rw_saslprep(const char *password, const char **out, char *err, size_t errlen)
+int rw_saslprep(const char *password, char **out, char *err, size_t errlen)
 {
     const unsigned char *p = (const unsigned char *)password;
-    int ascii = 1;
+    char *prepped = NULL;
+    int rc;
 
-    for (; *p; p++)
-        if (*p >= 0x80)
-            ascii = 0;
-    if (ascii || !rw_valid_utf8((const unsigned char *)password)) {
-        *out = password;
-        return 0;
+    while (*p && *p < 0x80)
+        p++;
+    if (*p) { /* non-ASCII: prepare it */
+        rc = stringprep_profile(password, &prepped, "SASLprep", 0);
+        if (rc == STRINGPREP_MALLOC_ERROR) {
+            rw_errf(err, errlen, "out of memory (SASLprep)");
+            return -1;
+        }
+        if (rc != STRINGPREP_OK || !prepped || !*prepped) {
+            free(prepped); /* libpq: use the raw password */
+            prepped = NULL;
+        }
     }
-    rw_errf(err, errlen, "SCRAM authentication with a non-ASCII password needs SASLprep (Unicode "
-                         "NFKC normalization), which rawwire does not implement");
+    if (!prepped && !(prepped = strdup(password))) {
+        rw_errf(err, errlen, "out of memory");
+        return -1;
+    }
+    *out = prepped;
+    return 0;
+}
+
+/* ---- the cost of the key derivation ------------------------------------- */
+
+static long long rw_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* 0 if `iterations` PBKDF2 rounds fit in ns_left (< 0: no deadline), as
+ * estimated from a timed derivation of RW_SCRAM_PROBE_ITERATIONS; -1 with
+ * err set otherwise. */
+static int rw_scram_check_cost(long iterations, long long ns_left, char *err, size_t errlen)
+{
+    unsigned char probe[RW_SHA256_LEN];
+    long long t0, per;
+    double est;
+
+    if (ns_left < 0 || iterations <= RW_SCRAM_PROBE_ABOVE)
+        return 0;
+    t0 = rw_mono_ns();
+    if (PKCS5_PBKDF2_HMAC("probe", 5, (const unsigned char *)"salt", 4, RW_SCRAM_PROBE_ITERATIONS,
+                          EVP_sha256(), RW_SHA256_LEN, probe) != 1) {
+        rw_errf(err, errlen, "SCRAM computation failed in libcrypto");
+        return -1;
+    }
+    per = rw_mono_ns() - t0;
+    est = (double)per * ((double)iterations / RW_SCRAM_PROBE_ITERATIONS);
+    if (est + (double)per <= (double)ns_left)
+        return 0;
+    rw_errf(err, errlen, "timeout expired (connect_timeout): the server's SCRAM iteration count "
+                         "%ld would take about %.1f s, %.1f s are left", iterations, est / 1e9,
+            (double)(ns_left > 0 ? ns_left : 0) / 1e9);
     return -1;
 }
 
@@ -155,9 +179,10 @@ int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce, char 
 }
 
 int rw_scram_client_final(struct rw_scram *s, const char *password, const char *data, size_t n,
-                          char **out, size_t *outlen, char *err, size_t errlen)
+                          long long ns_left, char **out, size_t *outlen, char *err, size_t errlen)
 {
-    const char *r, *salt64, *iter, *pw;
+    const char *r, *salt64, *iter;
+    char *pw = NULL;
     size_t rlen, slen, ilen, cnlen = strlen(s->client_nonce);
     unsigned char salt[3072], salted[RW_SHA256_LEN], ckey[RW_SHA256_LEN], skey[RW_SHA256_LEN];
     unsigned char stored[RW_SHA256_LEN], csig[RW_SHA256_LEN], proof[RW_SHA256_LEN];
@@ -185,15 +210,21 @@ int rw_scram_client_final(struct rw_scram *s, const char *password, const char *
     memcpy(itbuf, iter, ilen);
     itbuf[ilen] = '\0';
     iterations = strtol(itbuf, &end, 10);
-    if (*end || iterations < 1 || iterations > 100000000) {
+    if (*end || iterations < 1) {
         rw_errf(err, errlen, "malformed SCRAM iteration count");
+        return -1;
+    }
+    if (iterations > RW_SCRAM_MAX_ITERATIONS) {
+        rw_errf(err, errlen, "the server's SCRAM iteration count %ld is over rawwire's limit of %ld",
+                iterations, RW_SCRAM_MAX_ITERATIONS);
         return -1;
     }
     if (slen > 4096 || rw_b64_decode(salt64, slen, salt, &saltlen) || saltlen == 0) {
         rw_errf(err, errlen, "malformed SCRAM salt");
         return -1;
     }
-    if (rw_saslprep(password, &pw, err, errlen))
+    if (rw_scram_check_cost(iterations, ns_left, err, errlen) ||
+        rw_saslprep(password, &pw, err, errlen))
         return -1;
 
     /* client-final-message-without-proof = "c=biws,r=" nonce; biws = b64("n,,") */
@@ -235,6 +266,10 @@ out:
     OPENSSL_cleanse(stored, sizeof stored);
     OPENSSL_cleanse(csig, sizeof csig);
     OPENSSL_cleanse(proof, sizeof proof);
+    if (pw) {
+        OPENSSL_cleanse(pw, strlen(pw));
+        free(pw);
+    }
     free(authmsg);
     free(final);
     return rc;

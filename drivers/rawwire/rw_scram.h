@@ -26,12 +26,24 @@ struct rw_scram {
  * RAND_bytes, base64-encoded. 0, or -1 with err set. */
 int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce, char *err, size_t errlen);
 
+/* The most PBKDF2 iterations rawwire accepts from a server: about 2.5 s of
+ * CPU on a 2020s x86 core (PostgreSQL's default is 4096). libpq 15 has no
+ * cap; a server asking for more is either misconfigured or hostile. */
+#define RW_SCRAM_MAX_ITERATIONS 10000000L
+/* Above this many iterations, the cost is estimated (a timed PBKDF2 of
+ * RW_SCRAM_PROBE_ITERATIONS) before deriving, when there is a deadline. */
+#define RW_SCRAM_PROBE_ABOVE 100000L
+#define RW_SCRAM_PROBE_ITERATIONS 10000
+
 /* From the server-first-message (data, n bytes: "r=...,s=...,i=..."),
  * compute the client-final-message into a malloc'd *out (*outlen bytes,
  * NUL-terminated too) and remember the expected server signature.
- * `password` is SASLprep'ed first (rw_saslprep). 0, or -1 with err set. */
+ * `password` is SASLprep'ed first (rw_saslprep). `ns_left`: nanoseconds
+ * left before the connection's deadline (< 0: no deadline); an iteration
+ * count whose estimated cost exceeds it is refused before deriving, as is
+ * one outside 1 .. RW_SCRAM_MAX_ITERATIONS. 0, or -1 with err set. */
 int rw_scram_client_final(struct rw_scram *s, const char *password, const char *data, size_t n,
-                          char **out, size_t *outlen, char *err, size_t errlen);
+                          long long ns_left, char **out, size_t *outlen, char *err, size_t errlen);
 
 /* Check the server-final-message ("v=BASE64" or "e=ERROR"). 0 if the
  * server proved it knows the password, -1 with err set otherwise. */
@@ -40,13 +52,15 @@ int rw_scram_verify_final(const struct rw_scram *s, const char *data, size_t n, 
 
 void rw_scram_free(struct rw_scram *s);
 
-/* SASLprep (RFC 4013) as far as rawwire implements it: an ASCII password is
- * used as it is (SASLprep leaves printable ASCII unchanged and prohibits
- * control characters, after which libpq also uses the raw password); so is
- * a password that is not valid UTF-8 (libpq does the same). A non-ASCII
- * UTF-8 password would need Unicode normalization (NFKC), which rawwire
- * does not implement: -1 with err set. On success *out points at password. */
-int rw_saslprep(const char *password, const char **out, char *err, size_t errlen);
+/* SASLprep (RFC 4013) as libpq's pg_saslprep applies it: an ASCII password
+ * is used as it is; otherwise the password is prepared with libidn's
+ * stringprep "SASLprep" profile (unassigned code points allowed, as for a
+ * query); when that fails (not valid UTF-8, a prohibited character, a bidi
+ * violation, an empty result) the raw password is used, as libpq does.
+ * libidn's tables are Unicode 3.2 (RFC 3454); libpq's are newer, which only
+ * matters for code points assigned since. *out is a malloc'd copy (wipe and
+ * free it). 0, or -1 (out of memory) with err set. */
+int rw_saslprep(const char *password, char **out, char *err, size_t errlen);
 
 /* "md5" + hex(md5(hex(md5(password + user)) + salt)) into out (36 bytes with
  * the NUL). 0, or -1 (libcrypto failure). */
