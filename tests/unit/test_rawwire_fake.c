@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../drivers/rawwire/rw_err.c"
@@ -135,6 +136,12 @@ struct script {
     const unsigned char *auth;
     size_t auth_len;
     const char *want_password; /* the 'p' message body expected after `auth` */
+    /* SCRAM: after `auth` (an AuthenticationSASL), read the client-first
+     * message and answer AuthenticationSASLContinue with this format, its
+     * %s the client's nonce; "HUGE": a header claiming ~1 GiB instead */
+    const char *sasl_first;
+    int delay_ms;              /* sleep before answering the client-first message */
+    int connect_timeout;       /* the conninfo's (0: 10) */
     int no_prepare;            /* stop after startup */
     /* the batch: reply after `depth` Syncs */
     int depth;
@@ -146,6 +153,41 @@ struct script {
     const struct pgcb_option *opts; /* the driver's options (NULL: binary_once) */
     size_t nopts;
 };
+
+/* Read SASLInitialResponse; send AuthenticationSASLContinue per `fmt`. */
+static void srv_sasl_first(int fd, const char *fmt, int delay_ms)
+{
+    static const unsigned char huge[] = {'R', 0x3f, 0xff, 0xff, 0xf0, 0, 0, 0, 11};
+    char type, *body, *msg, *r;
+    uint32_t n;
+    size_t len;
+
+    if (srv_read_msg(fd, &type, &body, &n) || type != 'p' || n < 20)
+        _exit(9);
+    if (delay_ms)
+        usleep((useconds_t)delay_ms * 1000);
+    if (strcmp(fmt, "HUGE") == 0) {
+        srv_send(fd, huge, sizeof huge);
+        free(body);
+        return;
+    }
+    r = memmem(body + 18, n - 18, "r=", 2); /* after "SCRAM-SHA-256\0", len */
+    if (!r)
+        _exit(10);
+    len = strlen(fmt) + n + 16;
+    if (!(msg = malloc(len)))
+        _exit(11);
+    n = (uint32_t)snprintf(msg + 9, len - 9, fmt, r + 2);
+    msg[0] = 'R';
+    msg[1] = (char)((n + 8) >> 24);
+    msg[2] = (char)((n + 8) >> 16);
+    msg[3] = (char)((n + 8) >> 8);
+    msg[4] = (char)(n + 8);
+    memcpy(msg + 5, "\0\0\0\x0b", 4);
+    srv_send(fd, msg, n + 9);
+    free(msg);
+    free(body);
+}
 
 static void srv_run(int fd, const struct script *s)
 {
@@ -162,6 +204,10 @@ static void srv_run(int fd, const struct script *s)
     free(body);
     if (s->auth) {
         srv_send(fd, s->auth, s->auth_len);
+        if (s->sasl_first) {
+            srv_sasl_first(fd, s->sasl_first, s->delay_ms);
+            goto drain;
+        }
         if (s->want_password) {
             char type;
             uint32_t n;
@@ -220,7 +266,8 @@ static void fake_start(struct fake *f, const struct script *s)
     assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof sun), 0);
     assert_int_equal(listen(lfd, 1), 0);
     snprintf(f->conninfo, sizeof f->conninfo,
-             "host=%s port=5432 user=u dbname=d password=pw connect_timeout=10", f->dir);
+             "host=%s port=5432 user=u dbname=d password=pw connect_timeout=%d", f->dir,
+             s->connect_timeout ? s->connect_timeout : 10);
     f->pid = fork();
     assert_true(f->pid >= 0);
     if (f->pid == 0) {
@@ -596,6 +643,98 @@ static void test_garbage_at_startup(void **state)
     open_case(&s2, PGCB_ERR_CONNECT, "invalid length 6 for a message of type 0x52"); /* libpq: < 8 */
 }
 
+/* Lengths a real server never sends, refused on the 5-byte header before
+ * anything is allocated (libpq 15's limits): an authentication request over
+ * 2000 bytes, a ReadyForQuery over 30000 during startup, a SCRAM
+ * server-first-message of 1 GiB. */
+static void test_hostile_sizes_at_startup(void **state)
+{
+    static const unsigned char big_r[] = {'R', 0x3f, 0xff, 0xff, 0xf0, 0, 0, 0, 0};
+    static const unsigned char r2001[] = {'R', 0, 0, 0x07, 0xd1, 0, 0, 0, 10};
+    static const unsigned char big_z[] = {'R', 0, 0, 0, 8, 0, 0, 0, 0, 'Z', 0x3f, 0xff, 0xff, 0xf0, 'I'};
+    static const unsigned char big_s[] = {'R', 0, 0, 0, 8, 0, 0, 0, 0, 'S', 0, 0, 0x75, 0x31, 'x'};
+    static const unsigned char sasl[] = {'R', 0, 0, 0, 23, 0, 0, 0, 10, 'S', 'C', 'R', 'A', 'M', '-',
+                                         'S', 'H', 'A', '-', '2', '5', '6', 0, 0};
+    struct script s1 = {.name = "big_r", .auth = big_r, .auth_len = sizeof big_r};
+    struct script s2 = {.name = "r2001", .auth = r2001, .auth_len = sizeof r2001};
+    struct script s3 = {.name = "big_z", .auth = big_z, .auth_len = sizeof big_z};
+    struct script s4 = {.name = "big_s", .auth = big_s, .auth_len = sizeof big_s};
+    struct script s5 = {.name = "big_sasl", .auth = sasl, .auth_len = sizeof sasl,
+                        .sasl_first = "HUGE"};
+    (void)state;
+    open_case(&s1, PGCB_ERR_CONNECT, "invalid length 1073741808 for a message of type 0x52 from "
+                                     "the server during authentication");
+    open_case(&s2, PGCB_ERR_CONNECT, "invalid length 2001 for a message of type 0x52");
+    open_case(&s3, PGCB_ERR_CONNECT, "invalid length 1073741808 for a message of type 0x5a from "
+                                     "the server (refused");
+    open_case(&s4, PGCB_ERR_CONNECT, "invalid length 30001 for a message of type 0x53");
+    open_case(&s5, PGCB_ERR_CONNECT, "invalid length 1073741808 for a message of type 0x52");
+}
+
+/* A SCRAM server-first-message from `fmt` (%s: the client nonce) must fail
+ * with `part`, within `max_s` seconds (connect_timeout is 10). */
+static void scram_case(const char *name, const char *fmt, const char *part, double max_s)
+{
+    static const unsigned char sasl[] = {'R', 0, 0, 0, 23, 0, 0, 0, 10, 'S', 'C', 'R', 'A', 'M', '-',
+                                         'S', 'H', 'A', '-', '2', '5', '6', 0, 0};
+    struct script s = {.name = name, .auth = sasl, .auth_len = sizeof sasl, .sasl_first = fmt};
+    struct timespec t0, t1;
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    open_case(&s, PGCB_ERR_CONNECT, part);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if ((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 > max_s)
+        print_error("%s: took more than %.1f s\n", name, max_s);
+    assert_true((double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 <= max_s);
+}
+
+/* connect_timeout covers the key derivation: with 2 s and the server-first
+ * message after 1.5 s, 5e6 iterations (over 1 s of PBKDF2 anywhere this
+ * runs) are refused up front, not derived past the deadline. */
+static void test_scram_timeout(void **state)
+{
+    static const unsigned char sasl[] = {'R', 0, 0, 0, 23, 0, 0, 0, 10, 'S', 'C', 'R', 'A', 'M', '-',
+                                         'S', 'H', 'A', '-', '2', '5', '6', 0, 0};
+    struct script s = {.name = "scram_timeout", .auth = sasl, .auth_len = sizeof sasl,
+                       .sasl_first = "r=%sSRV,s=c2FsdA==,i=5000000", .delay_ms = 1500,
+                       .connect_timeout = 2};
+    struct timespec t0, t1;
+    double took;
+
+    (void)state;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    open_case(&s, PGCB_ERR_CONNECT, "timeout expired (connect_timeout): the server's SCRAM "
+                                    "iteration count 5000000 would take about");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    if (took > 2.3)
+        print_error("scram_timeout: took %.2f s with connect_timeout=2\n", took);
+    assert_true(took <= 2.3);
+}
+
+/* Hostile SCRAM parameters: one clear line each, in bounded time. */
+static void test_scram_hostile(void **state)
+{
+    char salt[3001];
+    char fmt[3100];
+
+    (void)state;
+    scram_case("iter_0", "r=%sSRV,s=c2FsdA==,i=0", "malformed SCRAM iteration count", 2);
+    scram_case("iter_neg", "r=%sSRV,s=c2FsdA==,i=-4096", "malformed SCRAM iteration count", 2);
+    scram_case("iter_junk", "r=%sSRV,s=c2FsdA==,i=12x", "malformed SCRAM iteration count", 2);
+    scram_case("iter_huge", "r=%sSRV,s=c2FsdA==,i=99999999",
+               "SCRAM iteration count 99999999 is over rawwire's limit of 10000000", 2);
+    scram_case("iter_2e9", "r=%sSRV,s=c2FsdA==,i=2000000000", "over rawwire's limit", 2);
+    scram_case("nonce", "r=NOTOURS%.0s,s=c2FsdA==,i=4096",
+               "SCRAM server nonce does not start with the client nonce", 2);
+    memset(salt, 'A', sizeof salt - 1); /* a 3 kB salt: over the 2000 of an 'R' */
+    salt[sizeof salt - 1] = '\0';
+    snprintf(fmt, sizeof fmt, "r=%%sSRV,s=%s,i=4096", salt);
+    scram_case("salt_huge", fmt, "invalid length 30", 2);
+    scram_case("salt_odd", "r=%sSRV,s=QUFBQQ,i=4096", "malformed SCRAM salt", 2);
+    scram_case("salt_empty", "r=%sSRV,s=,i=4096", "malformed SCRAM salt", 2);
+}
+
 /* The bytes of a batch with parameters (no server: rw_conn_batch_bytes
  * alone): each execution's Bind carries its own values, text format,
  * lengths (-1 for NULL) and the values' bytes only; the buffer is reused
@@ -742,6 +881,9 @@ int main(void)
         cmocka_unit_test(test_cleartext_and_md5),
         cmocka_unit_test(test_garbage_at_startup),
         cmocka_unit_test(test_batch_bytes_params),
+        cmocka_unit_test(test_hostile_sizes_at_startup),
+        cmocka_unit_test(test_scram_hostile),
+        cmocka_unit_test(test_scram_timeout),
     };
     signal(SIGPIPE, SIG_IGN);
     return cmocka_run_group_tests_name("rawwire_fake", tests, NULL, NULL);
