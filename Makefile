@@ -47,7 +47,8 @@ DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
 # libidn: SASLprep (stringprep's SASLprep profile) for SCRAM passwords.
 IDN_LIBS                   = $(shell pkg-config --libs libidn)
-DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto) $(IDN_LIBS)
+# libidn: SASLprep (stringprep's SASLprep profile) for SCRAM passwords.
+DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto libidn) $(IDN_LIBS)
 DRIVER_LIBS_bridge         = $(PQ_LIBS) $(shell pkg-config --libs jansson libcrypto)
 
 FIXTURE_SRC = $(wildcard tests/fixtures/*.c)

@@ -1,11 +1,12 @@
 # mk/rawwire.mk -- the rawwire and floor drivers' build needs, their tests'
-# libcrypto, and the libFuzzer run of rawwire's reply parser.
+# libcrypto and libidn, and the libFuzzer run of rawwire's reply parser.
 #
 # floor compiles rawwire's connection code in (drivers/floor/base_rawwire.c
-# #includes drivers/rawwire/*.c), so it links libcrypto too (SCRAM, MD5); its
-# object's dependency file makes it rebuild when rawwire's sources change.
+# #includes drivers/rawwire/*.c), so it links libcrypto (SCRAM, MD5) and
+# libidn (SASLprep) too; its object's dependency file makes it rebuild when
+# rawwire's sources change.
 
-RW_CRYPTO_LIBS = $(shell pkg-config --libs libcrypto)
+RW_CRYPTO_LIBS = $(shell pkg-config --libs libcrypto libidn)
 RW_SOURCES     = $(wildcard drivers/rawwire/*.c drivers/rawwire/*.h)
 
 DRIVER_LIBS_floor = $(RW_CRYPTO_LIBS)

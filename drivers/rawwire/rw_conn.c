@@ -4,9 +4,11 @@
  */
 #include "rw_conn.h"
 
+#include <langinfo.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,19 +98,103 @@ static void rw_conn_reset(struct pgcb_conn *c)
     c->broken = 0;
 }
 
-/* StartupMessage, authentication, then messages until ReadyForQuery. */
+/* The CODESET spellings of libpq's pg_get_encoding_from_locale
+ * (src/port/chklocale.c encoding_match_list), compared ignoring case, and
+ * the PostgreSQL encoding names (pg_encoding_to_char) they map to. */
+static const char *const rw_codesets[][2] = {
+    {"EUC-JP", "EUC_JP"}, {"eucJP", "EUC_JP"}, {"IBM-eucJP", "EUC_JP"}, {"sdeckanji", "EUC_JP"},
+    {"CP20932", "EUC_JP"},
+    {"EUC-CN", "EUC_CN"}, {"eucCN", "EUC_CN"}, {"IBM-eucCN", "EUC_CN"}, {"GB2312", "EUC_CN"},
+    {"dechanzi", "EUC_CN"}, {"CP20936", "EUC_CN"},
+    {"EUC-KR", "EUC_KR"}, {"eucKR", "EUC_KR"}, {"IBM-eucKR", "EUC_KR"}, {"deckorean", "EUC_KR"},
+    {"5601", "EUC_KR"}, {"CP51949", "EUC_KR"},
+    {"EUC-TW", "EUC_TW"}, {"eucTW", "EUC_TW"}, {"IBM-eucTW", "EUC_TW"}, {"cns11643", "EUC_TW"},
+    {"UTF-8", "UTF8"}, {"utf8", "UTF8"}, {"CP65001", "UTF8"},
+    {"ISO-8859-1", "LATIN1"}, {"ISO8859-1", "LATIN1"}, {"iso88591", "LATIN1"}, {"CP28591", "LATIN1"},
+    {"ISO-8859-2", "LATIN2"}, {"ISO8859-2", "LATIN2"}, {"iso88592", "LATIN2"}, {"CP28592", "LATIN2"},
+    {"ISO-8859-3", "LATIN3"}, {"ISO8859-3", "LATIN3"}, {"iso88593", "LATIN3"}, {"CP28593", "LATIN3"},
+    {"ISO-8859-4", "LATIN4"}, {"ISO8859-4", "LATIN4"}, {"iso88594", "LATIN4"}, {"CP28594", "LATIN4"},
+    {"ISO-8859-9", "LATIN5"}, {"ISO8859-9", "LATIN5"}, {"iso88599", "LATIN5"}, {"CP28599", "LATIN5"},
+    {"ISO-8859-10", "LATIN6"}, {"ISO8859-10", "LATIN6"}, {"iso885910", "LATIN6"},
+    {"ISO-8859-13", "LATIN7"}, {"ISO8859-13", "LATIN7"}, {"iso885913", "LATIN7"},
+    {"ISO-8859-14", "LATIN8"}, {"ISO8859-14", "LATIN8"}, {"iso885914", "LATIN8"},
+    {"ISO-8859-15", "LATIN9"}, {"ISO8859-15", "LATIN9"}, {"iso885915", "LATIN9"},
+    {"CP28605", "LATIN9"},
+    {"ISO-8859-16", "LATIN10"}, {"ISO8859-16", "LATIN10"}, {"iso885916", "LATIN10"},
+    {"KOI8-R", "KOI8R"}, {"CP20866", "KOI8R"}, {"KOI8-U", "KOI8U"}, {"CP21866", "KOI8U"},
+    {"CP866", "WIN866"}, {"CP874", "WIN874"}, {"CP1250", "WIN1250"}, {"CP1251", "WIN1251"},
+    {"ansi-1251", "WIN1251"}, {"CP1252", "WIN1252"}, {"CP1253", "WIN1253"}, {"CP1254", "WIN1254"},
+    {"CP1255", "WIN1255"}, {"CP1256", "WIN1256"}, {"CP1257", "WIN1257"}, {"CP1258", "WIN1258"},
+    {"ISO-8859-5", "ISO_8859_5"}, {"ISO8859-5", "ISO_8859_5"}, {"iso88595", "ISO_8859_5"},
+    {"CP28595", "ISO_8859_5"},
+    {"ISO-8859-6", "ISO_8859_6"}, {"ISO8859-6", "ISO_8859_6"}, {"iso88596", "ISO_8859_6"},
+    {"CP28596", "ISO_8859_6"},
+    {"ISO-8859-7", "ISO_8859_7"}, {"ISO8859-7", "ISO_8859_7"}, {"iso88597", "ISO_8859_7"},
+    {"CP28597", "ISO_8859_7"},
+    {"ISO-8859-8", "ISO_8859_8"}, {"ISO8859-8", "ISO_8859_8"}, {"iso88598", "ISO_8859_8"},
+    {"CP28598", "ISO_8859_8"},
+    {"SJIS", "SJIS"}, {"PCK", "SJIS"}, {"CP932", "SJIS"},
+    {"BIG5", "BIG5"}, {"BIG5HKSCS", "BIG5"}, {"Big5-HKSCS", "BIG5"}, {"CP950", "BIG5"},
+    {"GBK", "GBK"}, {"CP936", "GBK"}, {"UHC", "UHC"}, {"JOHAB", "JOHAB"}, {"CP1361", "JOHAB"},
+    {"GB18030", "GB18030"}, {"CP54936", "GB18030"}, {"SJIS_2004", "SHIFT_JIS_2004"},
+    {"US-ASCII", "SQL_ASCII"},
+};
+
+/* client_encoding=auto as libpq 15 resolves it (connectOptions2 with
+ * pg_get_encoding_from_locale(NULL)): the process's current LC_CTYPE (not
+ * the environment's: a program that never called setlocale is in "C");
+ * "C" or "POSIX" is SQL_ASCII, else nl_langinfo(CODESET) through the table.
+ * NULL when the codeset is unknown (libpq then sends no client_encoding). */
+static const char *rw_locale_encoding(void)
+{
+    const char *ctype = setlocale(LC_CTYPE, NULL), *cs;
+
+    if (!ctype)
+        return NULL;
+    if (strcasecmp(ctype, "C") == 0 || strcasecmp(ctype, "POSIX") == 0)
+        return "SQL_ASCII";
+    if (!(cs = nl_langinfo(CODESET)))
+        return NULL;
+    for (size_t i = 0; i < sizeof rw_codesets / sizeof rw_codesets[0]; i++)
+        if (strcasecmp(cs, rw_codesets[i][0]) == 0)
+            return rw_codesets[i][1];
+    return NULL;
+}
+
+/* The client_encoding startup parameter for the parameter's value `enc`:
+ * NULL (not sent) when unset or empty, the locale's for "auto". */
+static const char *rw_startup_encoding(const char *enc)
+{
+    if (!enc || !*enc)
+        return NULL;
+    return strcmp(enc, "auto") == 0 ? rw_locale_encoding() : enc;
+}
+
+/* A setting of libpq's EnvironmentOptions (fe-connect.c): the variable's
+ * value, sent as a startup parameter (build_startup_packet), unless unset or
+ * "default" in any case. */
+static const char *rw_env_option(const char *var)
+{
+    const char *v = getenv(var);
+    return v && strcasecmp(v, "default") != 0 ? v : NULL;
+}
+
+/* StartupMessage (the parameters in libpq 15's order), authentication,
+ * then messages until ReadyForQuery. */
 static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_auth *a, char *err,
                       size_t errlen)
 {
     const char *app = p->v[RW_P_APPLICATION_NAME];
-    const char *enc = p->v[RW_P_CLIENT_ENCODING];
     const char *opts = p->v[RW_P_OPTIONS];
     const char *kv[] = {
         "user", p->v[RW_P_USER],
         "database", p->v[RW_P_DBNAME],
-        "application_name", app && *app ? app : p->v[RW_P_FALLBACK_APPLICATION_NAME],
         "options", opts && *opts ? opts : NULL,
-        "client_encoding", enc && *enc && strcmp(enc, "auto") != 0 ? enc : NULL,
+        "application_name", app && *app ? app : p->v[RW_P_FALLBACK_APPLICATION_NAME],
+        "client_encoding", rw_startup_encoding(p->v[RW_P_CLIENT_ENCODING]),
+        "datestyle", rw_env_option("PGDATESTYLE"),
+        "timezone", rw_env_option("PGTZ"),
+        "geqo", rw_env_option("PGGEQO"),
         NULL, NULL,
     };
     struct rw_buf b;

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -552,6 +553,75 @@ static void test_floor_rows(void **state)
     }
 }
 
+/* ---- session settings from the environment, as libpq ------------------ */
+
+#define SETTINGS_SQL                                                                               \
+    "SELECT current_setting('TimeZone'), current_setting('DateStyle'), current_setting('geqo'), " \
+    "current_setting('client_encoding')"
+
+/* The checksum of SETTINGS_SQL on a new connection of t with `conninfo`. */
+static struct pgcb_sum settings_sum(const struct drvtest_drv *t, const char *conninfo)
+{
+    struct pgcb_conn *c = drvtest_open_ok(t, conninfo, opt_text, 1);
+    struct pgcb_stmt *st = drvtest_prepare_ok(t, c, "settings", SETTINGS_SQL);
+    struct pgcb_sum s = drvtest_run_ok(t, c, st, 1);
+    t->d->close(c);
+    return s;
+}
+
+/* PGTZ, PGDATESTYLE and PGGEQO set the session as they do for libpq (its
+ * EnvironmentOptions, sent as startup parameters); "default" sends nothing. */
+static void test_env_settings(void **state)
+{
+    struct pgcb_sum plain, rw, pq;
+
+    (void)state;
+    plain = settings_sum(&rw_drv, "");
+    setenv("PGTZ", "America/New_York", 1);
+    setenv("PGDATESTYLE", "SQL, DMY", 1);
+    setenv("PGGEQO", "off", 1);
+    rw = settings_sum(&rw_drv, "");
+    pq = settings_sum(&pq_drv, "");
+    assert_true(rw.rows == 1 && rw.hash == pq.hash);
+    assert_true(rw.hash != plain.hash);
+    setenv("PGTZ", "DEFAULT", 1);
+    setenv("PGDATESTYLE", "default", 1);
+    setenv("PGGEQO", "Default", 1);
+    rw = settings_sum(&rw_drv, "");
+    pq = settings_sum(&pq_drv, "");
+    assert_true(rw.hash == pq.hash && rw.hash == plain.hash);
+    unsetenv("PGTZ");
+    unsetenv("PGDATESTYLE");
+    unsetenv("PGGEQO");
+}
+
+/* client_encoding=auto (and PGCLIENTENCODING=auto) takes the encoding of the
+ * process's LC_CTYPE, as libpq: SQL_ASCII in "C", UTF8 in C.UTF-8. */
+static void test_client_encoding_auto(void **state)
+{
+    static const char *const locales[] = {"C", "C.UTF-8"};
+    char *saved = strdup(setlocale(LC_CTYPE, NULL));
+
+    (void)state;
+    assert_non_null(saved);
+    for (size_t i = 0; i < sizeof locales / sizeof locales[0]; i++) {
+        struct pgcb_sum rw, pq;
+        if (!setlocale(LC_CTYPE, locales[i])) {
+            print_message("skipping locale %s (not installed)\n", locales[i]);
+            continue;
+        }
+        rw = settings_sum(&rw_drv, "client_encoding=auto");
+        pq = settings_sum(&pq_drv, "client_encoding=auto");
+        assert_true(rw.hash == pq.hash);
+        setenv("PGCLIENTENCODING", "auto", 1);
+        rw = settings_sum(&rw_drv, "");
+        unsetenv("PGCLIENTENCODING");
+        assert_true(rw.hash == pq.hash);
+    }
+    setlocale(LC_CTYPE, saved);
+    free(saved);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -572,6 +642,8 @@ int main(void)
         cmocka_unit_test(test_conninfo_forms),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_floor_rows),
+        cmocka_unit_test(test_env_settings),
+        cmocka_unit_test(test_client_encoding_auto),
     };
     return cmocka_run_group_tests_name("rawwire", tests, group_setup, group_teardown);
 }
