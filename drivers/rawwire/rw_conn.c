@@ -48,6 +48,8 @@ int rw_conn_batch_end(struct pgcb_conn *c, int rc, const char *qerr, char *err, 
         rw_errf(err, errlen, "%s", qerr);
         return PGCB_ERR_QUERY;
     }
+    if (rc == PGCB_ERR_NOMEM)
+        c->broken = 1; /* mid-exchange: replies are left unread */
     if (rc == PGCB_ERR_IO && qerr) {
         char io[PGCB_ERRLEN];
         snprintf(io, sizeof io, "%s", err);

@@ -99,7 +99,8 @@ int rw_conn_batch_start(struct pgcb_conn *c, const struct pgcb_stmt *st, uint32_
 /* The end of every batch: `rc` is what rw_io_pipeline returned, `qerr` the
  * first ErrorResponse the replies held (NULL if none). A query error is
  * PGCB_ERR_QUERY with qerr; an I/O error after an ErrorResponse says both
- * (the server said why before it closed); IO/PROTOCOL errors break c. */
+ * (the server said why before it closed); IO/PROTOCOL errors break c, and
+ * so does PGCB_ERR_NOMEM (it happened mid-exchange, replies unread). */
 int rw_conn_batch_end(struct pgcb_conn *c, int rc, const char *qerr, char *err, size_t errlen);
 
 #endif /* RW_CONN_H */

@@ -343,6 +343,13 @@ static int rw_feed(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need
     return r;
 }
 
+/* The replies held a FATAL error: the session is over. */
+static int rw_fatal(const struct pgcb_conn *c, char *err, size_t errlen)
+{
+    rw_errf(err, errlen, "the server ends the session (FATAL) (%s)", c->peer);
+    return PGCB_ERR_IO;
+}
+
 int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
                    char *err, size_t errlen)
 {
@@ -377,6 +384,8 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
             r = rw_feed(c, feed, ctx, &need, err, errlen);
             if (r == RW_FEED_ERROR)
                 return PGCB_ERR_PROTOCOL;
+            if (r == RW_FEED_FATAL)
+                return rw_fatal(c, err, errlen);
             if (r == RW_FEED_DONE) {
                 rw_errf(err, errlen, "the server answered every query before it was sent");
                 return PGCB_ERR_PROTOCOL;
@@ -392,5 +401,7 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
             return rc;
         r = rw_feed(c, feed, ctx, &need, err, errlen);
     }
-    return r == RW_FEED_DONE ? PGCB_OK : PGCB_ERR_PROTOCOL;
+    if (r == RW_FEED_DONE)
+        return PGCB_OK;
+    return r == RW_FEED_FATAL ? rw_fatal(c, err, errlen) : PGCB_ERR_PROTOCOL;
 }

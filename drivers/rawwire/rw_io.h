@@ -41,8 +41,10 @@ int rw_io_read_msg(struct pgcb_conn *c, char *type, const char **body, size_t *n
  * to the bytes it consumed and *need to the bytes of the message it stopped
  * at when that is incomplete (header included; 0 if unknown). Returns
  * RW_FEED_MORE (wants more bytes), RW_FEED_DONE (every reply it waited for
- * arrived), or RW_FEED_ERROR (malformed; err written). */
-enum { RW_FEED_MORE = 0, RW_FEED_DONE = 1, RW_FEED_ERROR = -1 };
+ * arrived), RW_FEED_FATAL (a FATAL/PANIC error came: the server ends the
+ * session; rw_io_pipeline returns PGCB_ERR_IO at once) or RW_FEED_ERROR
+ * (malformed; err written). */
+enum { RW_FEED_MORE = 0, RW_FEED_DONE = 1, RW_FEED_FATAL = 2, RW_FEED_ERROR = -1 };
 typedef int (*rw_feed_fn)(void *ctx, const char *p, size_t n, size_t *used, size_t *need, char *err,
                           size_t errlen);
 

@@ -178,8 +178,8 @@ int rw_conn_prepare(struct pgcb_conn *c, const char *name, const char *sql, stru
     rw_enc_describe_stmt(&b, name);
     rw_enc_sync(&b);
     rc = rw_send_buf(c, &b, err, errlen);
-    if (rc == PGCB_OK)
-        rc = rw_read_until_ready(c, &d, err, errlen);
+    if (rc == PGCB_OK && (rc = rw_read_until_ready(c, &d, err, errlen)) == PGCB_ERR_NOMEM)
+        c->broken = 1; /* mid-exchange: replies are left unread */
     if (rc != PGCB_OK) {
         free(d.oids);
         return rw_conn_fail(c, rc);

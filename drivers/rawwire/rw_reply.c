@@ -199,11 +199,16 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
                 else if (r->state == RW_RS_DONE && l < sizeof r->qerr)
                     snprintf(r->qerr + l, sizeof r->qerr - l, " (at the query's Sync)");
             }
-            if (rw_pgerr_is_fatal(&e))
-                r->fatal = 1;
             if (r->state != RW_RS_DONE && r->state != RW_RS_ERROR)
                 r->done++;
             r->state = RW_RS_ERROR;
+            if (rw_pgerr_is_fatal(&e)) {
+                /* the server ends the session: no ReadyForQuery will come */
+                r->fatal = 1;
+                q += (size_t)len + 1;
+                ret = RW_FEED_FATAL;
+                goto out;
+            }
             break;
         }
         case 'Z': {

@@ -52,7 +52,8 @@ struct rw_reply {
     unsigned flags;             /* RW_REPLY_* */
     int state;                  /* enum rw_reply_state of the current query */
     int have_error;             /* an ErrorResponse came (first one in qerr) */
-    int fatal;                  /* ... of severity FATAL or PANIC */
+    int fatal;                  /* an ErrorResponse of severity FATAL or PANIC came:
+                                   rw_reply_feed returned RW_FEED_FATAL */
     uint32_t error_query;       /* 1-based index of the query that failed first */
     char qerr[PGCB_ERRLEN];     /* "SQLSTATE: message (query i of n)" */
 };
@@ -65,7 +66,9 @@ void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncol
 /* The RW_REPLY_* flags of a batch on connection `c`. */
 unsigned rw_reply_flags(const struct pgcb_conn *c);
 
-/* The rw_feed_fn: ctx is a struct rw_reply. Malformed input (bad length,
+/* The rw_feed_fn: ctx is a struct rw_reply. A FATAL or PANIC
+ * ErrorResponse is RW_FEED_FATAL at once (the server closes the session;
+ * nothing more is waited for). Malformed input (bad length,
  * unknown or out-of-order message type, DataRow with another column count,
  * a field past the end of its message, an invalid value) is RW_FEED_ERROR
  * with err set. */

@@ -488,7 +488,39 @@ static void test_fatal_then_eof(void **state)
            'c', 't', 'i', 'o', 'n', 0, 0);
     (void)state;
     fatal.close_after = 1;
-    batch_case(&fatal, PGCB_ERR_IO, "57P01: terminating connection (query 2 of 2 in the batch); server closed");
+    batch_case(&fatal, PGCB_ERR_IO, "57P01: terminating connection (query 2 of 2 in the batch); "
+                                    "the server ends the session (FATAL)");
+}
+
+/* A FATAL breaks the connection at once, before the server's EOF: this
+ * server keeps the socket open (until its alarm, 20 s). */
+static void test_fatal_before_eof(void **state)
+{
+    SCRIPT(fatal_open, 2, GOOD_QUERY,
+           'E', 0, 0, 0, 43, 'S', 'F', 'A', 'T', 'A', 'L', 0, 'C', '5', '7', 'P', '0', '1', 0,
+           'M', 't', 'e', 'r', 'm', 'i', 'n', 'a', 't', 'i', 'n', 'g', ' ', 'c', 'o', 'n', 'n', 'e',
+           'c', 't', 'i', 'o', 'n', 0, 0);
+    struct timespec t0, t1;
+    (void)state;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    batch_case(&fatal_open, PGCB_ERR_IO, "57P01: terminating connection (query 2 of 2 in the "
+                                         "batch); the server ends the session (FATAL)");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_true(t1.tv_sec - t0.tv_sec < 5);
+}
+
+/* An out-of-memory error in the middle of an exchange (the read buffer
+ * could not grow) leaves replies unread: the connection is broken. */
+static void test_nomem_breaks(void **state)
+{
+    struct pgcb_conn *c = calloc(1, sizeof *c);
+    char err[PGCB_ERRLEN] = "out of memory (a 99-byte message)";
+
+    (void)state;
+    assert_non_null(c);
+    assert_int_equal(rw_conn_batch_end(c, PGCB_ERR_NOMEM, NULL, err, sizeof err), PGCB_ERR_NOMEM);
+    assert_true(c->broken);
+    free(c);
 }
 
 /* The statement's RowDescription again, as a Describe of the portal gets it. */
@@ -562,7 +594,7 @@ static void test_error_at_sync(void **state)
     atsync.second_batch = 1;
     batch_case(&atsync, PGCB_ERR_QUERY, "23503: fkey (at the query's Sync)");
     twice.close_after = 1;
-    batch_case(&twice, PGCB_ERR_IO, "XX000: boom; server closed the connection unexpectedly");
+    batch_case(&twice, PGCB_ERR_IO, "XX000: boom; the server ends the session (FATAL)");
 }
 
 /* ---- startup ------------------------------------------------------------- */
@@ -871,6 +903,8 @@ int main(void)
         cmocka_unit_test(test_bad_value),
         cmocka_unit_test(test_error_mid_batch),
         cmocka_unit_test(test_fatal_then_eof),
+        cmocka_unit_test(test_fatal_before_eof),
+        cmocka_unit_test(test_nomem_breaks),
         cmocka_unit_test(test_describe_each),
         cmocka_unit_test(test_sync_per_batch),
         cmocka_unit_test(test_error_at_sync),
