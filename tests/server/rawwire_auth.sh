@@ -115,8 +115,20 @@ INI
     fi
 done
 
+# SCRAM with a non-ASCII password: SASLprep (RFC 4013) on both sides, as
+# libpq. The server stores the verifier of SASLprep("sëcret"); rawwire
+# connects with it as typed (precomposed ë) and decomposed (e + U+0308, which
+# only NFKC normalization turns into the same bytes).
+echo "$prog: scram-sha-256 with a non-ASCII password (SASLprep)"
+admin -c "SET password_encryption = 'scram-sha-256'" -c "ALTER ROLE rw_user PASSWORD \$pw\$sëcret\$pw\$"
+hba scram-sha-256
+decomposed=$'se\xcc\x88cret'
+if out=$("$check" "$base password=sëcret" 2>&1); then ok "sëcret (precomposed)"; else bad "sëcret: $out"; fi
+if out=$(PGPASSWORD=$decomposed "$check" "$base" 2>&1); then ok "sëcret (decomposed: NFKC)"; else bad "sëcret decomposed: $out"; fi
+if out=$("$check" "$base password=sécret" 28P01 2>&1); then ok "sécret: wrong password"; else bad "sécret: $out"; fi
+
 if ((failures)); then
     echo "$prog: $failures check(s) failed" >&2
     exit 1
 fi
-echo "$prog: trust, password, md5 and scram-sha-256 all work; wrong passwords give 28P01"
+echo "$prog: trust, password, md5 and scram-sha-256 (with SASLprep) all work; wrong passwords give 28P01"
