@@ -38,10 +38,10 @@
  *    VALID_LONG_MESSAGE_TYPE types 'T' 'D' 'd' 'V' 'E' 'N' 'A' up to
  *    RW_MAX_MSG_LEN, every other type at most RW_MAX_SHORT_LEN.
  *
- * The batch reply parser (rw_reply.c) checks the RW_PHASE_READY limit on a
- * message that does not fit in what has been read (the only case where a
- * length makes the buffer grow); a complete message already in the buffer
- * is used as it is. */
+ * During a batch the check is made where a length would make the read
+ * buffer grow (rw_io.c rw_rbuf_reserve: a message larger than the
+ * RW_RBUF_INITIAL bytes already there), so the timed reply parser is
+ * unchanged; a shorter message that fits in the buffer is used as it is. */
 #define RW_MAX_AUTH_LEN 2000u
 #define RW_MAX_SHORT_LEN 30000u
 enum { RW_PHASE_AUTH = 0, RW_PHASE_READY = 1 };

@@ -218,7 +218,10 @@ int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, siz
 
 /* ---- read --------------------------------------------------------------- */
 
-/* Room for `need` unread bytes and at least some free space after them. */
+/* Room for `need` unread bytes and at least some free space after them.
+ * Before growing the buffer for the message the unread bytes start with,
+ * its length is checked against libpq's limit for its type
+ * (rw_msg_len_ok, in c->msg_phase): PGCB_ERR_PROTOCOL if over it. */
 static int rw_rbuf_reserve(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
 {
     size_t unread = c->rend - c->rpos, cap;
@@ -233,6 +236,14 @@ static int rw_rbuf_reserve(struct pgcb_conn *c, size_t need, char *err, size_t e
         need = unread + 4096;
     if (c->rcap >= need)
         return PGCB_OK;
+    if (unread >= 5 && !rw_msg_len_ok(c->rbuf[0], rw_be32(c->rbuf + 1), c->msg_phase)) {
+        /* the buffer would grow for the message it starts with: libpq's
+         * limit for its type first (rw_codec.h) */
+        rw_errf(err, errlen, "invalid length %u for a message of type 0x%02x from the server "
+                             "(refused before reading it)", rw_be32(c->rbuf + 1),
+                (unsigned char)c->rbuf[0]);
+        return PGCB_ERR_PROTOCOL;
+    }
     cap = c->rcap ? c->rcap : RW_RBUF_INITIAL;
     while (cap < need)
         cap *= 2;
@@ -344,7 +355,8 @@ static int rw_feed(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need
 }
 
 /* The replies held a FATAL error: the session is over. */
-static int rw_fatal(const struct pgcb_conn *c, char *err, size_t errlen)
+__attribute__((noinline, cold)) static int rw_fatal(const struct pgcb_conn *c, char *err,
+                                                     size_t errlen)
 {
     rw_errf(err, errlen, "the server ends the session (FATAL) (%s)", c->peer);
     return PGCB_ERR_IO;

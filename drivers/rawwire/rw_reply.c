@@ -127,13 +127,6 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
             break;
         }
         if ((size_t)(end - q) - 1 < len) {
-            if (len > RW_MAX_SHORT_LEN && !RW_LONG_MSG_TYPE(type)) {
-                rw_errf(err, errlen, "message of type 0x%02x with length %u in query %u of the "
-                        "batch is over the limit for its type", (unsigned char)type, len,
-                        rw_query_no(r));
-                ret = RW_FEED_ERROR;
-                break;
-            }
             *need = (size_t)len + 1;
             break;
         }

@@ -436,6 +436,17 @@ static void test_length_above_1gib(void **state)
     batch_case(&huge, PGCB_ERR_PROTOCOL, "invalid message length 1073741824");
 }
 
+/* A CommandComplete claiming ~1 GiB (under the 1 GiB cap, over libpq's
+ * 30000 for a type that is not a long one): refused before the buffer grows. */
+static void test_short_type_too_long(void **state)
+{
+    SCRIPT(bigc, 1, '2', 0, 0, 0, 4,
+           'D', 0, 0, 0, 26, 0, 3, 0, 0, 0, 4, 0, 0, 0, 7, 0, 0, 0, 3, 'w', 'a', 't', 0, 0, 0, 1, 1,
+           'C', 0x3f, 0xff, 0xff, 0xf0, 'S');
+    (void)state;
+    batch_case(&bigc, PGCB_ERR_PROTOCOL, "invalid length 1073741808 for a message of type 0x43");
+}
+
 static void test_unknown_type(void **state)
 {
     SCRIPT(unknown, 1, '2', 0, 0, 0, 4, 0x7e, 0, 0, 0, 4, 'Z', 0, 0, 0, 5, 'I');
@@ -897,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_eof_between_messages),
         cmocka_unit_test(test_length_below_4),
         cmocka_unit_test(test_length_above_1gib),
+        cmocka_unit_test(test_short_type_too_long),
         cmocka_unit_test(test_unknown_type),
         cmocka_unit_test(test_wrong_column_count),
         cmocka_unit_test(test_field_past_end),
