@@ -45,10 +45,9 @@ DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
 # Extra libraries per driver.
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
-# libidn: SASLprep (stringprep's SASLprep profile) for SCRAM passwords.
-IDN_LIBS                   = $(shell pkg-config --libs libidn)
-# libidn: SASLprep (stringprep's SASLprep profile) for SCRAM passwords.
-DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto libidn) $(IDN_LIBS)
+# rawwire: libcrypto (SCRAM, MD5) and libidn (SASLprep: stringprep's SASLprep
+# profile for SCRAM passwords).
+DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto libidn)
 DRIVER_LIBS_bridge         = $(PQ_LIBS) $(shell pkg-config --libs jansson libcrypto)
 
 FIXTURE_SRC = $(wildcard tests/fixtures/*.c)
@@ -156,7 +155,7 @@ $(B)/libpgcbtest.a: $(TESTLIB_OBJ)
 
 $(B)/tests/%: tests/unit/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) $(IDN_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
 
 $(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)
