@@ -31,7 +31,8 @@ static const struct {
     [RW_P_CHANNEL_BINDING] = {"channel_binding", "PGCHANNELBINDING"},
     [RW_P_TARGET_SESSION_ATTRS] = {"target_session_attrs", "PGTARGETSESSIONATTRS"},
     [RW_P_SERVICE] = {"service", "PGSERVICE"},
-    [RW_P_REQUIRESSL] = {"requiressl", "PGREQUIRESSL"},
+    [RW_P_REQUIRESSL] = {"requiressl", "PGREQUIRESSL"}, /* env: see rw_params_from_env */
+    [RW_P_REQUIREPEER] = {"requirepeer", "PGREQUIREPEER"},
 };
 
 /* Keys libpq (15) accepts that rawwire ignores: TLS files, keepalives,
@@ -39,7 +40,7 @@ static const struct {
 static const char *const rw_ignored_keys[] = {
     "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
     "tcp_user_timeout", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslrootcert",
-    "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+    "sslcrl", "sslcrldir", "sslsni", "ssl_min_protocol_version",
     "ssl_max_protocol_version", "krbsrvname", "gsslib", "replication", NULL,
 };
 
@@ -66,11 +67,40 @@ static int rw_may_hold_password(const char *s)
             strchr(s, '@') != NULL);
 }
 
+/* Replace p->v[which] by a copy of val (n bytes). 0, or -2 out of memory. */
+static int rw_param_put(struct rw_params *p, enum rw_param which, const char *val, size_t n)
+{
+    char *v = strndup(val, n);
+
+    if (!v)
+        return -2;
+    free(p->v[which]);
+    p->v[which] = v;
+    return 0;
+}
+
+/* libpq's requiressl: sslmode=require for a value starting with '1', else
+ * sslmode=prefer. The value itself is kept too. 0, or -2 out of memory. */
+static int rw_param_set_requiressl(struct rw_params *p, const char *val, size_t n)
+{
+    int on = n > 0 && val[0] == '1';
+
+    if (rw_param_put(p, RW_P_REQUIRESSL, val, n) ||
+        rw_param_put(p, RW_P_SSLMODE, on ? "require" : "prefer", on ? 7 : 6))
+        return -2;
+    p->sslmode_from = on ? "requiressl" : NULL;
+    return 0;
+}
+
 /* Store value (n bytes) for key; a later occurrence replaces an earlier one,
  * as in libpq. 0, 1 for an ignored key, -1 unknown key, -2 out of memory. */
 static int rw_param_set(struct rw_params *p, const char *key, size_t keylen, const char *val,
                         size_t n)
 {
+    if (keylen == 10 && memcmp(key, "requiressl", 10) == 0)
+        return rw_param_set_requiressl(p, val, n);
+    if (keylen == 7 && memcmp(key, "sslmode", 7) == 0)
+        p->sslmode_from = NULL;
     for (int i = 0; i < RW_P_COUNT; i++) {
         if (strlen(rw_param_info[i].key) == keylen && memcmp(rw_param_info[i].key, key, keylen) == 0) {
             char *v = strndup(val, n);
@@ -377,12 +407,20 @@ int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size
 
 int rw_params_from_env(struct rw_params *p)
 {
+    const char *e;
+
     for (int i = 0; i < RW_P_COUNT; i++) {
-        const char *e;
-        if (p->v[i] || !rw_param_info[i].env || !(e = getenv(rw_param_info[i].env)))
+        if (i == RW_P_REQUIRESSL || p->v[i] || !rw_param_info[i].env ||
+            !(e = getenv(rw_param_info[i].env)))
             continue;
         if (!(p->v[i] = strdup(e)))
             return -1;
+    }
+    /* libpq: PGREQUIRESSL=1... only when sslmode came from nowhere */
+    if (!p->v[RW_P_SSLMODE] && (e = getenv("PGREQUIRESSL")) && e[0] == '1') {
+        if (!(p->v[RW_P_SSLMODE] = strdup("require")))
+            return -1;
+        p->sslmode_from = "PGREQUIRESSL";
     }
     return 0;
 }
@@ -410,15 +448,14 @@ int rw_params_finish(struct rw_params *p, char *err, size_t errlen)
     }
     v = p->v[RW_P_SSLMODE];
     if (v && *v && !rw_is(v, "disable") && !rw_is(v, "allow") && !rw_is(v, "prefer")) {
-        if (rw_is(v, "require") || rw_is(v, "verify-ca") || rw_is(v, "verify-full"))
+        if (p->sslmode_from && rw_is(v, "require"))
+            rw_errf(err, errlen, "%s starting with \"1\" (libpq: sslmode=require) is not supported "
+                                 "by rawwire (no TLS)", p->sslmode_from);
+        else if (rw_is(v, "require") || rw_is(v, "verify-ca") || rw_is(v, "verify-full"))
             rw_errf(err, errlen, "sslmode=%s is not supported by rawwire (no TLS)", v);
         else
             rw_errf(err, errlen, "invalid sslmode value (expected disable, allow, prefer, require, "
                                  "verify-ca or verify-full)");
-        return -1;
-    }
-    if (rw_is(p->v[RW_P_REQUIRESSL], "1")) {
-        rw_errf(err, errlen, "requiressl=1 is not supported by rawwire (no TLS)");
         return -1;
     }
     v = p->v[RW_P_GSSENCMODE];

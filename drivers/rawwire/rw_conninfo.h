@@ -11,7 +11,11 @@
  * Keys libpq knows but that mean nothing without TLS/GSS/keepalive support
  * are accepted and ignored, except where ignoring them would weaken what the
  * user asked for: sslmode require/verify-ca/verify-full, gssencmode=require,
- * channel_binding=require, requiressl=1 and service are refused.
+ * channel_binding=require, requiressl=1... and service are refused.
+ * requiressl is libpq's deprecated spelling: a value starting with '1' sets
+ * sslmode=require, any other sslmode=prefer (a later key wins, as in libpq);
+ * PGREQUIRESSL starting with '1' means sslmode=require when neither sslmode
+ * nor PGSSLMODE is given. requirepeer is kept for rw_conn's peer check.
  *
  * Ownership: struct rw_params owns every string it points to (malloc'd);
  * rw_params_free releases them. Error messages name keys, never values (a
@@ -41,11 +45,19 @@ enum rw_param {
     RW_P_TARGET_SESSION_ATTRS,
     RW_P_SERVICE,
     RW_P_REQUIRESSL,
+    RW_P_REQUIREPEER,
     RW_P_COUNT
 };
 
 struct rw_params {
     char *v[RW_P_COUNT]; /* NULL: not given */
+    /* Where sslmode=require came from when libpq's deprecated spelling set
+     * it: "requiressl" (the key: a value starting with '1'), "PGREQUIRESSL",
+     * or NULL (sslmode itself). For the error message only. */
+    const char *sslmode_from;
+    /* The string could hold a password (a password key, or a URI with an
+     * '@'): later messages (a bad port) then quote no value of it. */
+    int secret_in_string;
 };
 
 /* The keyword of a parameter ("host"). */

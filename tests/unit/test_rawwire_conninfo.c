@@ -196,6 +196,34 @@ static void test_refusals(void **state)
     assert_int_equal(rw_params_finish(&p, err, sizeof err), -1); /* from the environment too */
     rw_params_free(&p);
     clear_env();
+    /* libpq: requiressl starting with '1' is sslmode=require, anything else
+     * sslmode=prefer (replacing an earlier sslmode); PGREQUIRESSL=1... is
+     * sslmode=require unless sslmode/PGSSLMODE says otherwise */
+    finish_bad("requiressl=1", "requiressl");
+    finish_bad("requiressl=10", "requiressl");
+    finish_bad("requiressl=1x", "requiressl");
+    finish_bad("sslmode=disable requiressl=1", "requiressl");
+    finish_bad("requiressl=0 sslmode=require", "sslmode=require");
+    parse_ok("sslmode=require requiressl=0x", &p);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_string_equal(V(p, SSLMODE), "prefer");
+    rw_params_free(&p);
+    setenv("PGREQUIRESSL", "1x", 1);
+    parse_ok("", &p);
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "PGREQUIRESSL"));
+    rw_params_free(&p);
+    parse_ok("sslmode=disable", &p); /* sslmode given: PGREQUIRESSL is not read */
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    rw_params_free(&p);
+    setenv("PGREQUIRESSL", "0", 1);
+    parse_ok("", &p);
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    rw_params_free(&p);
+    clear_env();
     for (const char *const *m = (const char *const[]){"disable", "allow", "prefer", NULL}; *m; m++) {
         char ci[64];
         snprintf(ci, sizeof ci, "sslmode=%s", *m);
