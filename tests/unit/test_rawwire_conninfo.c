@@ -325,6 +325,34 @@ static void test_passfile(void **state)
     assert_null(rw_passfile_lookup("/nonexistent/pgpass", "", "5432", "db", "bob", &why));
     assert_null(why);
     unlink(path);
+
+    /* libpq's passwordFromFile: the password ends at the next unescaped ':';
+     * a line of 4 fields (no ':' after the user) matches nothing, even the
+     * last line without a newline; "*" is a wildcard only before a ':' */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("host:5432:db:bob:pass:extra\n"
+          "e:1:*:*:a\\:b\\\\c:d\r\n"
+          "*x:1:*:*:starx\n"
+          "empty:1:*:*:\n"
+          "*:*:*:*",
+          f);
+    fclose(f);
+    chmod(path, 0600);
+    pw = rw_passfile_lookup(path, "host", "5432", "db", "bob", &why);
+    assert_string_equal(pw, "pass");
+    free(pw);
+    pw = rw_passfile_lookup(path, "e", "1", "d", "u", &why);
+    assert_string_equal(pw, "a:b\\c");
+    free(pw);
+    assert_null(rw_passfile_lookup(path, "zz", "1", "d", "u", &why)); /* "*x" is literal; 4 fields */
+    pw = rw_passfile_lookup(path, "*x", "1", "d", "u", &why);
+    assert_string_equal(pw, "starx");
+    free(pw);
+    pw = rw_passfile_lookup(path, "empty", "1", "d", "u", &why);
+    assert_string_equal(pw, "");
+    free(pw);
+    unlink(path);
     rmdir(dir);
 }
 
