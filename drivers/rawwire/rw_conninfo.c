@@ -261,87 +261,113 @@ static int rw_uri_set(struct rw_params *p, enum rw_param which, const char *s, s
     return rw_set_or_fail(p, key, strlen(key), buf, m, quiet, err, errlen);
 }
 
+/* The user info of a URI at u, as libpq's conninfo_uri_parse_options finds
+ * it: only if an '@' comes before any '/' (a '?' does not stop the search);
+ * the user up to the first ':' (or that '@'), the password from there to
+ * the '@'; empty ones are not stored. *rest: after the '@', or u. */
+static int rw_uri_userinfo(struct rw_params *p, const char *u, const char **rest, char *buf,
+                           int quiet, char *err, size_t errlen)
+{
+    const char *at = u + strcspn(u, "@/"), *colon;
+
+    *rest = u;
+    if (*at != '@')
+        return 0;
+    colon = memchr(u, ':', (size_t)(at - u));
+    if ((colon ? colon : at) > u &&
+        rw_uri_set(p, RW_P_USER, u, (size_t)((colon ? colon : at) - u), buf, quiet, err, errlen))
+        return -1;
+    if (colon && at > colon + 1 &&
+        rw_uri_set(p, RW_P_PASSWORD, colon + 1, (size_t)(at - colon - 1), buf, quiet, err, errlen))
+        return -1;
+    *rest = at + 1;
+    return 0;
+}
+
+/* Append s[0..n) percent-decoded to out at *len. -1 on a bad escape. */
+static int rw_uri_append(char *out, size_t *len, const char *s, size_t n)
+{
+    size_t m;
+
+    if (rw_pct_decode(s, n, out + *len, &m))
+        return -1;
+    *len += m;
+    return 0;
+}
+
+/* The host list at u (libpq's loop): `[v6]` or a name up to ':' '/' '?' ','
+ * or the end, then optionally ':' and a port up to '/' '?' ',' or the end;
+ * ',' starts the next one. host / port are stored when their (comma-joined)
+ * text is not empty. *end: the terminator ('/', '?' or the NUL). */
+static int rw_uri_hosts(struct rw_params *p, const char *u, const char **end, char *hosts,
+                        char *ports, int quiet, char *err, size_t errlen)
+{
+    size_t nh = 0, np = 0;
+
+    for (;;) {
+        const char *hs = u, *he;
+        if (*u == '[') {
+            hs = ++u;
+            u += strcspn(u, "]");
+            if (!*u) {
+                rw_errf(err, errlen, "missing \"]\" in the URI's IPv6 host address");
+                return -1;
+            }
+            if (u == hs) {
+                rw_errf(err, errlen, "IPv6 host address may not be empty in the URI");
+                return -1;
+            }
+            he = u++;
+            if (*u && !strchr(":/?,", *u)) {
+                rw_errf(err, errlen, "unexpected character after the URI's IPv6 host address "
+                                     "(expected \":\" or \"/\")");
+                return -1;
+            }
+        } else {
+            u += strcspn(u, ":/?,");
+            he = u;
+        }
+        if (rw_uri_append(hosts, &nh, hs, (size_t)(he - hs))) {
+            rw_errf(err, errlen, "invalid percent-encoded token in the URI's host");
+            return -1;
+        }
+        if (*u == ':') {
+            const char *ps = ++u;
+            u += strcspn(u, "/?,");
+            if (rw_uri_append(ports, &np, ps, (size_t)(u - ps))) {
+                rw_errf(err, errlen, "invalid percent-encoded token in the URI's port");
+                return -1;
+            }
+        }
+        if (*u != ',')
+            break;
+        u++;
+        hosts[nh++] = ',';
+        ports[np++] = ',';
+    }
+    hosts[nh] = ports[np] = '\0';
+    *end = u;
+    if (nh && rw_set_or_fail(p, "host", 4, hosts, nh, quiet, err, errlen))
+        return -1;
+    if (np && rw_set_or_fail(p, "port", 4, ports, np, quiet, err, errlen))
+        return -1;
+    return 0;
+}
+
 static int rw_parse_uri(const char *s, size_t prefix, struct rw_params *p, char *err, size_t errlen)
 {
-    const char *u = s + prefix, *end, *at, *q;
+    const char *u = s + prefix, *end, *q;
     size_t cap = strlen(s) * 2 + 2;
     char *buf = malloc(cap), *hosts = malloc(cap), *ports = malloc(cap);
-    size_t nh = 0, np = 0;
     int rc = -1, quiet = rw_may_hold_password(s);
 
     if (!buf || !hosts || !ports) {
         rw_errf(err, errlen, "out of memory");
         goto out;
     }
-    /* the authority ends at the first '/' or '?' */
-    end = u + strcspn(u, "/?");
-    /* user info: up to the last '@' of the authority */
-    at = NULL;
-    for (const char *c = u; c < end; c++)
-        if (*c == '@')
-            at = c;
-    if (at) {
-        const char *colon = memchr(u, ':', (size_t)(at - u));
-        if (rw_uri_set(p, RW_P_USER, u, (size_t)((colon ? colon : at) - u), buf, quiet, err, errlen))
-            goto out;
-        if (colon && rw_uri_set(p, RW_P_PASSWORD, colon + 1, (size_t)(at - colon - 1), buf, quiet, err, errlen))
-            goto out;
-        u = at + 1;
-    }
-    /* hosts: h[:port][,h[:port]...] */
-    if (u < end) {
-        const char *h = u;
-        for (size_t k = 0;; k++) {
-            const char *hs = h, *he, *ps = NULL, *pe = NULL;
-            size_t m;
-            if (*h == '[') {
-                const char *rb = memchr(h, ']', (size_t)(end - h));
-                if (!rb) {
-                    rw_errf(err, errlen, "missing \"]\" in the URI's IPv6 host address");
-                    goto out;
-                }
-                hs = h + 1;
-                he = rb;
-                h = rb + 1;
-            } else {
-                while (h < end && *h != ':' && *h != ',')
-                    h++;
-                he = h;
-            }
-            if (h < end && *h == ':') {
-                ps = ++h;
-                while (h < end && *h != ',')
-                    h++;
-                pe = h;
-            }
-            if (h < end && *h != ',') {
-                rw_errf(err, errlen, "unexpected character in the URI's host list");
-                goto out;
-            }
-            if (k > 0)
-                hosts[nh++] = ',';
-            if (rw_pct_decode(hs, (size_t)(he - hs), hosts + nh, &m)) {
-                rw_errf(err, errlen, "invalid percent-encoded token in the URI's host");
-                goto out;
-            }
-            nh += m;
-            if (k > 0)
-                ports[np++] = ',';
-            if (ps) {
-                memcpy(ports + np, ps, (size_t)(pe - ps));
-                np += (size_t)(pe - ps);
-            }
-            if (h >= end)
-                break;
-            h++; /* ',' */
-        }
-        hosts[nh] = ports[np] = '\0';
-        if (nh && rw_set_or_fail(p, "host", 4, hosts, nh, quiet, err, errlen))
-            goto out;
-        /* only when some port was given (",," alone means none) */
-        if (strspn(ports, ",") != np && rw_set_or_fail(p, "port", 4, ports, np, quiet, err, errlen))
-            goto out;
-    }
+    if (rw_uri_userinfo(p, u, &u, buf, quiet, err, errlen) ||
+        rw_uri_hosts(p, u, &end, hosts, ports, quiet, err, errlen))
+        goto out;
     u = end;
     if (*u == '/') {
         q = u + 1 + strcspn(u + 1, "?");
@@ -400,6 +426,8 @@ int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size
         rc = rw_parse_kv(conninfo, p, err, errlen);
     if (rc)
         rw_params_free(p);
+    else
+        p->secret_in_string = rw_may_hold_password(conninfo);
     return rc;
 }
 
@@ -586,7 +614,11 @@ int rw_params_targets(const struct rw_params *p, struct rw_target **out, size_t 
         }
         pn = strtol(t[i].port, &end, 10);
         if (*end || end == t[i].port || pn < 1 || pn > 65535) {
-            rw_errf(err, errlen, "invalid port number: \"%.16s\"", t[i].port);
+            if (p->secret_in_string) /* the "port" may be a piece of a password */
+                rw_errf(err, errlen, "invalid port number (item %zu of port; not quoted: the "
+                                     "string may hold a password)", (np == 1 ? 0 : i) + 1);
+            else
+                rw_errf(err, errlen, "invalid port number: \"%.16s\"", t[i].port);
             rw_targets_free(t, count);
             return -1;
         }

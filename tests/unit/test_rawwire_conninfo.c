@@ -92,6 +92,7 @@ static void test_kv(void **state)
 static void test_uri(void **state)
 {
     struct rw_params p;
+    char err[256] = "";
 
     (void)state;
     parse_ok("postgresql://bob:hunter2@%2Ftmp%2Fsock:5433/my%20db?application_name=x&connect_timeout=3", &p);
@@ -125,6 +126,41 @@ static void test_uri(void **state)
     assert_string_equal(V(p, USER), "user");
     assert_string_equal(V(p, HOST), "host");
     rw_params_free(&p);
+
+    /* libpq's conninfo_uri_parse_options: the user info ends at the first
+     * '@' before any '/' ('?' does not end it); the host list ends at '/' or
+     * '?'; so an unencoded '/' in a password makes it a host:port/dbname */
+    parse_ok("postgresql://bob:abc/def@db.example/app", &p);
+    assert_null(V(p, USER));
+    assert_null(V(p, PASSWORD));
+    assert_string_equal(V(p, HOST), "bob");
+    assert_string_equal(V(p, PORT), "abc");
+    assert_string_equal(V(p, DBNAME), "def@db.example/app");
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    {
+        struct rw_target *t;
+        size_t n;
+        assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), -1);
+        assert_non_null(strstr(err, "invalid port number"));
+        assert_null(strstr(err, "abc")); /* may be a piece of a password */
+    }
+    rw_params_free(&p);
+    parse_ok("postgresql://bob:se?cret@db", &p);
+    assert_string_equal(V(p, USER), "bob");
+    assert_string_equal(V(p, PASSWORD), "se?cret");
+    assert_string_equal(V(p, HOST), "db");
+    rw_params_free(&p);
+    parse_ok("postgresql://u@v:pw@host", &p); /* libpq: port "pw@host", refused at connect */
+    assert_string_equal(V(p, USER), "u");
+    assert_string_equal(V(p, HOST), "v");
+    assert_string_equal(V(p, PORT), "pw@host");
+    rw_params_free(&p);
+    parse_ok("postgresql://h,/d", &p); /* libpq keeps the lone commas */
+    assert_string_equal(V(p, HOST), "h,");
+    assert_string_equal(V(p, PORT), ",");
+    rw_params_free(&p);
+    parse_bad("postgresql://u:p@[::1]x/", "unexpected character");
+    parse_bad("postgresql://[]/", "IPv6 host address may not be empty");
 
     parse_bad("postgresql://[::1/db", "missing \"]\"");
     parse_bad("postgresql://h/db?bogus=1", "invalid connection option \"bogus\"");
