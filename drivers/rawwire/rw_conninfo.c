@@ -193,10 +193,12 @@ static int rw_parse_kv(const char *s, struct rw_params *p, char *err, size_t err
                 }
             }
         } else {
+            /* '\\' takes the next character; a '\\' at the very end is
+             * dropped (libpq's conninfo_parse) */
             while (*s && !isspace((unsigned char)*s)) {
-                if (*s == '\\' && s[1]) {
-                    val[n++] = s[1];
-                    s += 2;
+                if (*s == '\\') {
+                    if (*++s)
+                        val[n++] = *s++;
                 } else {
                     val[n++] = *s++;
                 }
@@ -383,6 +385,10 @@ static int rw_parse_uri(const char *s, size_t prefix, struct rw_params *p, char 
             char *kbuf;
             if (!eq) {
                 rw_errf(err, errlen, "missing key/value separator \"=\" in the URI's query parameters");
+                goto out;
+            }
+            if (memchr(eq + 1, '=', (size_t)(amp - eq - 1))) { /* libpq refuses "k=v=w" */
+                rw_errf(err, errlen, "extra key/value separator \"=\" in the URI's query parameters");
                 goto out;
             }
             if (rw_pct_decode(u, (size_t)(eq - u), buf, &kl)) {

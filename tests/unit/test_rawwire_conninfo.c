@@ -80,6 +80,10 @@ static void test_kv(void **state)
     assert_string_equal(V(p, PASSWORD), "");
     rw_params_free(&p);
 
+    parse_ok("host=x\\", &p); /* libpq drops a '\' at the very end */
+    assert_string_equal(V(p, HOST), "x");
+    rw_params_free(&p);
+    parse_bad("postgresql://h?application_name=a=b", "extra key/value separator");
     parse_bad("host", "missing \"=\" after \"host\"");
     parse_bad("password='hunter2", "unterminated quoted string");
     parse_bad("bogus=1", "invalid connection option \"bogus\"");
