@@ -4,9 +4,12 @@
 #include "rw_conninfo.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "rw_err.h"
@@ -33,6 +36,8 @@ static const struct {
     [RW_P_SERVICE] = {"service", "PGSERVICE"},
     [RW_P_REQUIRESSL] = {"requiressl", "PGREQUIRESSL"}, /* env: see rw_params_from_env */
     [RW_P_REQUIREPEER] = {"requirepeer", "PGREQUIREPEER"},
+    [RW_P_SSL_MIN_PROTOCOL_VERSION] = {"ssl_min_protocol_version", "PGSSLMINPROTOCOLVERSION"},
+    [RW_P_SSL_MAX_PROTOCOL_VERSION] = {"ssl_max_protocol_version", "PGSSLMAXPROTOCOLVERSION"},
 };
 
 /* Keys libpq (15) accepts that rawwire ignores: TLS files, keepalives,
@@ -40,8 +45,7 @@ static const struct {
 static const char *const rw_ignored_keys[] = {
     "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
     "tcp_user_timeout", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslrootcert",
-    "sslcrl", "sslcrldir", "sslsni", "ssl_min_protocol_version",
-    "ssl_max_protocol_version", "krbsrvname", "gsslib", "replication", NULL,
+    "sslcrl", "sslcrldir", "sslsni", "krbsrvname", "gsslib", "replication", NULL,
 };
 
 const char *rw_param_name(enum rw_param p)
@@ -472,6 +476,124 @@ static int rw_default(struct rw_params *p, enum rw_param which, const char *val)
     return (p->v[which] = strdup(val)) ? 0 : -1;
 }
 
+/* Is v one of the NULL-terminated words? */
+static int rw_one_of(const char *v, const char *const *words)
+{
+    for (; *words; words++)
+        if (strcmp(v, *words) == 0)
+            return 1;
+    return 0;
+}
+
+/* The enumerated keys, checked as libpq's connectOptions2 checks them (a
+ * value given, even "", must be one of libpq's words), then refused where
+ * rawwire cannot do what the value asks. 0, or -1 with err set. */
+static int rw_check_modes(const struct rw_params *p, char *err, size_t errlen)
+{
+    static const char *const sslmodes[] = {"disable", "allow", "prefer", "require", "verify-ca",
+                                           "verify-full", NULL};
+    static const char *const gssmodes[] = {"disable", "prefer", "require", NULL};
+    static const char *const cbmodes[] = {"disable", "prefer", "require", NULL};
+    static const char *const tsattrs[] = {"any", "read-write", "read-only", "primary", "standby",
+                                          "prefer-standby", NULL};
+    const char *v;
+
+    if ((v = p->v[RW_P_SSLMODE]) && !rw_one_of(v, sslmodes)) {
+        rw_errf(err, errlen, "invalid sslmode value (expected disable, allow, prefer, require, "
+                             "verify-ca or verify-full)");
+        return -1;
+    }
+    if (v && !rw_is(v, "disable") && !rw_is(v, "allow") && !rw_is(v, "prefer")) {
+        if (p->sslmode_from && rw_is(v, "require"))
+            rw_errf(err, errlen, "%s starting with \"1\" (libpq: sslmode=require) is not supported "
+                                 "by rawwire (no TLS)", p->sslmode_from);
+        else
+            rw_errf(err, errlen, "sslmode=%s is not supported by rawwire (no TLS)", v);
+        return -1;
+    }
+    if ((v = p->v[RW_P_GSSENCMODE]) && !rw_one_of(v, gssmodes)) {
+        rw_errf(err, errlen, "invalid gssencmode value (expected disable, prefer or require)");
+        return -1;
+    }
+    if (rw_is(v, "require")) {
+        rw_errf(err, errlen, "gssencmode=require is not supported by rawwire (no GSSAPI)");
+        return -1;
+    }
+    if ((v = p->v[RW_P_CHANNEL_BINDING]) && !rw_one_of(v, cbmodes)) {
+        rw_errf(err, errlen, "invalid channel_binding value (expected disable, prefer or require)");
+        return -1;
+    }
+    if (rw_is(v, "require")) {
+        rw_errf(err, errlen, "channel_binding=require is not supported by rawwire (no TLS)");
+        return -1;
+    }
+    if ((v = p->v[RW_P_TARGET_SESSION_ATTRS]) && !rw_one_of(v, tsattrs)) {
+        rw_errf(err, errlen, "invalid target_session_attrs value (expected any, read-write, "
+                             "read-only, primary, standby or prefer-standby)");
+        return -1;
+    }
+    if (v && !rw_is(v, "any")) {
+        rw_errf(err, errlen, "target_session_attrs=%s is not supported by rawwire (only any)", v);
+        return -1;
+    }
+    return 0;
+}
+
+/* libpq's sslVerifyProtocolVersion: NULL, "" or TLSv1[.1-3], any case. */
+static int rw_tls_version_ok(const char *v)
+{
+    static const char *const versions[] = {"tlsv1", "tlsv1.1", "tlsv1.2", "tlsv1.3", NULL};
+
+    if (!v || !*v)
+        return 1;
+    for (int i = 0; versions[i]; i++)
+        if (strcasecmp(v, versions[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* ssl_min/max_protocol_version as libpq checks them (meaningless without
+ * TLS, but a bad value is refused as libpq refuses it); min defaults to
+ * TLSv1.2 as in libpq. 0, or -1 with err set. */
+static int rw_check_tls_versions(const struct rw_params *p, char *err, size_t errlen)
+{
+    const char *min = p->v[RW_P_SSL_MIN_PROTOCOL_VERSION], *max = p->v[RW_P_SSL_MAX_PROTOCOL_VERSION];
+
+    if (!min)
+        min = "TLSv1.2";
+    if (!rw_tls_version_ok(min) || !rw_tls_version_ok(max)) {
+        rw_errf(err, errlen, "invalid %s value (expected TLSv1, TLSv1.1, TLSv1.2 or TLSv1.3)",
+                rw_tls_version_ok(min) ? "ssl_max_protocol_version" : "ssl_min_protocol_version");
+        return -1;
+    }
+    if (!*min || !max || !*max || strcasecmp(min, "TLSv1") == 0)
+        return 0;
+    if (strcasecmp(max, "TLSv1") == 0 || strcasecmp(min, max) > 0) {
+        rw_errf(err, errlen, "invalid SSL protocol version range (ssl_min_protocol_version, "
+                             "ssl_max_protocol_version)");
+        return -1;
+    }
+    return 0;
+}
+
+/* libpq's parse_int_param: strtol (leading white space allowed) made some
+ * progress, fits an int, and only white space follows ("" is invalid).
+ * 1 with *out set, or 0. */
+static int rw_parse_int(const char *v, int *out)
+{
+    char *end;
+    long n;
+
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (end == v || errno != 0 || n != (int)n)
+        return 0;
+    while (isspace((unsigned char)*end))
+        end++;
+    *out = (int)n;
+    return *end == '\0';
+}
+
 int rw_params_finish(struct rw_params *p, char *err, size_t errlen)
 {
     const char *v;
@@ -480,46 +602,12 @@ int rw_params_finish(struct rw_params *p, char *err, size_t errlen)
         rw_errf(err, errlen, "service is not supported by rawwire (no pg_service.conf lookup)");
         return -1;
     }
-    v = p->v[RW_P_SSLMODE];
-    if (v && *v && !rw_is(v, "disable") && !rw_is(v, "allow") && !rw_is(v, "prefer")) {
-        if (p->sslmode_from && rw_is(v, "require"))
-            rw_errf(err, errlen, "%s starting with \"1\" (libpq: sslmode=require) is not supported "
-                                 "by rawwire (no TLS)", p->sslmode_from);
-        else if (rw_is(v, "require") || rw_is(v, "verify-ca") || rw_is(v, "verify-full"))
-            rw_errf(err, errlen, "sslmode=%s is not supported by rawwire (no TLS)", v);
-        else
-            rw_errf(err, errlen, "invalid sslmode value (expected disable, allow, prefer, require, "
-                                 "verify-ca or verify-full)");
+    if (rw_check_modes(p, err, errlen) || rw_check_tls_versions(p, err, errlen))
         return -1;
-    }
-    v = p->v[RW_P_GSSENCMODE];
-    if (rw_is(v, "require")) {
-        rw_errf(err, errlen, "gssencmode=require is not supported by rawwire (no GSSAPI)");
-        return -1;
-    }
-    v = p->v[RW_P_CHANNEL_BINDING];
-    if (rw_is(v, "require")) {
-        rw_errf(err, errlen, "channel_binding=require is not supported by rawwire (no TLS)");
-        return -1;
-    }
-    if (v && *v && !rw_is(v, "disable") && !rw_is(v, "prefer")) {
-        rw_errf(err, errlen, "invalid channel_binding value (expected disable, prefer or require)");
-        return -1;
-    }
-    v = p->v[RW_P_TARGET_SESSION_ATTRS];
-    if (v && *v && !rw_is(v, "any")) {
-        rw_errf(err, errlen, "target_session_attrs=%s is not supported by rawwire (only any)",
-                strlen(v) > 32 ? "..." : v);
-        return -1;
-    }
     v = p->v[RW_P_CONNECT_TIMEOUT];
-    if (v && *v) {
-        char *end;
-        long t = strtol(v, &end, 10);
-        if (*end || t < 0 || t > 1000000) {
-            rw_errf(err, errlen, "invalid integer value for connect_timeout");
-            return -1;
-        }
+    if (v && !rw_parse_int(v, &(int){0})) {
+        rw_errf(err, errlen, "invalid integer value for connect_timeout");
+        return -1;
     }
     if (!p->v[RW_P_USER] || !*p->v[RW_P_USER]) {
         struct passwd pw, *res = NULL;
@@ -568,6 +656,24 @@ static char *rw_item(const char *s, size_t i)
     return strndup(s, e ? (size_t)(e - s) : strlen(s));
 }
 
+/* A target's port as libpq's PQconnectPoll reads it: "" is 5432, else
+ * parse_int_param and 1..65535. *port is replaced by the number in decimal
+ * (" 5 " is "5"). 0, -1 invalid (*port untouched), -2 out of memory. */
+static int rw_target_port(char **port)
+{
+    char num[8], *dup;
+    int pn = 5432;
+
+    if (**port && (!rw_parse_int(*port, &pn) || pn < 1 || pn > 65535))
+        return -1;
+    snprintf(num, sizeof num, "%d", pn);
+    if (!(dup = strdup(num)))
+        return -2;
+    free(*port);
+    *port = dup;
+    return 0;
+}
+
 void rw_targets_free(struct rw_target *t, size_t n)
 {
     for (size_t i = 0; t && i < n; i++) {
@@ -602,8 +708,7 @@ int rw_params_targets(const struct rw_params *p, struct rw_target **out, size_t 
     if (!t)
         goto oom;
     for (size_t i = 0; i < count; i++) {
-        char *end;
-        long pn;
+        int rc;
         t[i].host = rw_item(nh ? host : NULL, i);
         t[i].hostaddr = rw_item(na ? addr : NULL, i);
         t[i].port = rw_item(port, np == 1 ? 0 : i);
@@ -611,15 +716,12 @@ int rw_params_targets(const struct rw_params *p, struct rw_target **out, size_t 
             rw_targets_free(t, count);
             goto oom;
         }
-        if (!*t[i].port) {
-            free(t[i].port);
-            if (!(t[i].port = strdup("5432"))) {
-                rw_targets_free(t, count);
-                goto oom;
-            }
+        rc = rw_target_port(&t[i].port);
+        if (rc == -2) {
+            rw_targets_free(t, count);
+            goto oom;
         }
-        pn = strtol(t[i].port, &end, 10);
-        if (*end || end == t[i].port || pn < 1 || pn > 65535) {
+        if (rc == -1) {
             if (p->secret_in_string) /* the "port" may be a piece of a password */
                 rw_errf(err, errlen, "invalid port number (item %zu of port; not quoted: the "
                                      "string may hold a password)", (np == 1 ? 0 : i) + 1);

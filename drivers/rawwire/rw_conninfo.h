@@ -46,6 +46,8 @@ enum rw_param {
     RW_P_SERVICE,
     RW_P_REQUIRESSL,
     RW_P_REQUIREPEER,
+    RW_P_SSL_MIN_PROTOCOL_VERSION, /* checked as libpq checks them, else unused */
+    RW_P_SSL_MAX_PROTOCOL_VERSION,
     RW_P_COUNT
 };
 
@@ -72,8 +74,11 @@ int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size
 int rw_params_from_env(struct rw_params *p);
 
 /* Check values and fill the defaults: port 5432, user the OS user, dbname
- * the user, sslmode prefer. Refuses what rawwire cannot honour (TLS, GSS
- * encryption, channel binding, services). 0, or -1 with err set. */
+ * the user. Refuses what libpq refuses when connecting (a value of sslmode,
+ * gssencmode, channel_binding, target_session_attrs, ssl_*_protocol_version
+ * or connect_timeout it does not accept, "" included), then what rawwire
+ * cannot honour (TLS, GSS encryption, channel binding, target_session_attrs
+ * other than any, services). 0, or -1 with err set. */
 int rw_params_finish(struct rw_params *p, char *err, size_t errlen);
 
 void rw_params_free(struct rw_params *p);

@@ -230,6 +230,28 @@ static void test_refusals(void **state)
     finish_bad("service=x", "service is not supported");
     finish_bad("connect_timeout=abc", "connect_timeout");
     finish_bad("target_session_attrs=read-write", "not supported");
+    /* values libpq refuses when connecting ("" included: libpq 15 refuses
+     * sslmode='', connect_timeout='' ...), seen with PQconnectdb */
+    finish_bad("sslmode=''", "invalid sslmode value");
+    finish_bad("channel_binding=''", "invalid channel_binding value");
+    finish_bad("gssencmode=bogus", "invalid gssencmode value");
+    finish_bad("target_session_attrs=bogus", "invalid target_session_attrs value");
+    finish_bad("ssl_min_protocol_version=TLSv9", "invalid ssl_min_protocol_version value");
+    finish_bad("ssl_max_protocol_version=TLSv1.1", "invalid SSL protocol version range"); /* min TLSv1.2 */
+    finish_bad("connect_timeout=''", "connect_timeout");
+    finish_bad("connect_timeout=5x", "connect_timeout");
+    finish_bad("connect_timeout=99999999999", "connect_timeout");
+    for (const char *const *m = (const char *const[]){"connect_timeout=' 5 '", "connect_timeout=-1",
+                                                      "connect_timeout=+3", "ssl_min_protocol_version=tlsv1 "
+                                                      "ssl_max_protocol_version=TLSv1",
+                                                      "gssencmode=prefer", NULL};
+         *m; m++) {
+        parse_ok(*m, &p);
+        if (rw_params_finish(&p, err, sizeof err))
+            print_error("finish(%s): %s\n", *m, err);
+        assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+        rw_params_free(&p);
+    }
     setenv("PGSSLMODE", "require", 1);
     parse_ok("", &p);
     assert_int_equal(rw_params_from_env(&p), 0);
@@ -306,6 +328,13 @@ static void test_targets(void **state)
     assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
     assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "3 port numbers to 2 hosts"));
+    rw_params_free(&p);
+
+    parse_ok("port=' 5 '", &p); /* libpq's parse_int_param: port 5 */
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), 0);
+    assert_string_equal(t[0].port, "5");
+    rw_targets_free(t, n);
     rw_params_free(&p);
 
     parse_ok("port=99999", &p);
