@@ -34,7 +34,10 @@
  *   finish: target_  | read-write, standby, ...     | refused (only any)
  *     session_attrs  |                              |
  *   finish: invalid  | refused when connecting      | refused before
- *     sslmode, channel_binding, connect_timeout, port, host/port counts
+ *     values of sslmode, gssencmode, channel_binding, target_session_attrs,
+ *     ssl_min/max_protocol_version, connect_timeout, port; host/port counts
+ *   (libpq checks connect_timeout only once a server answers; rawwire
+ *   refuses the same values, as parse_int_param does, before connecting)
  *
  * Prints "N cases, N agree". Runs in well under a second. Links the driver's
  * rw_conninfo.o and rw_err.o (see the Makefile), no #include of a .c.
@@ -47,16 +50,32 @@
 
 #include "../../drivers/rawwire/rw_conninfo.h"
 
-/* Substrings of rawwire's later (finish/targets) refusals that are
- * declared above. */
-static const char *const rw_diff_declared_later[] = {
-    "is not supported by rawwire", "invalid sslmode value", "invalid channel_binding value",
-    "invalid integer value for connect_timeout", "invalid port number", "could not match",
-    NULL,
+/* rawwire's later (finish/targets) refusals declared above: a substring of
+ * the message, and whether libpq's own connect-time check may accept it
+ * where the test can ask (sockets that do not exist): "not supported" is
+ * rawwire's limit; connect_timeout libpq checks only once a server
+ * answers (seen with a live one: "", "5x", "abc", 2^33 refused; " 5 ", -1,
+ * +3 accepted); the rest libpq refuses too. */
+static const struct {
+    const char *part;
+    int libpq_may_accept;
+} rw_diff_declared_later[] = {
+    {"is not supported by rawwire", 1},
+    {"invalid integer value for connect_timeout", 1},
+    {"invalid sslmode value", 0},
+    {"invalid channel_binding value", 0},
+    {"invalid gssencmode value", 0},
+    {"invalid target_session_attrs value", 0},
+    {"invalid ssl_min_protocol_version value", 0},
+    {"invalid ssl_max_protocol_version value", 0},
+    {"invalid SSL protocol version range", 0},
+    {"invalid port number", 0},
+    {"could not match", 0},
+    {NULL, 0},
 };
 
 struct rw_diff_stats {
-    unsigned cases, agree, later_refused;
+    unsigned cases, agree, later_refused, connect_asked;
     unsigned shown; /* differences printed (the first few) */
 };
 
@@ -80,28 +99,87 @@ static void rw_diff_report(struct rw_diff_stats *st, const char *ci, const char 
         fprintf(stderr, "DIFF [%s]: %s\n", ci, what);
 }
 
-/* rawwire's later checks on parsed params: 1 if fine or refused for a
- * declared reason, 0 otherwise (err reported). */
-static int rw_diff_later(struct rw_diff_stats *st, const char *ci, struct rw_params *p)
+/* True if connecting with libpq's parse `lp` cannot reach a server: every
+ * host is a socket directory that does not exist (host unset: PGHOST is
+ * such a directory while libpq runs), no hostaddr, no service. */
+static int rw_diff_unreachable(const PQconninfoOption *lp)
 {
-    char err[256] = "";
+    const char *h = rw_diff_lpval(lp, "host"), *a = rw_diff_lpval(lp, "hostaddr");
+    const char *svc = rw_diff_lpval(lp, "service");
+
+    if ((a && *a) || svc)
+        return 0;
+    if (!h)
+        return 1;
+    for (;;) { /* each item "/nonexistent..." or "/tmp/sock..." style path */
+        if (h[0] != '/' || strncmp(h, "/tmp", 4) == 0 || strncmp(h, "/var", 4) == 0 ||
+            strncmp(h, "/run", 4) == 0)
+            return 0;
+        h = strchr(h, ',');
+        if (!h)
+            return 1;
+        h++;
+    }
+}
+
+/* libpq's decision when connecting (connectOptions2 and PQconnectPoll's
+ * checks): 1 if it got as far as trying the socket. */
+static int rw_diff_lp_connect_ok(const char *ci, char *why, size_t whylen)
+{
+    PGconn *c;
+    const char *m;
+    int ok;
+
+    setenv("PGHOST", "/nonexistent-rw-diff", 1);
+    c = PQconnectdb(ci);
+    unsetenv("PGHOST");
+    m = PQerrorMessage(c);
+    ok = PQstatus(c) != CONNECTION_OK && strncmp(m, "connection to server on socket", 30) == 0;
+    snprintf(why, whylen, "%.*s", (int)strcspn(m, "\n"), m);
+    PQfinish(c);
+    return ok;
+}
+
+/* rawwire's later checks on parsed params: 1 if they agree with libpq's
+ * (where libpq can be asked without a server: rw_diff_unreachable) or
+ * rawwire refuses for a declared reason, 0 otherwise (reported). */
+static int rw_diff_later(struct rw_diff_stats *st, const char *ci, const PQconninfoOption *lp,
+                         struct rw_params *p)
+{
+    char err[256] = "", why[256] = "", what[600];
     struct rw_target *t = NULL;
     size_t n = 0;
+    int rw_ok, ask = rw_diff_unreachable(lp), lp_ok = 1;
 
-    if (rw_params_finish(p, err, sizeof err) == 0 &&
-        rw_params_targets(p, &t, &n, err, sizeof err) == 0) {
+    rw_ok = rw_params_finish(p, err, sizeof err) == 0 &&
+            rw_params_targets(p, &t, &n, err, sizeof err) == 0;
+    if (rw_ok)
         rw_targets_free(t, n);
+    if (ask) {
+        st->connect_asked++;
+        lp_ok = rw_diff_lp_connect_ok(ci, why, sizeof why);
+    }
+    if (rw_ok && lp_ok)
         return 1;
+    if (rw_ok) {
+        snprintf(what, sizeof what, "libpq refuses when connecting (%s), rawwire accepts", why);
+        rw_diff_report(st, ci, what);
+        return 0;
     }
     st->later_refused++;
     if (p->secret_in_string && strstr(err, "Zpw")) { /* (port=Zpw alone is a port) */
         rw_diff_report(st, ci, "a later error message contains the password");
         return 0;
     }
-    for (int i = 0; rw_diff_declared_later[i]; i++)
-        if (strstr(err, rw_diff_declared_later[i]))
+    if (!lp_ok) /* both refuse */
+        return 1;
+    for (int i = 0; rw_diff_declared_later[i].part; i++)
+        if (strstr(err, rw_diff_declared_later[i].part) &&
+            (!ask || rw_diff_declared_later[i].libpq_may_accept))
             return 1;
-    rw_diff_report(st, ci, err);
+    snprintf(what, sizeof what, "rawwire refuses (%s), libpq %s", err,
+             ask ? "accepts when connecting" : "accepts the parse");
+    rw_diff_report(st, ci, what);
     return 0;
 }
 
@@ -139,7 +217,7 @@ static void rw_diff_one(struct rw_diff_stats *st, const char *ci)
             }
         }
         if (ok)
-            ok = rw_diff_later(st, ci, &p);
+            ok = rw_diff_later(st, ci, lp, &p);
     }
     if (rw_ok)
         rw_params_free(&p);
@@ -180,7 +258,8 @@ static void rw_diff_keywords(struct rw_diff_stats *st)
 {
     static const char *const forms[] = {"x", "''", "'a b'", "a\\ b", "'it\\'s'", "x\\", "1", "0",
                                         "require", "disable", "prefer", "any", "/tmp,/var",
-                                        "5432", "-1", NULL};
+                                        "5432", "-1", "' 5 '", "+3", "TLSv1", "tlsv1.1", "TLSv1.3",
+                                        "read-write", "verify-full", "allow", NULL};
     PQconninfoOption *defs = PQconndefaults();
     char ci[256];
 
@@ -322,8 +401,8 @@ int main(void)
     rw_diff_uris(&st);
     rw_diff_kv(&st);
     rw_diff_env(&st);
-    printf("test_rawwire_conninfo_diff: %u cases, %u agree with libpq %d (%u refused later by "
-           "rawwire for declared reasons)\n",
-           st.cases, st.agree, PQlibVersion(), st.later_refused);
+    printf("test_rawwire_conninfo_diff: %u cases, %u agree with libpq %d (%u also compared with "
+           "libpq's decision when connecting; %u refused by rawwire's later checks)\n",
+           st.cases, st.agree, PQlibVersion(), st.connect_asked, st.later_refused);
     return st.agree == st.cases ? 0 : 1;
 }
