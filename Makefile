@@ -153,9 +153,15 @@ $(B)/libpgcbtest.a: $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
+# A unit test may link driver objects (TEST_OBJS_<test>) instead of
+# #including the driver's .c files.
+TEST_OBJS_test_rawwire_conninfo_diff = $(B)/obj/drivers/rawwire/rw_conninfo.pic.o \
+                                       $(B)/obj/drivers/rawwire/rw_err.pic.o
+$(B)/tests/test_rawwire_conninfo_diff: $(TEST_OBJS_test_rawwire_conninfo_diff)
+
 $(B)/tests/%: tests/unit/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS_$*) $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
 
 $(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
 	@mkdir -p $(dir $@)

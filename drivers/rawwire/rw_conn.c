@@ -4,7 +4,9 @@
  */
 #include "rw_conn.h"
 
+#include <errno.h>
 #include <langinfo.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,9 +184,10 @@ static const char *rw_env_option(const char *var)
 }
 
 /* StartupMessage (the parameters in libpq 15's order), authentication,
- * then messages until ReadyForQuery. */
-static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_auth *a, char *err,
-                      size_t errlen)
+ * then messages until ReadyForQuery. On a server ErrorResponse, its
+ * SQLSTATE goes to sqlstate (room for 6). */
+static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_auth *a,
+                      char *sqlstate, char *err, size_t errlen)
 {
     const char *app = p->v[RW_P_APPLICATION_NAME];
     const char *opts = p->v[RW_P_OPTIONS];
@@ -241,6 +244,7 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
                 return PGCB_ERR_PROTOCOL;
             }
             rw_pgerr_format(&e, err, errlen);
+            snprintf(sqlstate, 6, "%s", e.code ? e.code : "");
             return PGCB_ERR_CONNECT;
         case 'N': /* NoticeResponse: drivers never print */
         case 'S': /* ParameterStatus: nothing rawwire depends on */
@@ -269,16 +273,69 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
     }
 }
 
+/* libpq's requirepeer: on a unix-domain socket, the server process's user
+ * (SO_PEERCRED, then its name) must be `want`; TCP is not checked. NULL or
+ * "" checks nothing. PGCB_OK, or PGCB_ERR_CONNECT with libpq's wording. */
+static int rw_check_peer(struct pgcb_conn *c, const char *want, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    struct ucred cred;
+    socklen_t cl = sizeof cred;
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    int e;
+
+    if (!want || !*want)
+        return PGCB_OK;
+    if (getsockname(c->fd, (struct sockaddr *)&ss, &sl) != 0 || ss.ss_family != AF_UNIX)
+        return PGCB_OK;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0) {
+        rw_errf(err, errlen, "could not get peer credentials: %s", strerror(errno));
+        return PGCB_ERR_CONNECT;
+    }
+    e = getpwuid_r(cred.uid, &pw, buf, sizeof buf, &res);
+    if (e != 0 || !res) {
+        if (e)
+            rw_errf(err, errlen, "could not look up local user ID %u: %s", (unsigned)cred.uid, strerror(e));
+        else
+            rw_errf(err, errlen, "local user with ID %u does not exist", (unsigned)cred.uid);
+        return PGCB_ERR_CONNECT;
+    }
+    if (strcmp(pw.pw_name, want) != 0) {
+        rw_errf(err, errlen, "requirepeer specifies \"%.64s\", but actual peer user name is \"%.64s\"",
+                want, pw.pw_name);
+        return PGCB_ERR_CONNECT;
+    }
+    return PGCB_OK;
+}
+
+/* Append " (peer)" to err, after the server's own message. */
+static void rw_err_where(const struct pgcb_conn *c, char *err, size_t errlen)
+{
+    size_t off = strlen(err);
+    char where[sizeof c->peer + 8];
+    size_t wl = (size_t)snprintf(where, sizeof where, " (%s)", c->peer);
+
+    if (off + wl < errlen)
+        memcpy(err + off, where, wl + 1);
+}
+
 /* Connect to one target and start up; the password comes from the
- * parameters or the password file for this host. */
+ * parameters or the password file for this host. *next is set when libpq
+ * would go on to the next host: the connection could not be made, or the
+ * server said 57P03 cannot_connect_now. Any other failure (authentication,
+ * a missing database, requirepeer, a protocol error) stops the search. */
 static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const struct rw_target *t,
-                         char *err, size_t errlen)
+                         int *next, char *err, size_t errlen)
 {
     const char *timeout = p->v[RW_P_CONNECT_TIMEOUT];
     const char *pw = p->v[RW_P_PASSWORD];
+    char sqlstate[6] = "";
     struct rw_auth a;
     int rc;
 
+    *next = 0;
     memset(&a, 0, sizeof a);
     a.user = p->v[RW_P_USER];
     if (pw && *pw)
@@ -294,16 +351,13 @@ static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const s
         c->deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + (int64_t)secs * 1000000000;
     }
     rc = rw_io_connect(c, t, err, errlen);
-    if (rc == PGCB_OK) {
-        size_t off;
-        rc = rw_startup(c, p, &a, err, errlen);
-        if (rc != PGCB_OK && (off = strlen(err)) + 1 < errlen) {
-            /* say where, after the server's own message */
-            char where[sizeof c->peer + 8];
-            size_t wl = (size_t)snprintf(where, sizeof where, " (%s)", c->peer);
-            if (off + wl < errlen)
-                memcpy(err + off, where, wl + 1);
-        }
+    if (rc != PGCB_OK) {
+        *next = 1;
+    } else if ((rc = rw_check_peer(c, p->v[RW_P_REQUIREPEER], err, errlen)) != PGCB_OK) {
+        rw_err_where(c, err, errlen);
+    } else if ((rc = rw_startup(c, p, &a, sqlstate, err, errlen)) != PGCB_OK) {
+        rw_err_where(c, err, errlen);
+        *next = strcmp(sqlstate, "57P03") == 0;
     }
     rw_auth_free(&a);
     c->deadline_ns = 0;
@@ -345,8 +399,9 @@ int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb
     c->opt = *opt;
     rw_buf_init(&c->batch);
     for (size_t i = 0; i < nt; i++) {
-        rc = rw_try_target(c, &p, &t[i], err, errlen);
-        if (rc == PGCB_OK)
+        int next;
+        rc = rw_try_target(c, &p, &t[i], &next, err, errlen);
+        if (rc == PGCB_OK || !next)
             break;
         rw_conn_reset(c);
     }

@@ -11,7 +11,11 @@
  * Keys libpq knows but that mean nothing without TLS/GSS/keepalive support
  * are accepted and ignored, except where ignoring them would weaken what the
  * user asked for: sslmode require/verify-ca/verify-full, gssencmode=require,
- * channel_binding=require, requiressl=1 and service are refused.
+ * channel_binding=require, requiressl=1... and service are refused.
+ * requiressl is libpq's deprecated spelling: a value starting with '1' sets
+ * sslmode=require, any other sslmode=prefer (a later key wins, as in libpq);
+ * PGREQUIRESSL starting with '1' means sslmode=require when neither sslmode
+ * nor PGSSLMODE is given. requirepeer is kept for rw_conn's peer check.
  *
  * Ownership: struct rw_params owns every string it points to (malloc'd);
  * rw_params_free releases them. Error messages name keys, never values (a
@@ -41,11 +45,21 @@ enum rw_param {
     RW_P_TARGET_SESSION_ATTRS,
     RW_P_SERVICE,
     RW_P_REQUIRESSL,
+    RW_P_REQUIREPEER,
+    RW_P_SSL_MIN_PROTOCOL_VERSION, /* checked as libpq checks them, else unused */
+    RW_P_SSL_MAX_PROTOCOL_VERSION,
     RW_P_COUNT
 };
 
 struct rw_params {
     char *v[RW_P_COUNT]; /* NULL: not given */
+    /* Where sslmode=require came from when libpq's deprecated spelling set
+     * it: "requiressl" (the key: a value starting with '1'), "PGREQUIRESSL",
+     * or NULL (sslmode itself). For the error message only. */
+    const char *sslmode_from;
+    /* The string could hold a password (a password key, or a URI with an
+     * '@'): later messages (a bad port) then quote no value of it. */
+    int secret_in_string;
 };
 
 /* The keyword of a parameter ("host"). */
@@ -60,8 +74,11 @@ int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size
 int rw_params_from_env(struct rw_params *p);
 
 /* Check values and fill the defaults: port 5432, user the OS user, dbname
- * the user, sslmode prefer. Refuses what rawwire cannot honour (TLS, GSS
- * encryption, channel binding, services). 0, or -1 with err set. */
+ * the user. Refuses what libpq refuses when connecting (a value of sslmode,
+ * gssencmode, channel_binding, target_session_attrs, ssl_*_protocol_version
+ * or connect_timeout it does not accept, "" included), then what rawwire
+ * cannot honour (TLS, GSS encryption, channel binding, target_session_attrs
+ * other than any, services). 0, or -1 with err set. */
 int rw_params_finish(struct rw_params *p, char *err, size_t errlen);
 
 void rw_params_free(struct rw_params *p);

@@ -12,47 +12,54 @@
 
 #include "rw_conninfo.h"
 
-/* Does the next field of line (at *pp) match `want`? Advances *pp past the
- * field and its ':'. A field "*" matches anything. */
-static int rw_pf_field(char **pp, const char *want)
+/* Does the field at p match `want`? libpq's pwdfMatchesString: "*:" matches
+ * anything; otherwise the field, '\' escaping the next character, must equal
+ * `want` and end in an unescaped ':'. The text after that ':', or NULL. */
+static char *rw_pf_match(char *p, const char *want)
 {
-    char *p = *pp;
-    int star = p[0] == '*' && (p[1] == ':' || p[1] == '\0');
-    int match = 1;
-    const char *w = want;
-
-    while (*p && *p != ':') {
-        char c = *p;
-        if (c == '\\' && p[1])
-            c = *++p;
-        if (*w == c)
-            w++;
-        else
-            match = 0;
+    if (!p)
+        return NULL;
+    if (p[0] == '*' && p[1] == ':')
+        return p + 2;
+    while (*p) {
+        int escaped = 0;
+        if (*p == '\\') {
+            p++;
+            escaped = 1;
+        }
+        if (*p == ':' && !escaped && !*want)
+            return p + 1;
+        if (!*want || *p != *want)
+            return NULL;
         p++;
+        want++;
     }
-    if (*w)
-        match = 0;
-    if (*p == ':')
-        p++;
-    else
-        match = 0; /* a line with too few fields matches nothing */
-    *pp = p;
-    return star || match;
+    return NULL;
 }
 
-/* The password field at p (the rest of the line), unescaped in place. */
+/* The password at p, unescaped in place: up to the first unescaped ':' or
+ * the end (libpq: extra fields after the password are ignored). */
 static char *rw_pf_password(char *p)
 {
     char *o = p, *start = p;
 
-    for (; *p && *p != '\n' && *p != '\r'; p++) {
-        if (*p == '\\' && p[1] && p[1] != '\n')
+    for (; *p && *p != ':'; p++, o++) {
+        if (*p == '\\' && p[1])
             p++;
-        *o++ = *p;
+        *o = *p;
     }
     *o = '\0';
     return start;
+}
+
+/* Strip a trailing "\n" / "\r\n" (any run of them); the new length. */
+static size_t rw_pf_strip_crlf(char *line)
+{
+    size_t n = strlen(line);
+
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+        line[--n] = '\0';
+    return n;
 }
 
 char *rw_passfile_lookup(const char *path, const char *host, const char *port, const char *dbname,
@@ -92,11 +99,11 @@ char *rw_passfile_lookup(const char *path, const char *host, const char *port, c
     if (!(f = fopen(path, "r")))
         return NULL;
     while (getline(&line, &cap, f) > 0) {
-        char *p = line;
-        if (line[0] == '#')
+        char *p;
+        if (line[0] == '#' || rw_pf_strip_crlf(line) == 0)
             continue;
-        if (rw_pf_field(&p, host) && rw_pf_field(&p, port) && rw_pf_field(&p, dbname) &&
-            rw_pf_field(&p, user)) {
+        p = rw_pf_match(rw_pf_match(rw_pf_match(rw_pf_match(line, host), port), dbname), user);
+        if (p) {
             found = strdup(rw_pf_password(p));
             break;
         }

@@ -1,7 +1,10 @@
 /*
  * rw_passfile.h -- the password file (~/.pgpass, PGPASSFILE, passfile=), read
  * as libpq reads it: lines hostname:port:database:username:password, '*'
- * matching anything, '\' escaping ':' and '\', '#' lines ignored. A file
+ * matching anything, '\' escaping ':' and '\', '#' lines ignored. Exactly
+ * libpq 15's passwordFromFile: a field "*" is a wildcard only when a ':'
+ * follows it; the password ends at the next unescaped ':' (more fields are
+ * ignored); a line with fewer than five fields matches nothing. A file
  * that is not a regular file or that group or others may access is ignored
  * (libpq warns; a driver cannot print, so *ignored_why says why).
  *

@@ -5,7 +5,8 @@
 # before the users' passwords are set), and for each method:
 #   - rawwire connects with the password in the conninfo, from PGPASSWORD and
 #     from a password file, and runs queries (build/tests/test_rawwire_connect);
-#   - a wrong password is one clear error containing 28P01 (not for trust);
+#   - a wrong password is one clear error containing 28P01 (not for trust),
+#     also with a second host after the server (libpq does not try it);
 #   - for scram-sha-256, a whole runner run with rawwire (tiny budget) exits 0.
 #           tests/server/rawwire_auth.sh BUILD_DIR
 set -euo pipefail
@@ -84,6 +85,12 @@ for method in trust password md5 scram-sha-256; do
             ok "wrong password: ${out#expected error: }"
         else
             bad "wrong password: $out"
+        fi
+        # libpq stops at an authentication failure: the next host is not tried
+        if out=$("$check" "host=$host,/nonexistent-rw-dir port=$port dbname=pgcb user=rw_user password=wrong" 28P01 2>&1); then
+            ok "wrong password with two hosts: stops at the first"
+        else
+            bad "wrong password with two hosts: $out"
         fi
         if out=$("$check" "$base" "no password was supplied" 2>&1); then ok "no password: clear error"; else bad "no password: $out"; fi
         chmod 0644 "$pf"

@@ -9,14 +9,22 @@
  *       expect open() to fail with PGCB_ERR_CONNECT and a one-line message
  *       containing ERROR_PART.
  *
+ * In the first form, also the target list and requirepeer (libpq's rules):
+ * a host that does not listen is skipped, a missing database on the first
+ * host stops the search (the second is not tried), requirepeer naming the
+ * socket's owner connects and naming another user is refused.
+ *
  * The queries need no table: generate_series rows of int, text, NULL and
  * bool, LIMIT-like sizes 1, 100 and 500, depths 1 and 10, text and binary.
  * Exit 0 when everything is as expected; else 1 with one line on stderr.
  * The driver is $PGCB_BUILD/drivers/rawwire.so (default build/), loaded and
  * checked by drvtest_load (tests/lib/drvtest.h).
  */
+#include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <pgcb/driver.h>
 
@@ -86,6 +94,51 @@ static int expect_error(const struct pgcb_driver *d, const char *conninfo, const
     return 0;
 }
 
+/* The user owning the server's socket (the server's OS user), or NULL. */
+static const char *socket_owner(const char *host, const char *port)
+{
+    char path[512];
+    struct stat st;
+    struct passwd *pw;
+
+    snprintf(path, sizeof path, "%s/.s.PGSQL.%s", host, port);
+    if (stat(path, &st) != 0 || !(pw = getpwuid(st.st_uid)))
+        return NULL;
+    return pw->pw_name;
+}
+
+/* Multiple hosts and requirepeer against the PG* server (a socket dir). */
+static int run_target_cases(const struct pgcb_driver *d)
+{
+    const char *host = getenv("PGHOST"), *port = getenv("PGPORT"), *owner;
+    char ci[1024], part[256];
+    int bad = 0;
+
+    if (!host || host[0] != '/' || !port)
+        return fail("PGHOST must be a socket directory and PGPORT set", NULL);
+    /* not listening, then the server: connects */
+    snprintf(ci, sizeof ci, "host=/nonexistent-rw-dir,%s", host);
+    bad |= run_queries(d, ci);
+    /* a missing database on the first host: reported, the second not tried */
+    snprintf(ci, sizeof ci, "host=%s,/nonexistent-rw-dir dbname=rw_no_such_db", host);
+    bad |= expect_error(d, ci, "3D000");
+    snprintf(ci, sizeof ci, "host=%s,%s dbname=rw_no_such_db", host, host);
+    bad |= expect_error(d, ci, "3D000");
+    if (!(owner = socket_owner(host, port)))
+        return fail("cannot find the owner of the server's socket", host) | bad;
+    snprintf(ci, sizeof ci, "requirepeer=%s", owner);
+    bad |= run_queries(d, ci);
+    snprintf(part, sizeof part, "requirepeer specifies \"rw_nobody\", but actual peer user name is \"%s\"",
+             owner);
+    bad |= expect_error(d, "requirepeer=rw_nobody", part);
+    /* and from PGREQUIREPEER; a failed peer check does not try the next host */
+    setenv("PGREQUIREPEER", "rw_nobody", 1);
+    snprintf(ci, sizeof ci, "host=%s,%s", host, host);
+    bad |= expect_error(d, ci, part);
+    unsetenv("PGREQUIREPEER");
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     struct drvtest_drv rw = {0};
@@ -101,6 +154,8 @@ int main(int argc, char **argv)
     }
     rc = argc == 3 ? expect_error(rw.d, argv[1], argv[2])
                    : run_queries(rw.d, argc >= 2 ? argv[1] : "");
+    if (argc == 1 && rc == 0)
+        rc = run_target_cases(rw.d);
     drvtest_unload(&rw);
     return rc;
 }

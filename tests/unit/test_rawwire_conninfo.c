@@ -80,6 +80,10 @@ static void test_kv(void **state)
     assert_string_equal(V(p, PASSWORD), "");
     rw_params_free(&p);
 
+    parse_ok("host=x\\", &p); /* libpq drops a '\' at the very end */
+    assert_string_equal(V(p, HOST), "x");
+    rw_params_free(&p);
+    parse_bad("postgresql://h?application_name=a=b", "extra key/value separator");
     parse_bad("host", "missing \"=\" after \"host\"");
     parse_bad("password='hunter2", "unterminated quoted string");
     parse_bad("bogus=1", "invalid connection option \"bogus\"");
@@ -92,6 +96,7 @@ static void test_kv(void **state)
 static void test_uri(void **state)
 {
     struct rw_params p;
+    char err[256] = "";
 
     (void)state;
     parse_ok("postgresql://bob:hunter2@%2Ftmp%2Fsock:5433/my%20db?application_name=x&connect_timeout=3", &p);
@@ -125,6 +130,41 @@ static void test_uri(void **state)
     assert_string_equal(V(p, USER), "user");
     assert_string_equal(V(p, HOST), "host");
     rw_params_free(&p);
+
+    /* libpq's conninfo_uri_parse_options: the user info ends at the first
+     * '@' before any '/' ('?' does not end it); the host list ends at '/' or
+     * '?'; so an unencoded '/' in a password makes it a host:port/dbname */
+    parse_ok("postgresql://bob:abc/def@db.example/app", &p);
+    assert_null(V(p, USER));
+    assert_null(V(p, PASSWORD));
+    assert_string_equal(V(p, HOST), "bob");
+    assert_string_equal(V(p, PORT), "abc");
+    assert_string_equal(V(p, DBNAME), "def@db.example/app");
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    {
+        struct rw_target *t;
+        size_t n;
+        assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), -1);
+        assert_non_null(strstr(err, "invalid port number"));
+        assert_null(strstr(err, "abc")); /* may be a piece of a password */
+    }
+    rw_params_free(&p);
+    parse_ok("postgresql://bob:se?cret@db", &p);
+    assert_string_equal(V(p, USER), "bob");
+    assert_string_equal(V(p, PASSWORD), "se?cret");
+    assert_string_equal(V(p, HOST), "db");
+    rw_params_free(&p);
+    parse_ok("postgresql://u@v:pw@host", &p); /* libpq: port "pw@host", refused at connect */
+    assert_string_equal(V(p, USER), "u");
+    assert_string_equal(V(p, HOST), "v");
+    assert_string_equal(V(p, PORT), "pw@host");
+    rw_params_free(&p);
+    parse_ok("postgresql://h,/d", &p); /* libpq keeps the lone commas */
+    assert_string_equal(V(p, HOST), "h,");
+    assert_string_equal(V(p, PORT), ",");
+    rw_params_free(&p);
+    parse_bad("postgresql://u:p@[::1]x/", "unexpected character");
+    parse_bad("postgresql://[]/", "IPv6 host address may not be empty");
 
     parse_bad("postgresql://[::1/db", "missing \"]\"");
     parse_bad("postgresql://h/db?bogus=1", "invalid connection option \"bogus\"");
@@ -190,10 +230,60 @@ static void test_refusals(void **state)
     finish_bad("service=x", "service is not supported");
     finish_bad("connect_timeout=abc", "connect_timeout");
     finish_bad("target_session_attrs=read-write", "not supported");
+    /* values libpq refuses when connecting ("" included: libpq 15 refuses
+     * sslmode='', connect_timeout='' ...), seen with PQconnectdb */
+    finish_bad("sslmode=''", "invalid sslmode value");
+    finish_bad("channel_binding=''", "invalid channel_binding value");
+    finish_bad("gssencmode=bogus", "invalid gssencmode value");
+    finish_bad("target_session_attrs=bogus", "invalid target_session_attrs value");
+    finish_bad("ssl_min_protocol_version=TLSv9", "invalid ssl_min_protocol_version value");
+    finish_bad("ssl_max_protocol_version=TLSv1.1", "invalid SSL protocol version range"); /* min TLSv1.2 */
+    finish_bad("connect_timeout=''", "connect_timeout");
+    finish_bad("connect_timeout=5x", "connect_timeout");
+    finish_bad("connect_timeout=99999999999", "connect_timeout");
+    for (const char *const *m = (const char *const[]){"connect_timeout=' 5 '", "connect_timeout=-1",
+                                                      "connect_timeout=+3", "ssl_min_protocol_version=tlsv1 "
+                                                      "ssl_max_protocol_version=TLSv1",
+                                                      "gssencmode=prefer", NULL};
+         *m; m++) {
+        parse_ok(*m, &p);
+        if (rw_params_finish(&p, err, sizeof err))
+            print_error("finish(%s): %s\n", *m, err);
+        assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+        rw_params_free(&p);
+    }
     setenv("PGSSLMODE", "require", 1);
     parse_ok("", &p);
     assert_int_equal(rw_params_from_env(&p), 0);
     assert_int_equal(rw_params_finish(&p, err, sizeof err), -1); /* from the environment too */
+    rw_params_free(&p);
+    clear_env();
+    /* libpq: requiressl starting with '1' is sslmode=require, anything else
+     * sslmode=prefer (replacing an earlier sslmode); PGREQUIRESSL=1... is
+     * sslmode=require unless sslmode/PGSSLMODE says otherwise */
+    finish_bad("requiressl=1", "requiressl");
+    finish_bad("requiressl=10", "requiressl");
+    finish_bad("requiressl=1x", "requiressl");
+    finish_bad("sslmode=disable requiressl=1", "requiressl");
+    finish_bad("requiressl=0 sslmode=require", "sslmode=require");
+    parse_ok("sslmode=require requiressl=0x", &p);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_string_equal(V(p, SSLMODE), "prefer");
+    rw_params_free(&p);
+    setenv("PGREQUIRESSL", "1x", 1);
+    parse_ok("", &p);
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "PGREQUIRESSL"));
+    rw_params_free(&p);
+    parse_ok("sslmode=disable", &p); /* sslmode given: PGREQUIRESSL is not read */
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    rw_params_free(&p);
+    setenv("PGREQUIRESSL", "0", 1);
+    parse_ok("", &p);
+    assert_int_equal(rw_params_from_env(&p), 0);
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
     rw_params_free(&p);
     clear_env();
     for (const char *const *m = (const char *const[]){"disable", "allow", "prefer", NULL}; *m; m++) {
@@ -238,6 +328,13 @@ static void test_targets(void **state)
     assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
     assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), -1);
     assert_non_null(strstr(err, "3 port numbers to 2 hosts"));
+    rw_params_free(&p);
+
+    parse_ok("port=' 5 '", &p); /* libpq's parse_int_param: port 5 */
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_int_equal(rw_params_targets(&p, &t, &n, err, sizeof err), 0);
+    assert_string_equal(t[0].port, "5");
+    rw_targets_free(t, n);
     rw_params_free(&p);
 
     parse_ok("port=99999", &p);
@@ -296,6 +393,34 @@ static void test_passfile(void **state)
     assert_non_null(why);
     assert_null(rw_passfile_lookup("/nonexistent/pgpass", "", "5432", "db", "bob", &why));
     assert_null(why);
+    unlink(path);
+
+    /* libpq's passwordFromFile: the password ends at the next unescaped ':';
+     * a line of 4 fields (no ':' after the user) matches nothing, even the
+     * last line without a newline; "*" is a wildcard only before a ':' */
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("host:5432:db:bob:pass:extra\n"
+          "e:1:*:*:a\\:b\\\\c:d\r\n"
+          "*x:1:*:*:starx\n"
+          "empty:1:*:*:\n"
+          "*:*:*:*",
+          f);
+    fclose(f);
+    chmod(path, 0600);
+    pw = rw_passfile_lookup(path, "host", "5432", "db", "bob", &why);
+    assert_string_equal(pw, "pass");
+    free(pw);
+    pw = rw_passfile_lookup(path, "e", "1", "d", "u", &why);
+    assert_string_equal(pw, "a:b\\c");
+    free(pw);
+    assert_null(rw_passfile_lookup(path, "zz", "1", "d", "u", &why)); /* "*x" is literal; 4 fields */
+    pw = rw_passfile_lookup(path, "*x", "1", "d", "u", &why);
+    assert_string_equal(pw, "starx");
+    free(pw);
+    pw = rw_passfile_lookup(path, "empty", "1", "d", "u", &why);
+    assert_string_equal(pw, "");
+    free(pw);
     unlink(path);
     rmdir(dir);
 }
