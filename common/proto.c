@@ -65,6 +65,18 @@ uint32_t pgcb_proto_parse(enum pgcb_proto_field f, const char *s)
     return 0;
 }
 
+int pgcb_proto_out_of_range(const struct pgcb_protocol *p, char *buf, size_t n)
+{
+    for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
+        uint32_t v = pgcb_proto_get(p, (enum pgcb_proto_field)f);
+        if (v > 2) {
+            snprintf(buf, n, "%s %u", proto_fields[f].key, (unsigned)v);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 const char *pgcb_proto_choices(enum pgcb_proto_field f)
 {
     return proto_fields[f].choices;

@@ -42,6 +42,10 @@ const char *pgcb_proto_value(enum pgcb_proto_field f, uint32_t v);
 /* The value of word `s` in field `f`, or 0 if it is not one. */
 uint32_t pgcb_proto_parse(enum pgcb_proto_field f, const char *s);
 
+/* A field of *p holding a value this ABI does not know (not 0, 1 or 2):
+ * 1 with "KEY VALUE" (e.g. "sync 7") in buf (n bytes), else 0. */
+int pgcb_proto_out_of_range(const struct pgcb_protocol *p, char *buf, size_t n);
+
 /* The words a field accepts, "text | binary", for messages. */
 const char *pgcb_proto_choices(enum pgcb_proto_field f);
 

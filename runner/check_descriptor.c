@@ -33,6 +33,15 @@ static int valid_key(const char *s)
     return 1;
 }
 
+/* A slot (instance, protocol) refused the section's options: the load
+ * check fails with the driver's message, quoted as the checks quote. */
+static void slot_refused(struct chk *c, size_t i, const char *slot, const char *why)
+{
+    char qm[300];
+    pgcb_chk_result(c, i, 0, "%s() refused the options: %s", slot,
+                    pgcb_chk_quote_msg(qm, sizeof qm, why, PGCB_ERRLEN));
+}
+
 /* Fill an error buffer of errlen bytes plus the canary. */
 void pgcb_chk_task_load(struct chk *c)
 {
@@ -58,13 +67,12 @@ void pgcb_chk_task_load(struct chk *c)
     if (PGCB_DRIVER_HAS(d, 2, instance)) {
         struct pgcb_instance in;
         memset(&in, 0, sizeof in);
-        char why[PGCB_ERRLEN + CHK_CANARY], qm[300];
+        char why[PGCB_ERRLEN + CHK_CANARY];
         pgcb_chk_phase(c, "instance");
         int rc = d->instance(c->opts, c->nopts, &in, pgcb_chk_err_reset(why, PGCB_ERRLEN),
                              PGCB_ERRLEN);
         if (rc != PGCB_OK) {
-            pgcb_chk_result(c, i, 0, "instance() refused the options: %s",
-                            pgcb_chk_quote_msg(qm, sizeof qm, why, PGCB_ERRLEN));
+            slot_refused(c, i, "instance", why);
             return;
         }
         dcaps = in.caps;
@@ -81,23 +89,19 @@ void pgcb_chk_task_load(struct chk *c)
     if (PGCB_DRIVER_HAS(d, 3, protocol)) {
         struct pgcb_protocol pr;
         memset(&pr, 0, sizeof pr);
-        char why[PGCB_ERRLEN + CHK_CANARY], qm[300];
+        char why[PGCB_ERRLEN + CHK_CANARY], odd[64];
         pgcb_chk_phase(c, "protocol");
         int rc = d->protocol(c->opts, c->nopts, &pr, pgcb_chk_err_reset(why, PGCB_ERRLEN),
                              PGCB_ERRLEN);
         if (rc != PGCB_OK) {
-            pgcb_chk_result(c, i, 0, "protocol() refused the options: %s",
-                            pgcb_chk_quote_msg(qm, sizeof qm, why, PGCB_ERRLEN));
+            slot_refused(c, i, "protocol", why);
             return;
         }
-        for (int f = 0; f < PGCB_PROTO_NFIELDS; f++)
-            if (pgcb_proto_get(&pr, (enum pgcb_proto_field)f) > 2) {
-                pgcb_chk_result(c, i, 0, "protocol() says %s %u, which ABI %d.%d does not know",
-                                pgcb_proto_key((enum pgcb_proto_field)f),
-                                (unsigned)pgcb_proto_get(&pr, (enum pgcb_proto_field)f),
-                                PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
-                return;
-            }
+        if (pgcb_proto_out_of_range(&pr, odd, sizeof odd)) {
+            pgcb_chk_result(c, i, 0, "protocol() says %s, which ABI %d.%d does not know", odd,
+                            PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
+            return;
+        }
         strcpy(asks, "; asks the server for: ");
         pgcb_proto_phrases(&pr, (1u << PGCB_PROTO_NFIELDS) - 1, asks + strlen(asks),
                            sizeof asks - strlen(asks));

@@ -106,15 +106,16 @@ static int describe_protocol(const struct pgcb_config *cfg, struct pgcb_sdriver 
                  why[0] ? why : "the driver refused these options");
         return -1;
     }
+    char odd[64];
+    if (pgcb_proto_out_of_range(&sd->proto, odd, sizeof odd)) {
+        snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says %s, which ABI %d.%d does not "
+                 "know", cfg->file, sd->cfg->line, sd->cfg->name, d->name, odd, PGCB_ABI_MAJOR,
+                 PGCB_ABI_MINOR);
+        return -1;
+    }
     for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
         enum pgcb_proto_field pf = (enum pgcb_proto_field)f;
         uint32_t got = pgcb_proto_get(&sd->proto, pf);
-        if (got > 2) {
-            snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says %s %u, which ABI %d.%d "
-                     "does not know", cfg->file, sd->cfg->line, sd->cfg->name, d->name,
-                     pgcb_proto_key(pf), (unsigned)got, PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
-            return -1;
-        }
         if (!(sd->proto_explicit & (1u << f)) || !got)
             continue;
         const struct pgcb_cfg_kv *kv = NULL;
