@@ -391,7 +391,9 @@ static void stop_hosts(pid_t pid, void *arg)
 }
 
 /* Group 1 failed for every driver with `why` in its error; group 2 measured. */
-static void expect_first_group_lost(const char *path, const char *why, size_t nfailed)
+/* `why` must be in each failed cell's error, or `or_why` when not NULL. */
+static void expect_first_group_lost(const char *path, const char *why, const char *or_why,
+                                    size_t nfailed)
 {
     struct pgcb_result res;
     read_result(path, &res);
@@ -404,7 +406,7 @@ static void expect_first_group_lost(const char *path, const char *why, size_t nf
                       pgcb_cell_status_str(c->status), c->error ? c->error : "");
         if (c->status == PGCB_CELL_FAILED) {
             failed++;
-            assert_non_null(strstr(c->error, why));
+            assert_true(strstr(c->error, why) || (or_why && strstr(c->error, or_why)));
         }
         assert_int_equal(res.groups[1].cells[d].status, PGCB_CELL_OK);
     }
@@ -430,7 +432,7 @@ static void test_hosts_stopped(void **state)
     show_unless(&r, 2);
     assert_int_equal(stopped, 2);
     assert_int_equal(r.status, 2);
-    expect_first_group_lost(out, "timed out", 2);
+    expect_first_group_lost(out, "timed out", NULL, 2);
     e2e_run_free(&r);
 }
 
@@ -463,7 +465,10 @@ static void test_sessions_terminated(void **state)
     print_message("sessions terminated: %ld\n", n);
     assert_true(n >= 1);
     assert_int_equal(r.status, 2);
-    expect_first_group_lost(out, "terminating connection due to administrator command", 1);
+    /* libpq reads the backend's FATAL, or meets the closed socket first when
+     * it was writing: both are the terminated session */
+    expect_first_group_lost(out, "terminating connection due to administrator command",
+                            "server closed the connection unexpectedly", 1);
     e2e_run_free(&r);
 }
 
