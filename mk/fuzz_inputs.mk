@@ -1,5 +1,5 @@
 # mk/fuzz_inputs.mk -- libFuzzer on the two readers of files a user hands
-# us: the INI loader (tests/fuzz/fuzz_config.c: runner/config.c through inih)
+# us: the INI loader (tests/fuzz/fuzz_config.c: runner/config*.c through inih)
 # and the result file reader with everything aggregate does with what it
 # read (tests/fuzz/fuzz_result.c: common/result_json.c, rank, report,
 # aggregate/*.c). The hand-made bad files and their exact messages are in
@@ -23,7 +23,8 @@ FI_CC     = clang
 FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FI_COMMON = common/util.c common/proto.c
-FI_CONFIG_SRC = tests/fuzz/fuzz_config.c runner/config.c runner/orders.c runner/gen.c $(FI_COMMON)
+# The loader is runner/config.c and its pieces (runner/config_int.h lists them).
+FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) runner/orders.c runner/gen.c $(FI_COMMON)
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
                 common/table.c runner/report.c runner/report_detail.c runner/sysinfo.c $(FI_COMMON) \

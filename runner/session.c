@@ -933,7 +933,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     uint64_t time_floor = cfg->time_ms * 1000000ull / s->norders;
     uint64_t queries_per_thread = (cfg->min_queries + nthreads - 1) / nthreads;
     uint64_t batch_floor = (queries_per_thread + gr->depth - 1) / gr->depth;
-    if (su->ops) { /* exactly ops queries: config.c checked the division */
+    if (su->ops) { /* exactly ops queries: config_suite.c checked the division */
         time_floor = 0;
         batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
     }

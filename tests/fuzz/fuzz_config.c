@@ -1,5 +1,5 @@
 /*
- * fuzz_config.c -- libFuzzer target for the INI loader (runner/config.c:
+ * fuzz_config.c -- libFuzzer target for the INI loader (runner/config*.c:
  * our line reader, inih, the handler, finish() and the environment
  * overrides). Built with clang -fsanitize=fuzzer,address,undefined by
  * mk/fuzz_inputs.mk (`make fuzz-inputs`), from the loader's sources.

@@ -1,0 +1,195 @@
+/*
+ * config_query.c -- [query.NAME] sections: the SQL (continued over lines,
+ * joined with newlines), expected rows, what is checked, whether it is
+ * primed, and the generators of its parameters (param1 .. param64, gen.h).
+ * Also pgcb_config_read_only() and pgcb_config_find_query(). See
+ * config_int.h for the contracts.
+ */
+#include "config_int.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util.h"
+
+const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", NULL};
+
+void pgcb_cfgi_query_begin(struct pgcb_cfgi_ctx *c, const char *name)
+{
+    struct pgcb_config *cfg = c->cfg;
+    size_t n = cfg->nqueries;
+    cfg->queries = pgcb_xrealloc(cfg->queries, (n + 1) * sizeof *cfg->queries);
+    cfg->queries[n] = (struct pgcb_cfg_query){
+        .name = pgcb_xstrdup(name), .rows = -1, .prime = -1, .line = c->lineno};
+    c->query_seen = pgcb_xrealloc(c->query_seen, (n + 1) * sizeof *c->query_seen);
+    c->query_seen[n] = 0;
+    c->query_check_line = pgcb_xrealloc(c->query_check_line,
+                                        (n + 1) * sizeof *c->query_check_line);
+    c->query_check_line[n] = 0;
+    c->query_prime_line = pgcb_xrealloc(c->query_prime_line,
+                                        (n + 1) * sizeof *c->query_prime_line);
+    c->query_prime_line[n] = 0;
+    c->idx = cfg->nqueries++;
+}
+
+unsigned pgcb_cfgi_param_number(const char *key)
+{
+    uint64_t n;
+    if (strncmp(key, "param", 5) != 0 || key[5] == '0' ||
+        pgcb_parse_u64(key + 5, 1, PGCB_MAX_PARAMS, &n))
+        return 0;
+    return (unsigned)n;
+}
+
+int pgcb_cfgi_query_param_repeated(const struct pgcb_cfgi_ctx *c, const char *key)
+{
+    const struct pgcb_cfg_query *q = &c->cfg->queries[c->idx];
+    unsigned n = pgcb_cfgi_param_number(key);
+    return n <= q->nparams && (int)q->params[n - 1].kind != -1;
+}
+
+static int apply_param(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_query *q, const char *key,
+                       const char *value)
+{
+    unsigned n = pgcb_cfgi_param_number(key);
+    if (n == 0)
+        return 1; /* unknown keys were refused by the handler */
+    if (n > q->nparams) {
+        q->params = pgcb_xrealloc(q->params, n * sizeof *q->params);
+        memset(q->params + q->nparams, 0, (n - q->nparams) * sizeof *q->params);
+        for (size_t i = q->nparams; i < n; i++)
+            q->params[i].kind = (enum pgcb_gen_kind)-1; /* not given (yet) */
+        q->nparams = n;
+    }
+    struct pgcb_gen *g = &q->params[n - 1];
+    if ((int)g->kind != -1)
+        pgcb_gen_free(g);
+    char e[160];
+    if (pgcb_gen_parse(value, g, e, sizeof e) != 0) {
+        g->kind = (enum pgcb_gen_kind)-1;
+        pgcb_cfgi_fail(c, "[%s] %s: %s", c->section, key, e);
+        return 0;
+    }
+    return 1;
+}
+
+int pgcb_cfgi_query_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *value)
+{
+    struct pgcb_cfg_query *q = &c->cfg->queries[c->idx];
+    uint64_t u;
+    if (strcmp(key, "sql") == 0) {
+        free(q->sql);
+        q->sql = pgcb_xstrdup(value);
+    } else if (strcmp(key, "rows") == 0) {
+        if (pgcb_parse_u64(value, 0, INT32_MAX, &u)) {
+            pgcb_cfgi_fail(c, "[%s] rows: '%s' is not a non-negative integer", c->section,
+                           value);
+            return 0;
+        }
+        q->rows = (int64_t)u;
+    } else if (strcmp(key, "check") == 0) {
+        if (strcmp(value, "checksum") == 0)
+            q->check = PGCB_CHECK_CHECKSUM;
+        else if (strcmp(value, "rows") == 0)
+            q->check = PGCB_CHECK_ROWS;
+        else if (strcmp(value, "none") == 0)
+            q->check = PGCB_CHECK_NONE;
+        else {
+            pgcb_cfgi_fail(c, "[%s] check: '%s' is not 'checksum', 'rows' or 'none'",
+                           c->section, value);
+            return 0;
+        }
+        c->query_check_line[c->idx] = c->lineno;
+    } else if (strcmp(key, "prime") == 0) {
+        q->prime = pgcb_cfgi_parse_bool(value);
+        if (q->prime < 0) {
+            pgcb_cfgi_fail(c, "[%s] prime: '%s' is not yes or no", c->section, value);
+            return 0;
+        }
+        c->query_prime_line[c->idx] = c->lineno;
+    } else {
+        return apply_param(c, q, key, value);
+    }
+    return 1;
+}
+
+int pgcb_cfgi_query_finish(struct pgcb_cfgi_ctx *c)
+{
+    struct pgcb_config *cfg = c->cfg;
+    if (cfg->nqueries == 0)
+        PGCB_CFGI_FAIL_AT(c, 0, "no [query.NAME] section: nothing to run");
+    for (size_t i = 0; i < cfg->nqueries; i++)
+        if (!cfg->queries[i].sql || !cfg->queries[i].sql[0])
+            PGCB_CFGI_FAIL_AT(c, cfg->queries[i].line, "[query.%s] has no 'sql ='",
+                              cfg->queries[i].name);
+    for (size_t i = 0; i < cfg->nqueries; i++) {
+        struct pgcb_cfg_query *q = &cfg->queries[i];
+        for (size_t j = 0; j < q->nparams; j++) {
+            if ((int)q->params[j].kind == -1)
+                PGCB_CFGI_FAIL_AT(c, q->line, "[query.%s] has param%zu but no param%zu: "
+                                  "number the parameters from 1 without gaps", q->name,
+                                  q->nparams, j + 1);
+            if (q->params[j].kind == PGCB_GEN_SEQ)
+                q->params[j].seq_slot = cfg->nseqs++;
+        }
+        /* Random keys give different rows each batch: the checksum cannot be
+         * compared, the row count only when the file gives it. */
+        if (q->nparams && !c->query_check_line[i])
+            q->check = q->rows >= 0 ? PGCB_CHECK_ROWS : PGCB_CHECK_NONE;
+        /* Primed at connect time, before any suite has run: a query whose
+         * keys come from generators may look for rows a write step has not
+         * made yet, so only a read-only query without parameters is. */
+        if (q->prime < 0)
+            q->prime = !q->nparams && pgcb_config_read_only(q->sql);
+    }
+    return 0;
+}
+
+long pgcb_config_find_query(const struct pgcb_config *cfg, const char *name)
+{
+    for (size_t i = 0; i < cfg->nqueries; i++)
+        if (strcmp(cfg->queries[i].name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+int pgcb_config_read_only(const char *sql)
+{
+    static const char *const words[] = {"select", "with", "values", "table", "show", NULL};
+    while (*sql == ' ' || *sql == '\t' || *sql == '\n' || *sql == '\r' || *sql == '(')
+        sql++;
+    int ro = 0;
+    for (int i = 0; words[i] && !ro; i++) {
+        size_t n = strlen(words[i]);
+        ro = strncasecmp(sql, words[i], n) == 0 && !isalnum((unsigned char)sql[n]) &&
+             sql[n] != '_';
+    }
+    if (!ro || strncasecmp(sql, "with", 4) != 0)
+        return ro;
+    /* A WITH that names a writing verb anywhere (a data-modifying CTE), to
+     * be safe. */
+    static const char *const verbs[] = {"insert", "update", "delete", "merge", NULL};
+    for (const char *p = sql; *p; p++) {
+        if (p != sql && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        for (int i = 0; verbs[i]; i++) {
+            size_t n = strlen(verbs[i]);
+            if (strncasecmp(p, verbs[i], n) == 0 && !isalnum((unsigned char)p[n]) &&
+                p[n] != '_')
+                return 0;
+        }
+    }
+    return 1;
+}
+
+void pgcb_cfgi_query_free(struct pgcb_cfg_query *q)
+{
+    free(q->name);
+    free(q->sql);
+    for (size_t j = 0; j < q->nparams; j++)
+        if ((int)q->params[j].kind != -1)
+            pgcb_gen_free(&q->params[j]);
+    free(q->params);
+}
