@@ -23,20 +23,34 @@
 #include "stats.h"
 #include "util.h"
 
-void pgcb_cfgi_fail(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
+/* The first error: "FILE:LINE: " (with_line) and the message, on one line. */
+static void vfail(struct pgcb_cfgi_ctx *c, int with_line, const char *fmt, va_list ap)
 {
     if (c->err[0])
         return; /* keep the first error */
-    int n = snprintf(c->err, sizeof c->err, "%s:%d: ", c->cfg->file, c->lineno);
+    int n = with_line ? snprintf(c->err, sizeof c->err, "%s:%d: ", c->cfg->file, c->lineno) : 0;
     if (n < 0 || (size_t)n >= sizeof c->err)
         return; /* a path that fills the buffer: the message is (part of) the path */
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
-    va_end(ap);
     for (char *p = c->err; *p; p++) /* a value continued over lines: still one line */
         if (*p == '\n' || *p == '\r')
             *p = ' ';
+}
+
+void pgcb_cfgi_fail(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(c, 1, fmt, ap);
+    va_end(ap);
+}
+
+void pgcb_cfgi_fail_plain(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(c, 0, fmt, ap);
+    va_end(ap);
 }
 
 static void unknown_key(struct pgcb_cfgi_ctx *c, const char *const *keys, const char *key)
@@ -250,13 +264,15 @@ static int handler(void *user, const char *section, const char *name, const char
 }
 
 /* After the file: the checks of each section, in this order (the first
- * error is the one reported). */
+ * error is the one reported); driver_dir's and the command line's drivers
+ * join the sections' before the drivers are checked. */
 static void finish(struct pgcb_cfgi_ctx *c)
 {
     if (c->err[0])
         return;
     c->lineno = 0;
-    if (pgcb_cfgi_bench_finish(c) == 0 && pgcb_cfgi_driver_finish(c) == 0 &&
+    if (pgcb_cfgi_bench_finish(c) == 0 && pgcb_cfgi_dir_finish(c) == 0 &&
+        pgcb_cfgi_cli_drivers(c) == 0 && pgcb_cfgi_driver_finish(c) == 0 &&
         pgcb_cfgi_query_finish(c) == 0 && pgcb_cfgi_suite_finish(c) == 0 &&
         pgcb_cfgi_bg_finish(c) == 0)
         pgcb_cfgi_driver_finish_measured(c);
@@ -287,6 +303,12 @@ static void ctx_free(struct pgcb_cfgi_ctx *c)
 
 int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_t errlen)
 {
+    return pgcb_config_load_cli(path, NULL, cfg, err, errlen);
+}
+
+int pgcb_config_load_cli(const char *path, const struct pgcb_config_cli *cli,
+                         struct pgcb_config *cfg, char *err, size_t errlen)
+{
     *cfg = (struct pgcb_config){
         .time_ms = PGCB_DEFAULT_TIME_MS,
         .min_queries = PGCB_DEFAULT_QUERIES,
@@ -308,7 +330,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
     const char *slash = strrchr(path, '/');
     cfg->dir = slash ? pgcb_xstrndup(path, (size_t)(slash - path) + (slash == path)) : pgcb_xstrdup("");
 
-    struct pgcb_cfgi_ctx c = {.cfg = cfg};
+    struct pgcb_cfgi_ctx c = {.cfg = cfg, .cli = cli};
     c.fp = fopen(path, "r");
     if (!c.fp) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -336,6 +358,13 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
         pgcb_config_free(cfg);
         return -1;
     }
+    if (cli) {
+        pgcb_cfgi_apply_cli_budget(cfg, cli);
+        if (pgcb_cfgi_select(cfg, cli, err, errlen) != 0) {
+            pgcb_config_free(cfg);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -360,5 +389,13 @@ void pgcb_config_free(struct pgcb_config *cfg)
     free(cfg->output);
     free(cfg->conninfo);
     free(cfg->setup);
+    free(cfg->driver_dir);
+    struct pgcb_cfg_selection *sel = &cfg->sel;
+    pgcb_cfgi_names_free(&sel->only);
+    pgcb_cfgi_names_free(&sel->suites);
+    pgcb_cfgi_names_free(&sel->queries);
+    pgcb_cfgi_names_free(&sel->dropped_drivers);
+    pgcb_cfgi_names_free(&sel->dropped_suites);
+    pgcb_cfgi_names_free(&sel->dropped_queries);
     *cfg = (struct pgcb_config){0};
 }

@@ -26,15 +26,45 @@ struct pgcb_cfg_kv {
     int line;
 };
 
+/* Where a driver's path comes from. */
+enum pgcb_cfg_origin {
+    PGCB_CFG_FROM_SECTION = 0, /* `path =` of its [driver.NAME] section */
+    PGCB_CFG_FROM_DIR,         /* NAME.so in [bench] driver_dir (its [driver.NAME] section, if
+                                  there is one, gives its keys) */
+    PGCB_CFG_FROM_CLI,         /* runner --driver NAME=PATH: default options */
+};
+
 struct pgcb_cfg_driver {
     char *name;             /* the NAME of [driver.NAME]: the label in tables */
-    char *path;             /* resolved path of the .so */
-    int line;               /* line of the section header */
-    int path_line;          /* line of `path =`, 0 if missing */
+    char *path;             /* resolved path of the .so (--driver: as given) */
+    int line;               /* line of the section header; without a section, of
+                               driver_dir (0 for --driver) */
+    int path_line;          /* line of `path =` (or of driver_dir), 0 if missing */
     struct pgcb_cfg_kv *opts;
     size_t nopts;
-    int measure;            /* `measure = no`: loaded only to run background load */
+    int measure;            /* `measure = no`, or left out by --only: loaded only to run
+                               background load, if a background names it */
     int measure_line;
+    enum pgcb_cfg_origin origin;
+    int has_section;        /* a [driver.NAME] section exists (line is its header's) */
+};
+
+/* A list of names the config owns. */
+struct pgcb_cfg_names {
+    char **v;
+    size_t n;
+};
+
+/* What the command line selected (runner --only, --suite, --query) and what
+ * the config had that this run leaves out, for the result's record. A list
+ * `asked` only when its flag was given (*_given). */
+struct pgcb_cfg_selection {
+    int only_given, suites_given, queries_given;
+    struct pgcb_cfg_names only, suites, queries;   /* as given, in the command line's order */
+    struct pgcb_cfg_names dropped_drivers;  /* measured drivers of the config not measured */
+    struct pgcb_cfg_names dropped_suites;   /* suites of the config not run */
+    struct pgcb_cfg_names dropped_queries;  /* queries some suite of the config runs and no
+                                               group of this run does */
 };
 
 /* What the runner checks of every batch of a query. */
@@ -111,8 +141,8 @@ struct pgcb_config {
     size_t until_max_orders;/* its cap, in orders (required with until = decided) */
     double until_width;     /* its largest relative interval width, (0, 1] */
     int until_line, until_max_line, until_width_line; /* where they were set; 0: not */
-    const char *time_source;    /* "default", "file" or "BENCH_TIME_MS" */
-    const char *queries_source; /* "default", "file" or "BENCH_QUERIES" */
+    const char *time_source;    /* "default", "file", "BENCH_TIME_MS", "-T" or "--time-ms" */
+    const char *queries_source; /* "default", "file", "BENCH_QUERIES" or "--queries" */
     uint64_t seed;          /* parameter generators */
     double noise_warn_pct;  /* warn when a driver's per-order medians spread more (robust
                                CV, %); default PGCB_STATS_NOISE_WARN_PCT */
@@ -120,6 +150,10 @@ struct pgcb_config {
     struct pgcb_protocol proto; /* result_format, describe, sync: what every driver is asked
                                for (common/proto.h; default text, per_execution, per_query,
                                statements always named) */
+
+    char *driver_dir;       /* [bench] driver_dir, resolved; NULL: none */
+    int driver_dir_line;
+    struct pgcb_cfg_selection sel;
 
     /* [server] */
     char *conninfo;         /* "" = PG* environment variables */
@@ -152,6 +186,70 @@ struct pgcb_config {
  * ("FILE:LINE: what is wrong", or "ENVVAR: ...") into err; *cfg is then
  * freed. On success *cfg is owned by the caller. */
 int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_t errlen);
+
+/* ---- the command line's additions, selection and overrides ----------------
+ *
+ * runner --driver NAME=PATH (repeatable), --only NAME,... , --suite NAME,...,
+ * --query NAME,... (each repeatable, comma lists), -T SEC, --time-ms MS,
+ * --queries N (docs/cli.md). The struct only points into the caller's
+ * strings (argv), which must outlive pgcb_config_load_cli(); it allocates
+ * nothing. */
+enum pgcb_cli_flag {
+    PGCB_CLI_DRIVER,    /* --driver NAME=PATH */
+    PGCB_CLI_ONLY,      /* --only NAME,... : the drivers measured */
+    PGCB_CLI_SUITE,     /* --suite NAME,... */
+    PGCB_CLI_QUERY,     /* --query NAME,... */
+    PGCB_CLI_TIME_S,    /* -T SEC */
+    PGCB_CLI_TIME_MS,   /* --time-ms MS */
+    PGCB_CLI_QUERIES,   /* --queries N */
+    PGCB_CLI_NFLAGS
+};
+
+#define PGCB_CLI_MAX 64 /* of each repeatable flag */
+
+struct pgcb_config_cli {
+    const char *drivers[PGCB_CLI_MAX]; /* "NAME=PATH", checked */
+    size_t ndrivers;
+    const char *only[PGCB_CLI_MAX], *suites[PGCB_CLI_MAX], *queries[PGCB_CLI_MAX];
+    size_t nonly, nsuites, nqueries;   /* comma lists as given, checked for empty names */
+    const char *time_flag;             /* "-T" or "--time-ms"; NULL: not given */
+    uint64_t time_ms;
+    int queries_given;
+    uint64_t min_queries;
+};
+
+/* The flag's spelling as the user types it ("--driver", "-T", ...). */
+const char *pgcb_config_cli_flag_name(enum pgcb_cli_flag f);
+
+/* Record one flag's value (arg: borrowed). Checks what can be checked
+ * without the config: NAME=PATH's form and name, no empty name in a list,
+ * numbers in range, no second time budget. Returns 0, or -1 with
+ * "FLAG ...: what is wrong" in err. */
+int pgcb_config_cli_arg(struct pgcb_config_cli *cli, enum pgcb_cli_flag f, const char *arg,
+                        char *err, size_t errlen);
+
+/* 1 if any flag was recorded. */
+int pgcb_config_cli_given(const struct pgcb_config_cli *cli);
+
+/* pgcb_config_load() with the command line applied (cli may be NULL: the
+ * same as pgcb_config_load()): [bench] driver_dir's drivers and --driver's
+ * are added before the file's checks (so a file may have no [driver.NAME]
+ * of its own), the budget flags after the environment (command line >
+ * environment > file), then the selection. Errors about a flag start with
+ * the flag ("--only: no driver 'x' (...)"). */
+int pgcb_config_load_cli(const char *path, const struct pgcb_config_cli *cli,
+                         struct pgcb_config *cfg, char *err, size_t errlen);
+
+/* The record of cfg's selection, added drivers and budget sources for the
+ * result (result.h; out is overwritten, owned by the caller). */
+void pgcb_config_record_selection(const struct pgcb_config *cfg, struct pgcb_res_selection *out);
+
+/* What the command line and driver_dir made of the config beyond the file's
+ * bytes and the environment, as text for the journal's config hash
+ * (journal.h): the drivers not from a section (name, real path, origin), the
+ * selection in effect and the budget flags. "" when there is none. The
+ * caller frees it. */
+char *pgcb_config_cli_digest(const struct pgcb_config *cfg);
 
 void pgcb_config_free(struct pgcb_config *cfg);
 

@@ -1,7 +1,7 @@
 /*
  * config_bench.c -- the run-wide sections of the INI file: [bench] (budget,
- * CPUs, output, orders, verdicts, protocol choices) and [server] (conninfo,
- * setup script). See config_int.h for the contracts.
+ * CPUs, output, orders, verdicts, protocol choices, driver_dir) and
+ * [server] (conninfo, setup script). See config_int.h for the contracts.
  */
 #include "config_int.h"
 
@@ -15,7 +15,8 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "output", "orders", "batch_timeout_ms", "seed",
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
-                                            "result_format", "describe", "sync", NULL};
+                                            "result_format", "describe", "sync", "driver_dir",
+                                            NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
@@ -100,6 +101,10 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
     } else if (strcmp(key, "output") == 0) {
         free(cfg->output);
         cfg->output = value[0] ? pgcb_cfgi_resolve_path(cfg, value) : NULL;
+    } else if (strcmp(key, "driver_dir") == 0) {
+        free(cfg->driver_dir); /* read once the file is (config_dir.c) */
+        cfg->driver_dir = value[0] ? pgcb_cfgi_resolve_path(cfg, value) : NULL;
+        cfg->driver_dir_line = c->lineno;
     } else if (strcmp(key, "seed") == 0) {
         if (pgcb_parse_u64(value, 0, UINT64_MAX, &u)) {
             pgcb_cfgi_fail(c, "[bench] seed: '%s' is not a non-negative integer", value);

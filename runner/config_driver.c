@@ -1,8 +1,9 @@
 /*
  * config_driver.c -- [driver.NAME] sections: the .so's path, `measure`,
  * and the driver's own keys, kept in file order for the driver (which
- * checks them against its option list when it is loaded, session.c). See
- * config_int.h for the contracts.
+ * checks them against its option list when it is loaded, session.c); and
+ * drivers without a section (driver_dir's, --driver's: default options).
+ * See config_int.h for the contracts.
  */
 #include "config_int.h"
 
@@ -16,8 +17,20 @@ void pgcb_cfgi_driver_begin(struct pgcb_cfgi_ctx *c, const char *name)
     struct pgcb_config *cfg = c->cfg;
     cfg->drivers = pgcb_xrealloc(cfg->drivers, (cfg->ndrivers + 1) * sizeof *cfg->drivers);
     cfg->drivers[cfg->ndrivers] = (struct pgcb_cfg_driver){
-        .name = pgcb_xstrdup(name), .line = c->lineno, .measure = 1};
+        .name = pgcb_xstrdup(name), .line = c->lineno, .measure = 1, .has_section = 1};
     c->idx = cfg->ndrivers++;
+}
+
+struct pgcb_cfg_driver *pgcb_cfgi_driver_add(struct pgcb_config *cfg, const char *name,
+                                             const char *path, enum pgcb_cfg_origin origin,
+                                             int line)
+{
+    cfg->drivers = pgcb_xrealloc(cfg->drivers, (cfg->ndrivers + 1) * sizeof *cfg->drivers);
+    struct pgcb_cfg_driver *d = &cfg->drivers[cfg->ndrivers++];
+    *d = (struct pgcb_cfg_driver){.name = pgcb_xstrdup(name), .path = pgcb_xstrdup(path),
+                                  .line = line, .path_line = line, .measure = 1,
+                                  .origin = origin};
+    return d;
 }
 
 int pgcb_cfgi_driver_repeated(const struct pgcb_cfgi_ctx *c, const char *key)
@@ -68,7 +81,11 @@ int pgcb_cfgi_driver_finish(struct pgcb_cfgi_ctx *c)
     if (cfg->ndrivers == 0)
         PGCB_CFGI_FAIL_AT(c, 0, "no [driver.NAME] section: nothing to measure");
     for (size_t i = 0; i < cfg->ndrivers; i++)
-        if (!cfg->drivers[i].path)
+        if (!cfg->drivers[i].path && cfg->driver_dir)
+            PGCB_CFGI_FAIL_AT(c, cfg->drivers[i].line, "[driver.%s] has no 'path =' and "
+                              "driver_dir %s has no %s.so", cfg->drivers[i].name,
+                              cfg->driver_dir, cfg->drivers[i].name);
+        else if (!cfg->drivers[i].path)
             PGCB_CFGI_FAIL_AT(c, cfg->drivers[i].line, "[driver.%s] has no 'path ='",
                               cfg->drivers[i].name);
     return 0;

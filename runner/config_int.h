@@ -12,7 +12,11 @@
  *   config_query.c      [query.NAME] (SQL, rows, check, prime, paramN)
  *   config_suite.c      [suite.NAME]
  *   config_background.c [background.NAME]
+ *   config_dir.c        [bench] driver_dir: every NAME.so in it a driver
  *   config_env.c        BENCH_TIME_MS, BENCH_QUERIES, PGCB_CONNINFO
+ *   config_cli.c        the command line: --driver, the budget flags, their
+ *                       checks, and the digest for the journal
+ *   config_select.c     the command line's --only, --suite and --query
  *
  * Errors: a piece records the first error with pgcb_cfgi_fail() (which
  * prefixes "FILE:LINE: " from c->lineno) and goes on or returns; the
@@ -48,6 +52,7 @@ struct pgcb_cfgi_names {
 /* The loader's state while it reads one file. */
 struct pgcb_cfgi_ctx {
     struct pgcb_config *cfg;
+    const struct pgcb_config_cli *cli; /* NULL: none */
     FILE *fp;
     int lineno;
     int cont;                 /* the current line continues the previous value */
@@ -72,6 +77,10 @@ struct pgcb_cfgi_ctx {
 /* Record "FILE:LINE: message" as c->err unless an error is already there
  * (the first one is kept); newlines in it become spaces. */
 void pgcb_cfgi_fail(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The same without "FILE:LINE: ": an error about a command-line flag. */
+void pgcb_cfgi_fail_plain(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Record the error at `line` and return -1 from the calling function. */
@@ -134,6 +143,15 @@ void pgcb_cfgi_driver_begin(struct pgcb_cfgi_ctx *c, const char *name);
 /* 1 if `key` was already given in the current [driver.NAME]. */
 int pgcb_cfgi_driver_repeated(const struct pgcb_cfgi_ctx *c, const char *key);
 int pgcb_cfgi_driver_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *value);
+/* driver_dir's NAME.so files as drivers (config_dir.c), before the checks
+ * of the [driver.NAME] sections. */
+int pgcb_cfgi_dir_finish(struct pgcb_cfgi_ctx *c);
+/* --driver NAME=PATH as drivers (config_cli.c), after driver_dir's. */
+int pgcb_cfgi_cli_drivers(struct pgcb_cfgi_ctx *c);
+/* Append a driver without a section; returns it. name and path are copied. */
+struct pgcb_cfg_driver *pgcb_cfgi_driver_add(struct pgcb_config *cfg, const char *name,
+                                             const char *path, enum pgcb_cfg_origin origin,
+                                             int line);
 /* At least one driver, each with a path. */
 int pgcb_cfgi_driver_finish(struct pgcb_cfgi_ctx *c);
 /* At least one driver that is measured (after the backgrounds). */
@@ -165,10 +183,27 @@ int pgcb_cfgi_bg_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *val
 /* Required keys; the driver and query names resolved; default CPUs. */
 int pgcb_cfgi_bg_finish(struct pgcb_cfgi_ctx *c);
 
-/* ---- after the file (config_env.c) ----------------------------------------- */
+/* ---- after the file (config_env.c, config_cli.c, config_select.c) --------- */
 
 /* BENCH_TIME_MS, BENCH_QUERIES, PGCB_CONNINFO. 0, or -1 with "VAR: ..." in
  * err. */
 int pgcb_cfgi_apply_env(struct pgcb_config *cfg, char *err, size_t errlen);
+
+/* -T / --time-ms and --queries over what the file and the environment set. */
+void pgcb_cfgi_apply_cli_budget(struct pgcb_config *cfg, const struct pgcb_config_cli *cli);
+
+/* --only, --suite and --query: leave out what they do not name, and record
+ * it in cfg->sel. 0, or -1 with "FLAG: ..." in err. */
+int pgcb_cfgi_select(struct pgcb_config *cfg, const struct pgcb_config_cli *cli, char *err,
+                     size_t errlen);
+
+/* "a, b, c": the names of n items (name_of(items, i)), cut short with
+ * "..." to fit buf. */
+void pgcb_cfgi_list(char *buf, size_t n, size_t count,
+                    const char *(*name_of)(const struct pgcb_config *, size_t),
+                    const struct pgcb_config *cfg);
+
+void pgcb_cfgi_names_add(struct pgcb_cfg_names *l, const char *name);
+void pgcb_cfgi_names_free(struct pgcb_cfg_names *l);
 
 #endif

@@ -1,6 +1,7 @@
 /*
- * config_value.c -- the value parsers every section of the INI file uses
- * (config_int.h). Messages are recorded through pgcb_cfgi_fail().
+ * config_value.c -- the value parsers every section of the INI file uses,
+ * and the name lists of the command line's pieces (config_int.h). Messages
+ * are recorded through pgcb_cfgi_fail().
  */
 #include "config_int.h"
 
@@ -97,4 +98,35 @@ int pgcb_cfgi_parse_bool(const char *v)
             return 0;
     }
     return -1;
+}
+
+void pgcb_cfgi_list(char *buf, size_t n, size_t count,
+                    const char *(*name_of)(const struct pgcb_config *, size_t),
+                    const struct pgcb_config *cfg)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        const char *name = name_of(cfg, i);
+        size_t need = strlen(name) + (i ? 2 : 0);
+        if (len + need + 5 > n) { /* room for ", ..." and the NUL */
+            snprintf(buf + len, n - len, "%s...", i ? ", " : "");
+            return;
+        }
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", name);
+    }
+}
+
+void pgcb_cfgi_names_add(struct pgcb_cfg_names *l, const char *name)
+{
+    l->v = pgcb_xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n++] = pgcb_xstrdup(name);
+}
+
+void pgcb_cfgi_names_free(struct pgcb_cfg_names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    *l = (struct pgcb_cfg_names){0};
 }
