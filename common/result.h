@@ -183,6 +183,36 @@ struct pgcb_res_cpu {
     char *smt_siblings;         /* thread_siblings_list: the CPUs of its core, itself included */
 };
 
+/* A list of names the result owns. */
+struct pgcb_res_names {
+    char **v;
+    size_t n;
+};
+
+/* A driver that does not come from a [driver.NAME] section of its own. */
+struct pgcb_res_added_driver {
+    char *name, *path;
+    char *from;                 /* "driver_dir" or "--driver" */
+};
+
+/* What the runner's command line and [bench] driver_dir made of the config
+ * (docs/cli.md): the JSON's "selection", and the budget's sources. A list
+ * that was not asked for is NULL (given = 0). */
+struct pgcb_res_selection {
+    int recorded;               /* 0: not in the file (an older runner) */
+    char *driver_dir;           /* resolved; NULL: none */
+    struct pgcb_res_added_driver *added;
+    size_t nadded;
+    int only_given, suites_given, queries_given;
+    struct pgcb_res_names only, suites, queries; /* --only, --suite, --query as given */
+    struct pgcb_res_names left_out_drivers;  /* measured drivers of the config not measured */
+    struct pgcb_res_names left_out_suites;   /* suites of the config not run */
+    struct pgcb_res_names left_out_queries;  /* queries some suite of the config runs and no
+                                                group of this run does */
+    char *time_source;          /* "default", "file", "BENCH_TIME_MS", "-T", "--time-ms" */
+    char *queries_source;       /* "default", "file", "BENCH_QUERIES", "--queries" */
+};
+
 struct pgcb_result {
     char *runner_version;
     char *started_at, *finished_at; /* ISO 8601 UTC */
@@ -242,6 +272,8 @@ struct pgcb_result {
     size_t resumed_groups_kept;
     char *resumed_at;           /* when the resume started, ISO 8601 UTC */
 
+    struct pgcb_res_selection selection; /* the command line's selection and sources */
+
     /* Noise (issue 13), in the JSON environment. */
     double noise_warn_pct;      /* [bench] noise_warn_pct the notes used; not > 0 (a
                                    file from before): PGCB_STATS_NOISE_WARN_PCT */
@@ -282,5 +314,15 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers);
 
 /* Fill c's spread_* from its order_medians_ns (pgcb_stats_spread()). */
 void pgcb_result_cell_spread(struct pgcb_res_cell *c);
+
+/* result_selection.c: "selection" as JSON, {"driver_dir", "added_drivers",
+ * "only", "suites", "queries", "left_out": {"drivers", "suites", "queries"}}
+ * (a new reference; NULL if it cannot be built); the budget's sources are
+ * added to the "budget" object `budget`. Reading is tolerant: what is
+ * absent or mistyped is left empty (recorded = 0 without "selection"). */
+struct json_t *pgcb_result_selection_json(const struct pgcb_res_selection *s);
+void pgcb_result_selection_budget(const struct pgcb_res_selection *s, struct json_t *budget);
+void pgcb_result_selection_read(struct json_t *root, struct pgcb_res_selection *s);
+void pgcb_result_selection_free(struct pgcb_res_selection *s);
 
 #endif

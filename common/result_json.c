@@ -446,6 +446,12 @@ static json_t *result_json(const struct pgcb_result *r)
         json_object_set_new(j, "resumed", resumed_json(r));
     if (j)
         json_object_set_new(j, "protocol", proto_json(&r->proto, NULL));
+    if (j && r->selection.recorded) { /* result_selection.c */
+        json_t *sel = pgcb_result_selection_json(&r->selection);
+        ok &= sel != NULL;
+        json_object_set_new(j, "selection", sel);
+        pgcb_result_selection_budget(&r->selection, json_object_get(j, "budget"));
+    }
     if (!ok) {
         json_decref(j);
         return NULL;
@@ -1019,6 +1025,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
         r->resumed_groups_kept = (size_t)get_u64(resumed, "groups_kept");
         r->resumed_at = dup_str(resumed, "at");
     }
+    pgcb_result_selection_read(j, &r->selection);
 
     r->ndrivers = json_array_size(drivers);
     r->drivers = pgcb_xcalloc(r->ndrivers, sizeof *r->drivers);
@@ -1132,5 +1139,6 @@ void pgcb_result_free(struct pgcb_result *r)
                      &r->resumed_from, &r->resumed_at};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
+    pgcb_result_selection_free(&r->selection);
     *r = (struct pgcb_result){0};
 }

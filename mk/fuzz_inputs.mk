@@ -25,7 +25,8 @@ FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
 FI_COMMON = common/util.c common/proto.c
 # The loader is runner/config.c and its pieces (runner/config_int.h lists them).
 FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) runner/orders.c runner/gen.c $(FI_COMMON)
-FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/rank.c common/stats.c \
+FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/result_selection.c \
+                common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
                 common/table.c runner/report.c runner/report_detail.c runner/sysinfo.c $(FI_COMMON) \
                 $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))

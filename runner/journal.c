@@ -26,6 +26,12 @@ static const char *const hashed_env[] = {"BENCH_TIME_MS", "BENCH_QUERIES", "PGCB
 
 int pgcb_journal_config_hash(const char *ini_path, char out[65], char *err, size_t n)
 {
+    return pgcb_journal_config_hash_with(ini_path, NULL, out, err, n);
+}
+
+int pgcb_journal_config_hash_with(const char *ini_path, const char *extra, char out[65],
+                                  char *err, size_t n)
+{
     FILE *f = fopen(ini_path, "rb");
     if (!f) {
         snprintf(err, n, "%s: cannot read it: %s", ini_path, strerror(errno));
@@ -51,6 +57,11 @@ int pgcb_journal_config_hash(const char *ini_path, char out[65], char *err, size
         free(s);
         free(red);
     }
+    /* What the command line made of the config (config.h's digest), when it
+     * made anything: without it the hash is what it always was. */
+    if (ok && extra && extra[0])
+        ok = EVP_DigestUpdate(ctx, "\0command line\n", 14) == 1 &&
+             EVP_DigestUpdate(ctx, extra, strlen(extra)) == 1;
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned mdlen = 0;
     ok = ok && EVP_DigestFinal_ex(ctx, md, &mdlen) == 1 && mdlen == 32;
@@ -404,7 +415,9 @@ int pgcb_journal_check(const struct pgcb_journal_state *st, const char *path,
     }
     if (strcmp(st->config_sha256, config_sha256) != 0) {
         snprintf(err, n, "%s was written for a different config (or BENCH_*/PGCB_CONNINFO "
-                 "overrides)", path);
+                 "overrides, or command-line drivers, selection or budget: resume with the "
+                 "same -c, --driver, --only, --suite, --query, -T/--time-ms and --queries, "
+                 "and the same driver_dir)", path);
         return -1;
     }
     if (st->ended) {

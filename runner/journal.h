@@ -51,6 +51,13 @@ struct pgcb_journal {
  * each hashed as set or unset. Returns 0, or -1 with "FILE: reason" in err. */
 int pgcb_journal_config_hash(const char *ini_path, char out[65], char *err, size_t n);
 
+/* The same, with `extra` hashed after the overrides unless NULL or "": the
+ * command line's additions, selection and budget
+ * (pgcb_config_cli_digest()), so that --resume refuses a run resumed with
+ * others. */
+int pgcb_journal_config_hash_with(const char *ini_path, const char *extra, char out[65],
+                                  char *err, size_t n);
+
 /* Create (or truncate) the journal at path, write the head line and sync it
  * (and the directory). Returns 0, or -1 with "PATH: reason" in err and
  * j->fd = -1. */

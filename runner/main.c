@@ -46,9 +46,10 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: runner -c FILE [-o RESULT.json] [--detail] [--list-drivers] [-q] [-h] [-V]\n"
-            "       runner -c FILE --resume RESULT.json.journal [-o RESULT.json] [--detail] [-q]\n"
+            "Usage: runner -c FILE [-o RESULT.json] [SELECTION] [--detail] [--list-drivers] [-q]\n"
+            "       runner -c FILE --resume RESULT.json.journal [-o RESULT.json] [SELECTION]\n"
             "       runner --check-driver FILE.so [-O KEY=VALUE ...] [-c FILE]\n"
+            "       runner -h | -V\n"
             "\n"
             "Measure the client-side cost of talking to PostgreSQL for every driver in the\n"
             "INI file, over every execution order, and write a JSON result.\n"
@@ -62,8 +63,10 @@ static void usage(FILE *out)
             "                       its groups, run the others, write the result to the\n"
             "                       journal's result path (or -o). -c must name the same\n"
             "                       config, with the same BENCH_*/PGCB_CONNINFO overrides\n"
-            "      --list-drivers   load every driver of the config, print what each is and\n"
-            "                       accepts, and exit\n"
+            "                       and SELECTION\n"
+            "      --list-drivers   load every driver the run would measure (the config's,\n"
+            "                       driver_dir's, --driver's, after --only), print what each\n"
+            "                       is and accepts, and exit\n"
             "      --detail         after each group's table, a second one: each driver's\n"
             "                       latency percentiles (min, p50, p90, p99, p99.9, max)\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
@@ -74,12 +77,29 @@ static void usage(FILE *out)
             "                       \"Checking a driver\")\n"
             "  -O, --driver-option KEY=VALUE  with --check-driver: open the driver with this\n"
             "                       option (repeatable), e.g. -O adapter=node -O client=pg\n"
+            "\n"
+            "SELECTION (docs/cli.md; each flag repeatable, NAME lists comma-separated):\n"
+            "      --driver NAME=PATH  add the driver PATH (a .so, relative to here) as NAME,\n"
+            "                       with default options; NAME must be new to the config\n"
+            "      --only NAME,...  measure only these drivers (the config's, driver_dir's\n"
+            "                       or --driver's); the others are left out\n"
+            "      --suite NAME,... run only these suites\n"
+            "      --query NAME,... run only these queries (in the suites that have them)\n"
+            "  -T SEC               time budget per group and driver, in seconds (e.g. 10 or\n"
+            "                       0.5), over BENCH_TIME_MS and [bench] time_ms\n"
+            "      --time-ms MS     the same in milliseconds (one of -T and --time-ms)\n"
+            "      --queries N      queries per execution order, at least, over\n"
+            "                       BENCH_QUERIES and [bench] queries\n"
+            "  What is left out is recorded in the result's \"selection\"; a --resume must\n"
+            "  be given the same SELECTION.\n"
+            "\n"
             "  -V, --version        print the runner's version and exit\n"
             "  -h, --help           this help\n"
             "\n"
             "Environment: BENCH_TIME_MS and BENCH_QUERIES override [bench] time_ms and\n"
-            "queries; PGCB_CONNINFO overrides [server] conninfo; an empty conninfo means the\n"
-            "PG* variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD ...), as libpq.\n"
+            "queries, and -T/--time-ms and --queries override them; PGCB_CONNINFO\n"
+            "overrides [server] conninfo; an empty conninfo means the PG* variables\n"
+            "(PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD ...), as libpq.\n"
             "--check-driver: PGCB_CHECK_TIMEOUT (seconds per driver call, default 10),\n"
             "PGCB_CHECK_REFERENCE (the libpq_sync.so whose checksums are the reference).\n"
             "\n"
@@ -176,6 +196,7 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->alpha = cfg->alpha;
     r->interval_level = cfg->interval_level;
     r->proto = cfg->proto;
+    pgcb_config_record_selection(cfg, &r->selection);
     r->schema_version = PGCB_RESULT_SCHEMA_VERSION;
 }
 
@@ -333,6 +354,39 @@ static int journal_start(struct pgcb_journal *j, const char *path,
     return 0;
 }
 
+/* getopt codes of the selection flags without a short form: OPT_CLI + the
+ * flag (config.h). */
+#define OPT_CLI 0x100
+
+/* A selection flag (config.h's pgcb_config_cli): 1 recorded, 0 not one,
+ * -1 bad value (said on stderr). */
+static int cli_option(struct pgcb_config_cli *cli, int opt, const char *arg)
+{
+    if (opt == 'T')
+        opt = OPT_CLI + PGCB_CLI_TIME_S;
+    if (opt < OPT_CLI || opt >= OPT_CLI + PGCB_CLI_NFLAGS)
+        return 0;
+    char err[512];
+    if (pgcb_config_cli_arg(cli, (enum pgcb_cli_flag)(opt - OPT_CLI), arg, err, sizeof err)) {
+        fprintf(stderr, "runner: %s\n", err);
+        return -1;
+    }
+    return 1;
+}
+
+/* The config's hash for the journal: the file, the environment's overrides
+ * and what the command line made of it. 0, or -1 said on stderr. */
+static int journal_hash(const char *path, const struct pgcb_config *cfg, char out[65])
+{
+    char err[1024];
+    char *digest = pgcb_config_cli_digest(cfg);
+    int rc = pgcb_journal_config_hash_with(path, digest, out, err, sizeof err);
+    free(digest);
+    if (rc != 0)
+        fprintf(stderr, "runner: %s\n", err);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -343,7 +397,14 @@ int main(int argc, char **argv)
         {"driver-option", required_argument, NULL, 'O'},
         {"detail", no_argument, NULL, 'D'},
         {"resume", required_argument, NULL, 'R'},
+        {"driver", required_argument, NULL, OPT_CLI + PGCB_CLI_DRIVER},
+        {"only", required_argument, NULL, OPT_CLI + PGCB_CLI_ONLY},
+        {"suite", required_argument, NULL, OPT_CLI + PGCB_CLI_SUITE},
+        {"query", required_argument, NULL, OPT_CLI + PGCB_CLI_QUERY},
+        {"time-ms", required_argument, NULL, OPT_CLI + PGCB_CLI_TIME_MS},
+        {"queries", required_argument, NULL, OPT_CLI + PGCB_CLI_QUERIES},
         {NULL, 0, NULL, 0}};
+    struct pgcb_config_cli cli = {0}; /* points into argv */
     struct pgcb_option dopts[64];
     size_t ndopts = 0;
     const char *config_path = NULL, *output_arg = NULL, *check_so = NULL, *resume = NULL;
@@ -352,7 +413,7 @@ int main(int argc, char **argv)
      * run. */
     signal(SIGPIPE, SIG_IGN);
     int list = 0, quiet = 0, detail = 0, opt;
-    while ((opt = getopt_long(argc, argv, "c:o:O:qhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "c:o:O:T:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config_path = optarg; break;
         case 'o': output_arg = optarg; break;
@@ -376,9 +437,14 @@ int main(int argc, char **argv)
         case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
                          PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
                   return 0;
-        default:
-            fprintf(stderr, "runner: bad usage; see 'runner -h'\n");
+        default: {
+            int known = cli_option(&cli, opt, optarg);
+            if (known > 0)
+                break;
+            if (known == 0)
+                fprintf(stderr, "runner: bad usage; see 'runner -h'\n");
             return 1;
+        }
         }
     }
     if (optind < argc) {
@@ -389,6 +455,11 @@ int main(int argc, char **argv)
     if (ndopts && !check_so) {
         fprintf(stderr, "runner: -O is for --check-driver (a run takes a driver's options from "
                         "its [driver.NAME] section)\n");
+        return 1;
+    }
+    if (check_so && pgcb_config_cli_given(&cli)) {
+        fprintf(stderr, "runner: --driver, --only, --suite, --query, -T, --time-ms and "
+                        "--queries are for a run, not --check-driver\n");
         return 1;
     }
     if (check_so) {
@@ -413,7 +484,7 @@ int main(int argc, char **argv)
     }
 
     struct pgcb_config cfg;
-    if (pgcb_config_load(config_path, &cfg, err, sizeof err) != 0) {
+    if (pgcb_config_load_cli(config_path, &cli, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         return 1;
     }
@@ -422,10 +493,8 @@ int main(int argc, char **argv)
     char config_hash[65];
     struct pgcb_journal_state resumed = {0};
     struct pgcb_journal journal = {.fd = -1};
-    int hashed = pgcb_journal_config_hash(config_path, config_hash, err, sizeof err) == 0;
-    if (!hashed)
-        fprintf(stderr, "runner: %s\n", err);
-    if (!hashed || (resume && resume_read(resume, config_hash, &resumed) != 0)) {
+    if (journal_hash(config_path, &cfg, config_hash) != 0 ||
+        (resume && resume_read(resume, config_hash, &resumed) != 0)) {
         pgcb_journal_state_free(&resumed);
         pgcb_config_free(&cfg);
         return 1;

@@ -44,6 +44,24 @@
 
 /* ---- loading and opening ---------------------------------------------- */
 
+/* Where a message about driver cd points, ending in ':': "FILE:LINE:" and,
+ * with tag, "[driver.NAME]:" after it; a driver without a section is named
+ * by its driver_dir line ("FILE:LINE: [bench] driver_dir: NAME.so:") or its
+ * flag ("--driver NAME=PATH:"). */
+static const char *drv_where(const struct pgcb_config *cfg, const struct pgcb_cfg_driver *cd,
+                             int line, int tag, char *buf, size_t n)
+{
+    if (cd->origin == PGCB_CFG_FROM_CLI)
+        snprintf(buf, n, "--driver %s=%s:", cd->name, cd->path);
+    else if (!tag)
+        snprintf(buf, n, "%s:%d:", cfg->file, line);
+    else if (cd->has_section)
+        snprintf(buf, n, "%s:%d: [driver.%s]:", cfg->file, line, cd->name);
+    else
+        snprintf(buf, n, "%s:%d: [bench] driver_dir: %s.so:", cfg->file, line, cd->name);
+    return buf;
+}
+
 static int check_options(const struct pgcb_config *cfg, struct pgcb_sdriver *sd, char *err,
                          size_t errlen)
 {
@@ -97,20 +115,21 @@ static int describe_protocol(const struct pgcb_config *cfg, struct pgcb_sdriver 
                              size_t errlen)
 {
     const struct pgcb_driver *d = sd->ld.drv;
+    char at[PGCB_ERRLEN];
     memset(&sd->proto, 0, sizeof sd->proto);
     if (!PGCB_DRIVER_HAS(d, 3, protocol))
         return 0;
     char why[PGCB_ERRLEN] = "";
     if (d->protocol(sd->opts, sd->nopts, &sd->proto, why, sizeof why) != PGCB_OK) {
-        snprintf(err, errlen, "%s:%d: [driver.%s]: %s", cfg->file, sd->cfg->line, sd->cfg->name,
+        snprintf(err, errlen, "%s %s", drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at),
                  why[0] ? why : "the driver refused these options");
         return -1;
     }
     char odd[64];
     if (pgcb_proto_out_of_range(&sd->proto, odd, sizeof odd)) {
-        snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says %s, which ABI %d.%d does not "
-                 "know", cfg->file, sd->cfg->line, sd->cfg->name, d->name, odd, PGCB_ABI_MAJOR,
-                 PGCB_ABI_MINOR);
+        snprintf(err, errlen, "%s driver %s says %s, which ABI %d.%d does not know",
+                 drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at), d->name, odd,
+                 PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
         return -1;
     }
     for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
@@ -139,6 +158,7 @@ static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver 
                              size_t errlen)
 {
     const struct pgcb_driver *d = sd->ld.drv;
+    char at[PGCB_ERRLEN];
     sd->caps = d->caps;
     snprintf(sd->links, sizeof sd->links, "%s", d->links);
     if (!PGCB_DRIVER_HAS(d, 2, instance))
@@ -147,7 +167,7 @@ static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver 
     memset(&in, 0, sizeof in);
     char why[PGCB_ERRLEN] = "";
     if (d->instance(sd->opts, sd->nopts, &in, why, sizeof why) != PGCB_OK) {
-        snprintf(err, errlen, "%s:%d: [driver.%s]: %s", cfg->file, sd->cfg->line, sd->cfg->name,
+        snprintf(err, errlen, "%s %s", drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at),
                  why[0] ? why : "the driver refused these options");
         return -1;
     }
@@ -156,9 +176,9 @@ static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver 
     if (in.links[0])
         snprintf(sd->links, sizeof sd->links, "%s", in.links);
     if ((sd->caps & PGCB_CAP_SELF_TIMED) && !PGCB_DRIVER_HAS(d, 2, run_block)) {
-        snprintf(err, errlen, "%s:%d: [driver.%s]: driver %s says it times its own blocks "
-                 "(PGCB_CAP_SELF_TIMED) but has no run_block", cfg->file, sd->cfg->line,
-                 sd->cfg->name, d->name);
+        snprintf(err, errlen, "%s driver %s says it times its own blocks "
+                 "(PGCB_CAP_SELF_TIMED) but has no run_block",
+                 drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at), d->name);
         return -1;
     }
     return 0;
@@ -172,7 +192,8 @@ static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driv
     sd->host = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
     char why[PGCB_ERRLEN];
     if (pgcb_loader_open(cd->name, cd->path, &sd->ld, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s:%d: %s", cfg->file, cd->path_line, why);
+        char at[PGCB_ERRLEN];
+        snprintf(err, errlen, "%s %s", drv_where(cfg, cd, cd->path_line, 0, at, sizeof at), why);
         return -1;
     }
     if (check_options(cfg, sd, err, errlen) != 0 || describe_instance(cfg, sd, err, errlen) != 0)

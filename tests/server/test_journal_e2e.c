@@ -329,7 +329,9 @@ static void test_bad_resume(void **state)
     free(t);
     const char *cfg_args[] = {"-c", other, "--resume", jp, NULL};
     snprintf(want, sizeof want, "runner: %s was written for a different config (or "
-             "BENCH_*/PGCB_CONNINFO overrides)\n", jp);
+             "BENCH_*/PGCB_CONNINFO overrides, or command-line drivers, selection or budget: "
+             "resume with the same -c, --driver, --only, --suite, --query, -T/--time-ms and "
+             "--queries, and the same driver_dir)\n", jp);
     expect_refusal(cfg_args, env_plain, jp, e2e_json_path("res_cfg"), want);
     const char *same_args[] = {"-c", ini, "--resume", jp, NULL};
     const char *const env_time[] = {"BENCH_TIME_MS=99", "BENCH_QUERIES", "PGCB_CONNINFO", NULL};

@@ -157,7 +157,9 @@ static void test_checks(void **state)
     assert_memory_equal(err, want, strlen(want));
     assert_int_equal(pgcb_journal_check(&o.st, path, "v1", "abd", err, sizeof err), -1);
     snprintf(want, sizeof want, "%s was written for a different config (or "
-             "BENCH_*/PGCB_CONNINFO overrides)", path);
+             "BENCH_*/PGCB_CONNINFO overrides, or command-line drivers, selection or budget: "
+             "resume with the same -c, --driver, --only, --suite, --query, -T/--time-ms and "
+             "--queries, and the same driver_dir)", path);
     assert_string_equal(err, want);
     assert_int_equal(pgcb_journal_check(&o.st, path, "v1", "abc", err, sizeof err), -1);
     snprintf(want, sizeof want, "%s: this run finished; its result is r.json", path);
@@ -191,6 +193,17 @@ static void test_config_hash(void **state)
     write_text("c.ini", "[bench]\ntime_ms = 101\n");
     assert_int_equal(pgcb_journal_config_hash(path, c, err, sizeof err), 0);
     assert_string_not_equal(c, d);
+    /* The command line's digest: none (NULL or "") hashes as before; any
+     * other changes the hash, and two digests differ from each other. */
+    char e[65], f[65];
+    assert_int_equal(pgcb_journal_config_hash_with(path, NULL, e, err, sizeof err), 0);
+    assert_string_equal(e, c);
+    assert_int_equal(pgcb_journal_config_hash_with(path, "", e, err, sizeof err), 0);
+    assert_string_equal(e, c);
+    assert_int_equal(pgcb_journal_config_hash_with(path, "measured=a\n", e, err, sizeof err), 0);
+    assert_string_not_equal(e, c);
+    assert_int_equal(pgcb_journal_config_hash_with(path, "measured=b\n", f, err, sizeof err), 0);
+    assert_string_not_equal(e, f);
     char missing[300];
     snprintf(missing, sizeof missing, "%s/none.ini", dir);
     assert_int_equal(pgcb_journal_config_hash(missing, c, err, sizeof err), -1);

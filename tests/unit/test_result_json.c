@@ -6,7 +6,7 @@
  * status "skipped") round-trip, and files without them read as 0 / empty;
  * so do issue 13's noise fields (a file without them: the spread computed
  * from the per-order medians, the rest unknown), and its percentiles and
- * percentile curve (NAN, no curve).
+ * percentile curve (NAN, no curve); and issue 17's selection record.
  */
 #include <dirent.h>
 #include <math.h>
@@ -515,6 +515,88 @@ static void test_old_file_noise(void **state)
     remove(path);
 }
 
+static char **strv(const char *a, const char *b)
+{
+    char **v = pgcb_xcalloc(3, sizeof *v);
+    v[0] = a ? pgcb_xstrdup(a) : NULL;
+    v[1] = b ? pgcb_xstrdup(b) : NULL;
+    return v;
+}
+
+/* Issue 17's "selection" (what the command line and driver_dir made of the
+ * config) and the budget's sources read back; a file without them reads as
+ * not recorded, and writes none. */
+static void test_round_trip_selection(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    struct pgcb_res_selection *s = &r.selection;
+    s->recorded = 1;
+    s->driver_dir = pgcb_xstrdup("/x/drivers");
+    s->nadded = 1;
+    s->added = pgcb_xcalloc(1, sizeof *s->added);
+    s->added[0] = (struct pgcb_res_added_driver){pgcb_xstrdup("mine"), pgcb_xstrdup("./m.so"),
+                                                 pgcb_xstrdup("--driver")};
+    s->only_given = 1;
+    s->only = (struct pgcb_res_names){strv("a", "mine"), 2};
+    s->queries_given = 1;
+    s->queries = (struct pgcb_res_names){strv("q1", NULL), 1};
+    s->left_out_drivers = (struct pgcb_res_names){strv("b", NULL), 1};
+    s->left_out_queries = (struct pgcb_res_names){strv("q2", "q3"), 2};
+    s->time_source = pgcb_xstrdup("-T");
+    s->queries_source = pgcb_xstrdup("BENCH_QUERIES");
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/r17.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    const struct pgcb_res_selection *b = &back.selection;
+    assert_int_equal(b->recorded, 1);
+    assert_string_equal(b->driver_dir, "/x/drivers");
+    assert_int_equal(b->nadded, 1);
+    assert_string_equal(b->added[0].name, "mine");
+    assert_string_equal(b->added[0].path, "./m.so");
+    assert_string_equal(b->added[0].from, "--driver");
+    assert_int_equal(b->only_given, 1);
+    assert_int_equal(b->only.n, 2);
+    assert_string_equal(b->only.v[1], "mine");
+    assert_int_equal(b->suites_given, 0);
+    assert_int_equal(b->queries_given, 1);
+    assert_string_equal(b->queries.v[0], "q1");
+    assert_int_equal(b->left_out_drivers.n, 1);
+    assert_int_equal(b->left_out_suites.n, 0);
+    assert_int_equal(b->left_out_queries.n, 2);
+    assert_string_equal(b->left_out_queries.v[1], "q3");
+    assert_string_equal(b->time_source, "-T");
+    assert_string_equal(b->queries_source, "BENCH_QUERIES");
+    pgcb_result_free(&back);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    assert_non_null(j);
+    json_t *sel = json_object_get(j, "selection");
+    assert_true(json_is_null(json_object_get(sel, "suites"))); /* not asked */
+    assert_int_equal(json_array_size(json_object_get(json_object_get(sel, "left_out"),
+                                                     "suites")), 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "budget"),
+                                                          "time_ms_source")), "-T");
+    json_decref(j);
+    pgcb_result_free(&r);
+
+    /* Not recorded: no "selection", no sources. */
+    make_result(&r);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    j = json_load_file(path, 0, &je);
+    assert_null(json_object_get(j, "selection"));
+    assert_null(json_object_get(json_object_get(j, "budget"), "time_ms_source"));
+    json_decref(j);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    assert_int_equal(back.selection.recorded, 0);
+    assert_null(back.selection.time_source);
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+    remove(path);
+}
+
 /* Issue 13's distribution: a cell's percentiles and percentile curve read
  * back exactly; a cell without a curve writes [] and reads none; a cell
  * without samples writes null percentiles; the JSON's shape. */
@@ -590,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_noise),
         cmocka_unit_test(test_old_file_noise),
         cmocka_unit_test(test_round_trip_distribution),
+        cmocka_unit_test(test_round_trip_selection),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     rmdir(dir);
