@@ -13,7 +13,10 @@
  *   - failure: -1, a one-line message that names the file (or the variable)
  *     and fits the caller's buffer, which is exactly sized on the heap;
  *   - success: what finish() promises (drivers with a path, queries with
- *     SQL, suites with depths and query indices, values within their ranges).
+ *     SQL, suites with depths and query indices, values within their ranges);
+ *     and the same file loaded with a selection of one driver, suite and
+ *     query from it (--only, --suite, --query, -T, --queries) holds exactly
+ *     those.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -46,6 +49,14 @@ static int fz_name_ok(const char *s)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
             return 0;
     return 1;
+}
+
+static size_t measured_of(const struct pgcb_config *cfg)
+{
+    size_t measured = 0;
+    for (size_t i = 0; i < cfg->ndrivers; i++)
+        measured += cfg->drivers[i].measure == 1;
+    return measured;
 }
 
 static void fz_check_ok(const struct pgcb_config *cfg)
@@ -105,10 +116,7 @@ static void fz_check_ok(const struct pgcb_config *cfg)
         }
         FZ_CHECK(pgcb_config_find_query(cfg, q->name) == (long)i);
     }
-    size_t measured = 0;
-    for (size_t i = 0; i < cfg->ndrivers; i++)
-        measured += cfg->drivers[i].measure == 1;
-    FZ_CHECK(measured >= 1);
+    FZ_CHECK(measured_of(cfg) >= 1);
     for (size_t i = 0; i < cfg->nbackgrounds; i++) {
         const struct pgcb_cfg_background *b = &cfg->backgrounds[i];
         FZ_CHECK(fz_name_ok(b->name));
@@ -159,8 +167,44 @@ static void fz_check_err(const char *err, size_t errlen, const char *env_var)
     FZ_CHECK(names_file || names_var || n == errlen - 1); /* or cut short */
 }
 
-/* One load with errlen bytes for the message; returns the load's result. */
-static int fz_load(size_t errlen, const char *env_var)
+/* The same file with a selection from what it loaded as (issue 17): its first
+ * measured driver, its last suite and that suite's first query, -T 1 and
+ * --queries 5. Every name exists and the query is in the suite, so it must
+ * load, and hold exactly that. */
+static void fz_select(const struct pgcb_config *cfg)
+{
+    char drv[64] = "", suite[64], query[64];
+    for (size_t i = 0; i < cfg->ndrivers && !drv[0]; i++)
+        if (cfg->drivers[i].measure)
+            snprintf(drv, sizeof drv, "%s", cfg->drivers[i].name);
+    const struct pgcb_cfg_suite *ls = &cfg->suites[cfg->nsuites - 1];
+    snprintf(suite, sizeof suite, "%s", ls->name);
+    snprintf(query, sizeof query, "%s", cfg->queries[ls->queries[0]].name);
+    struct pgcb_config_cli cli = {0};
+    char err[512];
+    FZ_CHECK(pgcb_config_cli_arg(&cli, PGCB_CLI_ONLY, drv, err, sizeof err) == 0);
+    FZ_CHECK(pgcb_config_cli_arg(&cli, PGCB_CLI_SUITE, suite, err, sizeof err) == 0);
+    FZ_CHECK(pgcb_config_cli_arg(&cli, PGCB_CLI_QUERY, query, err, sizeof err) == 0);
+    FZ_CHECK(pgcb_config_cli_arg(&cli, PGCB_CLI_TIME_S, "1", err, sizeof err) == 0);
+    FZ_CHECK(pgcb_config_cli_arg(&cli, PGCB_CLI_QUERIES, "5", err, sizeof err) == 0);
+    struct pgcb_config sel;
+    FZ_CHECK(pgcb_config_load_cli(fz_path, &cli, &sel, err, sizeof err) == 0);
+    fz_check_ok(&sel);
+    size_t measured = 0;
+    for (size_t i = 0; i < sel.ndrivers; i++)
+        measured += sel.drivers[i].measure == 1;
+    FZ_CHECK(measured == 1 && sel.drivers[pgcb_config_find_driver(&sel, drv)].measure);
+    FZ_CHECK(sel.nsuites == 1 && strcmp(sel.suites[0].name, suite) == 0);
+    FZ_CHECK(sel.suites[0].nqueries == 1 &&
+             strcmp(sel.queries[sel.suites[0].queries[0]].name, query) == 0);
+    FZ_CHECK(sel.time_ms == 1000 && sel.min_queries == 5);
+    FZ_CHECK(sel.sel.dropped_drivers.n + 1 == measured_of(cfg));
+    pgcb_config_free(&sel);
+}
+
+/* One load with errlen bytes for the message; returns the load's result.
+ * select: then load it again with a selection (fz_select()). */
+static int fz_load(size_t errlen, const char *env_var, int select)
 {
     struct pgcb_config cfg;
     char *err = malloc(errlen); /* exactly sized: ASan sees a byte too many */
@@ -171,6 +215,8 @@ static int fz_load(size_t errlen, const char *env_var)
     FZ_CHECK(rc == 0 || rc == -1);
     if (rc == 0) {
         fz_check_ok(&cfg);
+        if (select)
+            fz_select(&cfg);
         pgcb_config_free(&cfg);
     } else {
         fz_check_err(err, errlen, env_var);
@@ -223,7 +269,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsetenv("BENCH_TIME_MS");
     unsetenv("BENCH_QUERIES");
     unsetenv("PGCB_CONNINFO");
-    int rc = fz_load(512, NULL);
+    int rc = fz_load(512, NULL, 1);
 
     /* 2. With the environment set, and a message buffer that may be small. */
     uint32_t h = 2166136261u; /* FNV-1a */
@@ -234,7 +280,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fz_setenv("BENCH_QUERIES", env[1]);
     fz_setenv("PGCB_CONNINFO", env[2]);
     size_t errlen = (h >> 8) % 4 == 0 ? 1 + (h >> 12) % 48 : 512;
-    int rc2 = fz_load(errlen, env[3]);
+    int rc2 = fz_load(errlen, env[3], 0);
     /* The variables are read only after a file that loads. */
     FZ_CHECK(rc != 0 ? rc2 != 0 : (rc2 == 0) == (env[3] == NULL));
 
