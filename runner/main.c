@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "check/check.h"
 #include "config.h"
 #include "journal.h"
 #include "loader.h"
