@@ -35,7 +35,8 @@
  *   orders_won, orders_lost, sign_p against the group's leader: the orders in which this
  *                                   driver was faster / slower, and the sign test's p; for
  *                                   the leader its weakest result against any rival (the
- *                                   fewest orders won, the most lost, the largest p)
+ *                                   fewest orders won, the most lost, the largest p); empty
+ *                                   for a reference driver, an invalid one, a lone leader
  */
 #include <inttypes.h>
 #include <math.h>
