@@ -10,7 +10,7 @@
  * very large or small); booleans are "true" and "false"; an unknown value
  * is an empty field.
  *
- * Columns (docs/cli-progress-csv.md has them in a table):
+ * Columns (docs/cli.md has them in a table):
  *   run, file, label                the run: 1-based index, the file as given, its label
  *                                   (--label, or CPU model and cores)
  *   cpu_model, cores, server_version, started_at    that run's machine and server
