@@ -6,8 +6,10 @@
 #   make SAN=1 ...  the same with AddressSanitizer + UBSan, into build-san/
 #
 # Layout: everything built goes to $(B)/: the programs ($(B)/runner), the
-# drivers ($(B)/drivers/NAME.so), the tests. `runner/` is the runner's source,
-# so the program cannot sit beside it: run `build/runner -c conf/bench.ini`.
+# drivers ($(B)/drivers/NAME.so), the libraries ($(B)/lib/), the tests.
+# `runner/` is the runner's source, so the program cannot sit beside it: run
+# `build/runner -c conf/bench.ini`. The layers and what each may include:
+# docs/layers.md (checked by `make lint`, scripts/lint-layers.sh).
 
 B        ?= build
 CC       ?= cc
@@ -31,23 +33,39 @@ PQ_LIBS    = $(shell pkg-config --libs libpq)
 DEP_CFLAGS = $(PQ_CFLAGS) $(shell pkg-config --cflags inih jansson libcrypto)
 DEP_LIBS   = $(PQ_LIBS) $(shell pkg-config --libs inih jansson libcrypto) -lm -lpthread -ldl
 
-CFLAGS   += $(CSTD) $(WARN) $(OPT) -g $(SANFLAGS) -Iinclude -Icommon -Irunner -MMD -MP
+# -Ilib: drivers and the runner name a library's header with its folder
+# ("pgwire/rw_conn.h", "pqutil/pq_errmsg.h"); scripts/lint-layers.sh checks
+# who may include what.
+CFLAGS   += $(CSTD) $(WARN) $(OPT) -g $(SANFLAGS) -Iinclude -Ilib -Icommon -Irunner -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 SOFLAGS   = -fPIC -shared -fvisibility=hidden
 
 COMMON_SRC = $(wildcard common/*.c)
-RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*.c))
+RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*.c runner/check/*.c))
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 RUNNER_OBJ = $(RUNNER_SRC:%.c=$(B)/obj/%.o)
+# The static libraries of lib/NAME/ ($(B)/lib/libNAME.a): code that several
+# drivers (and, for pqutil, the runner) link. Compiled position-independent
+# with hidden symbols, so a driver .so exports nothing of them.
+SHLIBS     = $(patsubst lib/%/,%,$(sort $(dir $(wildcard lib/*/*.c))))
+SHLIB_ARS  = $(SHLIBS:%=$(B)/lib/lib%.a)
+PGWIRE_A   = $(B)/lib/libpgwire.a
+PQUTIL_A   = $(B)/lib/libpqutil.a
+# pgwire's own libraries: libcrypto (SCRAM, MD5) and libidn (SASLprep).
+PGWIRE_LIBS = $(shell pkg-config --libs libcrypto libidn)
 
 DRIVERS     = $(patsubst drivers/%/,%,$(sort $(dir $(wildcard drivers/*/*.c))))
 DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
-# Extra libraries per driver.
+# Per driver: the static libraries of lib/ it links (DRIVER_AR_NAME, also
+# prerequisites) and its other libraries (DRIVER_LIBS_NAME).
+DRIVER_AR_libpq_sync       = $(PQUTIL_A)
+DRIVER_AR_libpq_pipeline   = $(PQUTIL_A)
+DRIVER_AR_rawwire          = $(PGWIRE_A)
+DRIVER_AR_floor            = $(PGWIRE_A)
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
-# rawwire: libcrypto (SCRAM, MD5) and libidn (SASLprep: stringprep's SASLprep
-# profile for SCRAM passwords).
-DRIVER_LIBS_rawwire        = $(shell pkg-config --libs libcrypto libidn)
+DRIVER_LIBS_rawwire        = $(PGWIRE_LIBS)
+DRIVER_LIBS_floor          = $(PGWIRE_LIBS)
 DRIVER_LIBS_bridge         = $(PQ_LIBS) $(shell pkg-config --libs jansson libcrypto)
 
 FIXTURE_SRC = $(wildcard tests/fixtures/*.c)
@@ -80,7 +98,7 @@ NODE_MODULES = build/adapters/node/node_modules
 # appended to by the fragments in mk/.
 TEST_EXTRA =
 
-.PHONY: FORCE all deps drivers adapters fixtures tests test test-unit test-server test-san bench clean
+.PHONY: FORCE all deps libs drivers adapters fixtures tests test test-unit test-server test-san bench clean
 all: deps $(PROGRAMS) drivers adapters
 
 # Install what is missing (Debian packages); a no-op when everything is there.
@@ -88,6 +106,7 @@ deps:
 	@scripts/install-deps.sh
 
 drivers: $(DRIVER_SOS)
+libs: $(SHLIB_ARS)
 fixtures: $(FIXTURE_SOS)
 tests: $(UNIT_BIN) $(SERVER_BIN) fixtures drivers adapters $(PROGRAMS)
 
@@ -112,9 +131,19 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -c $< -o $@
 
-$(B)/libpgcb.a: $(COMMON_OBJ) $(RUNNER_OBJ)
+# common/ (both programs link it) and the runner's own objects, apart: the
+# aggregate program links common/ alone.
+$(B)/libpgcbcommon.a: $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
+
+$(B)/libpgcbrunner.a: $(RUNNER_OBJ)
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+# What the runner (and a test of its parts) links, in link order.
+RUNNER_LINK = $(B)/libpgcbrunner.a $(B)/libpgcbcommon.a $(PQUTIL_A)
+AGG_LIBS    = $(shell pkg-config --libs jansson) -lm
 
 # The version (git describe) is compiled into main.o, which is rebuilt when
 # the stamp's content changes.
@@ -125,23 +154,31 @@ $(B)/version.stamp: FORCE
 	@echo '$(VERSION)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
-$(B)/runner: $(B)/obj/runner/main.o $(B)/libpgcb.a
+$(B)/runner: $(B)/obj/runner/main.o $(RUNNER_LINK)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
-$(B)/aggregate: $(AGG_OBJ) $(B)/libpgcb.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
+$(B)/aggregate: $(AGG_OBJ) $(B)/libpgcbcommon.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(AGG_LIBS)
 
-# A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so.
+# A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so,
+# with the static libraries it names (DRIVER_AR_NAME).
 .SECONDEXPANSION:
-# Each .c is compiled on its own (position-independent, hidden symbols),
-# with its own dependency file, so a .c that #includes another driver's
-# sources is rebuilt when they change.
+# Each .c of a driver or a library is compiled on its own
+# (position-independent, hidden symbols) with its own dependency file.
 PCT := %
 $(B)/obj/drivers/%.pic.o: drivers/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
-$(B)/drivers/%.so: $$(patsubst drivers/$$*/$$(PCT).c,$(B)/obj/drivers/$$*/$$(PCT).pic.o,$$(wildcard drivers/$$*/*.c))
+$(B)/obj/lib/%.pic.o: lib/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(B)/lib/lib%.a: $$(patsubst lib/$$*/$$(PCT).c,$(B)/obj/lib/$$*/$$(PCT).pic.o,$$(wildcard lib/$$*/*.c))
+	@mkdir -p $(dir $@)
+	$(AR) rcs $@ $^
+
+$(B)/drivers/%.so: $$(patsubst drivers/$$*/$$(PCT).c,$(B)/obj/drivers/$$*/$$(PCT).pic.o,$$(wildcard drivers/$$*/*.c)) $$(DRIVER_AR_$$*)
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(DRIVER_LIBS_$*)
 
@@ -153,19 +190,26 @@ $(B)/libpgcbtest.a: $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(AR) rcs $@ $^
 
-# A unit test may link driver objects (TEST_OBJS_<test>) instead of
-# #including the driver's .c files.
-TEST_OBJS_test_rawwire_conninfo_diff = $(B)/obj/drivers/rawwire/rw_conninfo.pic.o \
-                                       $(B)/obj/drivers/rawwire/rw_err.pic.o
-$(B)/tests/test_rawwire_conninfo_diff: $(TEST_OBJS_test_rawwire_conninfo_diff)
+# A test links the code it tests: the runner's and common's libraries
+# always, and what TEST_OBJS_<test> names (a driver's objects, a lib/
+# library), with TEST_LIBS_<test> (their system libraries). Never a
+# #included .c file.
+RAWWIRE_OBJS = $(patsubst drivers/rawwire/%.c,$(B)/obj/drivers/rawwire/%.pic.o,$(wildcard drivers/rawwire/*.c))
+TEST_OBJS_test_rawwire_conninfo_diff = $(PGWIRE_A)
+TEST_OBJS_test_rawwire_conninfo      = $(PGWIRE_A)
+TEST_OBJS_test_rawwire_scram         = $(PGWIRE_A)
+TEST_OBJS_test_rawwire_codec         = $(B)/obj/drivers/rawwire/rw_reply.pic.o $(PGWIRE_A)
+TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A)
+$(foreach t,$(filter test_rawwire_%,$(notdir $(UNIT_BIN))),$(eval TEST_LIBS_$(t) = $(PGWIRE_LIBS)))
 
-$(B)/tests/%: tests/unit/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
+$(B)/tests/%: tests/unit/%.c $$(TEST_OBJS_$$*) $(B)/libpgcbtest.a $(RUNNER_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS_$*) $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS_$*) $(B)/libpgcbtest.a $(RUNNER_LINK) \
+	    $(TEST_LIBS_$*) $(DEP_LIBS) -lcmocka
 
-$(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(B)/libpgcb.a
+$(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(RUNNER_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(B)/libpgcb.a $(DEP_LIBS) -lcmocka
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(B)/libpgcbtest.a $(RUNNER_LINK) $(DEP_LIBS) -lcmocka
 
 # The whole suite (tests/all.sh): the unit and server tests (against a
 # throw-away local PostgreSQL that tests/run.sh starts and removes), the same

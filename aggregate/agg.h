@@ -1,13 +1,14 @@
 /*
  * agg.h -- the aggregate program: several result files (runs, often one per
  * machine) read, checked, ranked together, and written as text, Markdown,
- * JSON or an SVG chart. Module prefix pgcb_agg_.
+ * JSON, CSV or an SVG chart. Module prefix pgcb_agg_.
  *
  *   load.c      reading and checking the files, what they share, the rankings
  *   grouprel.c  relative latency per group and driver, pooled over the runs
  *   baseline.c  queries/s per run label relative to a baseline label
  *   text.c      text (box tables) and Markdown output
  *   json.c      JSON output
+ *   csv.c       CSV output: one row per run, group and driver
  *   svg.c       the chart of relative latency (bars)
  *   svg_pct.c   the chart of latency by percentile (lines)
  *   svg_util.c  what the two charts share
@@ -157,6 +158,11 @@ void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_b
 
 /* The same data as JSON (a new reference). */
 json_t *pgcb_agg_json(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b);
+
+/* CSV (RFC 4180) to out: a header row, then one row per run, group and
+ * driver of each run's own file; the columns are listed at the top of
+ * csv.c. */
+void pgcb_agg_csv(FILE *out, const struct pgcb_agg *a);
 
 /* The chart, written to path (not atomically). Returns 0, or -1 with "PATH:
  * why" in err. */

@@ -1,7 +1,7 @@
 /*
  * main.c -- the aggregate program's command line:
  *
- *   aggregate [--format text|markdown|json] [--baseline LABEL] [--threshold PCT]
+ *   aggregate [--format text|markdown|json|csv] [--baseline LABEL] [--threshold PCT]
  *             [--label NAME]... [--detail] [--svg FILE] [--svg-percentiles FILE]
  *             RESULT.json...
  *
@@ -28,7 +28,10 @@ static void usage(FILE *out)
           "a table of the runs, then the ranking over every group of every run, normalised\n"
           "per group and combined geometrically, per suite and overall.\n"
           "\n"
-          "  -f, --format FORMAT   text (default), markdown (for a CI job summary) or json\n"
+          "  -f, --format FORMAT   text (default), markdown (for a CI job summary), json,\n"
+          "                        or csv: one row per run, group and driver, every\n"
+          "                        figure a column (for spreadsheets and pandas; RFC 4180,\n"
+          "                        a header row, empty fields for unknown values)\n"
           "  -l, --label NAME      the i-th --label names the i-th result file (default:\n"
           "                        its CPU model and cores); may be repeated\n"
           "  -b, --baseline LABEL  add relative throughput tables: per driver, one row per\n"
@@ -83,7 +86,7 @@ int main(int argc, char **argv)
         {"detail", no_argument, NULL, 'd'},
         {"svg-percentiles", required_argument, NULL, 'p'},
         {NULL, 0, NULL, 0}};
-    enum { TEXT, MARKDOWN, JSON } format = TEXT;
+    enum { TEXT, MARKDOWN, JSON, CSV } format = TEXT;
     const char *baseline = NULL, *svg = NULL, *svg_pct = NULL;
     unsigned flags = 0;
     double threshold = 5;
@@ -100,8 +103,10 @@ int main(int argc, char **argv)
                 format = MARKDOWN;
             else if (strcmp(optarg, "json") == 0)
                 format = JSON;
+            else if (strcmp(optarg, "csv") == 0)
+                format = CSV;
             else
-                rc = bad_usage("--format '%s': expected text, markdown or json", optarg);
+                rc = bad_usage("--format '%s': expected text, markdown, json or csv", optarg);
             break;
         case 'l': labels[nlabels++] = optarg; break;
         case 'b': baseline = optarg; break;
@@ -166,6 +171,8 @@ int main(int argc, char **argv)
             rc = 1;
         fputc('\n', stdout);
         json_decref(j);
+    } else if (format == CSV) {
+        pgcb_agg_csv(stdout, &a);
     } else {
         pgcb_agg_print(stdout, &a, bp, format == MARKDOWN ? PGCB_TABLE_MARKDOWN : PGCB_TABLE_BOX,
                        flags);

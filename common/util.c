@@ -170,3 +170,34 @@ int pgcb_mkdir_parents(const char *path)
     free(p);
     return 0;
 }
+
+void pgcb_cpus_format(const int *cpus, size_t n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+            j++;
+        size_t used = strlen(buf);
+        if (j > i + 1)
+            snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", cpus[i], cpus[j]);
+        else if (j == i + 1)
+            snprintf(buf + used, len - used, "%s%d,%d", used ? "," : "", cpus[i], cpus[j]);
+        else
+            snprintf(buf + used, len - used, "%s%d", used ? "," : "", cpus[i]);
+        i = j + 1;
+    }
+}
+
+int pgcb_cpus_overlap(const char *a, const char *b)
+{
+    int ca[PGCB_MAX_CPUS], cb[PGCB_MAX_CPUS];
+    char err[128];
+    int na = pgcb_parse_cpus(a, ca, PGCB_MAX_CPUS, err, sizeof err);
+    int nb = pgcb_parse_cpus(b, cb, PGCB_MAX_CPUS, err, sizeof err);
+    for (int i = 0; i < na; i++)
+        for (int k = 0; k < nb; k++)
+            if (ca[i] == cb[k])
+                return 1;
+    return 0;
+}

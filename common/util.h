@@ -29,6 +29,12 @@ void pgcb_oneline(char *dst, size_t n, const char *src);
  * kept, duplicates refused. Returns the count, or -1 with a message in err. */
 int pgcb_parse_cpus(const char *s, int *out, size_t max, char *err, size_t errlen);
 
+/* Format cpus[] as a list "0,2-3". */
+void pgcb_cpus_format(const int *cpus, size_t n, char *buf, size_t len);
+
+/* 1 if the two CPU lists (as pgcb_cpus_format writes them) share a CPU. */
+int pgcb_cpus_overlap(const char *a, const char *b);
+
 /* Parse a decimal integer (digits only: no sign, no junk, no overflow)
  * within [min, max]. Returns 0, or -1. */
 int pgcb_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);

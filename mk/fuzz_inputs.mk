@@ -7,7 +7,7 @@
 #
 # `make fuzz-inputs` (run by `make test` via TEST_EXTRA) builds both targets
 # with clang -fsanitize=fuzzer,address,undefined from the sources each needs
-# (not $(B)/libpgcb.a, which has no sanitizer coverage) and runs each for
+# (not the $(B) libraries, which have no sanitizer coverage) and runs each for
 # FUZZ_INPUTS_SECONDS (default 30); `make -j2 fuzz-inputs` runs the two side
 # by side. Seeds: tests/fuzz/seeds_config/, conf/ and tests/bad/ini/ for the
 # INI target; tests/fuzz/seeds_result/, tests/aggregate/ and tests/bad/json/
@@ -28,7 +28,7 @@ FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) ru
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/result_selection.c \
                 common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
-                common/table.c runner/report.c runner/report_detail.c runner/sysinfo.c $(FI_COMMON) \
+                common/table.c common/report.c common/report_detail.c $(FI_COMMON) \
                 $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))
 FI_CONFIG_BIN = $(B)/fuzz/fuzz_config
 FI_RESULT_BIN = $(B)/fuzz/fuzz_result

@@ -1,18 +1,6 @@
-# mk/rawwire.mk -- the rawwire and floor drivers' build needs, their tests'
-# libcrypto and libidn, and the libFuzzer run of rawwire's reply parser.
-#
-# floor compiles rawwire's connection code in (drivers/floor/base_rawwire.c
-# #includes drivers/rawwire/*.c), so it links libcrypto (SCRAM, MD5) and
-# libidn (SASLprep) too; its object's dependency file makes it rebuild when
-# rawwire's sources change.
-
-RW_CRYPTO_LIBS = $(shell pkg-config --libs libcrypto libidn)
-RW_SOURCES     = $(wildcard drivers/rawwire/*.c drivers/rawwire/*.h)
-
-DRIVER_LIBS_floor = $(RW_CRYPTO_LIBS)
-
-# Unit tests that compile rawwire's .c files in (their .d files track them).
-$(B)/tests/test_rawwire_%: DEP_LIBS += $(RW_CRYPTO_LIBS)
+# mk/rawwire.mk -- the libFuzzer run of rawwire's reply parser. (rawwire and
+# floor link lib/pgwire, the wire-protocol library: the Makefile's
+# DRIVER_AR_* and TEST_OBJS_* say who links what.)
 
 # libFuzzer on rawwire's reply parser: `make fuzz` (run by `make test` via
 # TEST_EXTRA) builds tests/fuzz/fuzz_rawwire_reply.c with clang and runs it
@@ -36,8 +24,12 @@ fuzz: $(RW_FUZZ_BIN)
 	@grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(B)/fuzz/fuzz.log | tail -n 2
 	@echo "fuzz: PASS (no crash in $(RW_FUZZ_SECONDS) s)"
 
-$(RW_FUZZ_BIN): tests/fuzz/fuzz_rawwire_reply.c $(RW_SOURCES) $(wildcard include/pgcb/*.h)
+# The parser and what it calls, compiled with the fuzzer's instrumentation
+# (not the $(B) objects, which have none).
+RW_FUZZ_SRC = tests/fuzz/fuzz_rawwire_reply.c drivers/rawwire/rw_reply.c lib/pgwire/rw_codec.c \
+              lib/pgwire/rw_err.c
+$(RW_FUZZ_BIN): $(RW_FUZZ_SRC) $(wildcard drivers/rawwire/*.h lib/pgwire/*.h include/pgcb/*.h)
 	@command -v clang >/dev/null || { echo "fuzz: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	clang $(CSTD) $(WARN) -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=all -o $@ $<
+	clang $(CSTD) $(WARN) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=all -o $@ $(RW_FUZZ_SRC)

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "progress.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -139,6 +140,7 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
         }
         if (*s->stop)
             atomic_store(&h->sh->stop, 1);
+        pgcb_progress_tick(s->progress);
         /* A thread that finished its job (done, failed, or floors met early)
          * set its heartbeat to 0: it is no longer watched, the others are.
          * When every one has finished, the host must answer within the
@@ -249,8 +251,11 @@ int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_
 {
     uint32_t n = h->sh->job.nthreads;
     uint64_t now = pgcb_now_ns();
-    for (uint32_t t = 0; t < n; t++)
+    for (uint32_t t = 0; t < n; t++) {
         atomic_store(&h->sh->threads[t].heartbeat_ns, now);
+        atomic_store(&h->sh->threads[t].live_ns, 0);
+        atomic_store(&h->sh->threads[t].live_batches, 0);
+    }
     atomic_store(&h->sh->stop, *s->stop ? 1 : 0);
     atomic_store(&h->sh->bg_stop, 0);
     char c = 'J';
@@ -529,21 +534,6 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
     return 0;
 }
 
-static void progress_show(struct child *c, const struct pgcb_job *job, const char *phase,
-                          double share, uint64_t *last_ns)
-{
-    if (c->s->quiet || !isatty(2))
-        return;
-    uint64_t now = pgcb_now_ns();
-    if (now - *last_ns < 200000000ull && share < 1.0)
-        return;
-    *last_ns = now;
-    fprintf(stderr, "\r\033[K[group %zu/%zu] %s%s: %s %s %3.0f%%", job->group + 1, job->ngroups,
-            job->label, job->nthreads > 1 ? " threads" : "", c->sd->cfg->name, phase,
-            100.0 * (share > 1.0 ? 1.0 : share));
-    fflush(stderr);
-}
-
 /* Batches in the next block: about PGCB_BLOCK_TARGET_NS of them, at most
  * `remaining` (0: no limit) and `cap` (0: no limit). */
 static size_t block_size(double est_ns, uint64_t remaining_batches, size_t cap)
@@ -602,7 +592,6 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
     const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
     struct pgcb_measured b;
-    uint64_t last = 0;
     if (worker_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
         return;
     params_draw(w, cq, job->depth, 1);
@@ -621,7 +610,9 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
     w->est_ns = (double)b.wall_ns;
     ht->rows_bad += job->check_rows && b.last_rows != job->expect_rows;
     ht->batches++;
-    uint64_t spent = b.wall_ns;
+    uint64_t spent = b.wall_ns, done = 1;
+    atomic_store_explicit(&ht->live_ns, spent, memory_order_relaxed);
+    atomic_store_explicit(&ht->live_batches, done, memory_order_relaxed);
     while (spent < job->warmup_ns && !atomic_load(&c->sh->stop)) {
         size_t n = block_size(w->est_ns, 0, cap);
         params_draw(w, cq, job->depth, n);
@@ -632,9 +623,10 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
             return;
         }
         spent += b.wall_ns;
+        done += b.n;
+        atomic_store_explicit(&ht->live_ns, spent, memory_order_relaxed);
+        atomic_store_explicit(&ht->live_batches, done, memory_order_relaxed);
         w->est_ns = (double)b.wall_ns / (double)b.n;
-        if (w->index == 0)
-            progress_show(c, job, "warm-up", (double)spent / (double)job->warmup_ns, &last);
     }
 }
 
@@ -674,9 +666,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
 {
     struct child *c = w->c;
     const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
-    uint64_t spent = 0, batches = 0, last = 0;
-    char why[PGCB_ERRLEN] = "", phase[64];
-    snprintf(phase, sizeof phase, "order %zu/%zu", job->order + 1, job->norders);
+    uint64_t spent = 0, batches = 0;
+    char why[PGCB_ERRLEN] = "";
     if (worker_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
         return;
     uint64_t inv0, vol0, inv1, vol1;
@@ -701,6 +692,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
         pgcb_hist_add_many(&ht->hist, w->samples, b.n);
         spent += b.wall_ns;
         batches += b.n;
+        atomic_store_explicit(&ht->live_ns, spent, memory_order_relaxed);
+        atomic_store_explicit(&ht->live_batches, batches, memory_order_relaxed);
         ht->cpu_ns += b.cpu_ns;
         ht->rows_bad += b.rows_bad;
         ht->sum_bad += b.sum_bad;
@@ -715,11 +708,6 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
                      (unsigned long long)batches + 1);
             worker_failed(w, ht, job, b.rc, when, why);
             break;
-        }
-        if (w->index == 0) {
-            double st = job->time_floor_ns ? (double)spent / (double)job->time_floor_ns : 1.0;
-            double sq = (double)batches / (double)job->batch_floor;
-            progress_show(c, job, phase, st < sq ? st : sq, &last);
         }
     }
     thread_switches(&inv1, &vol1);

@@ -70,6 +70,11 @@ struct pgcb_host_thread {
     uint64_t expect_sum;          /* checksum of its first batch in the group */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
+    /* The current job so far (warm-up or order): timed ns and batches, stored
+     * by the thread after each block (relaxed, outside the timed block),
+     * zeroed by the runner when it sends the job; the runner's progress line
+     * reads them (progress.h). */
+    _Atomic uint64_t live_ns, live_batches;
     int rc;                       /* PGCB_OK or the failing status */
     char err[PGCB_ERRLEN + 64];
 };

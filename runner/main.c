@@ -17,10 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "check/check.h"
 #include "config.h"
 #include "journal.h"
 #include "loader.h"
+#include "progress.h"
 #include "proto.h"
 #include "report.h"
 #include "result.h"
@@ -46,7 +47,8 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
     fprintf(out,
-            "Usage: runner -c FILE [-o RESULT.json] [SELECTION] [--detail] [--list-drivers] [-q]\n"
+            "Usage: runner -c FILE [-o RESULT.json] [SELECTION] [--detail] [-P SEC] [--list-drivers]\n"
+            "              [-q]\n"
             "       runner -c FILE --resume RESULT.json.journal [-o RESULT.json] [SELECTION]\n"
             "       runner --check-driver FILE.so [-O KEY=VALUE ...] [-c FILE]\n"
             "       runner -h | -V\n"
@@ -69,6 +71,11 @@ static void usage(FILE *out)
             "                       is and accepts, and exit\n"
             "      --detail         after each group's table, a second one: each driver's\n"
             "                       latency percentiles (min, p50, p90, p99, p99.9, max)\n"
+            "  -P, --progress SEC   a plain progress line on stderr every SEC seconds (1 to\n"
+            "                       86400), also when it is not a terminal (CI logs): time\n"
+            "                       elapsed, steps done of all, group, driver, estimated\n"
+            "                       time left (eta). Without -P a terminal gets one line\n"
+            "                       redrawn in place; -q shows neither\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
             "      --check-driver SO  run the driver conformance suite on SO and exit: one\n"
             "                       PASS/FAIL line per check, then \"N passed, N failed\";\n"
@@ -397,6 +404,7 @@ int main(int argc, char **argv)
         {"driver-option", required_argument, NULL, 'O'},
         {"detail", no_argument, NULL, 'D'},
         {"resume", required_argument, NULL, 'R'},
+        {"progress", required_argument, NULL, 'P'},
         {"driver", required_argument, NULL, OPT_CLI + PGCB_CLI_DRIVER},
         {"only", required_argument, NULL, OPT_CLI + PGCB_CLI_ONLY},
         {"suite", required_argument, NULL, OPT_CLI + PGCB_CLI_SUITE},
@@ -412,8 +420,10 @@ int main(int argc, char **argv)
      * EPIPE, handled as that host's death (host.c), never the end of the
      * run. */
     signal(SIGPIPE, SIG_IGN);
+    const uint64_t t0_ns = pgcb_now_ns(); /* the run's start, for its elapsed time */
+    unsigned progress_s = 0;
     int list = 0, quiet = 0, detail = 0, opt;
-    while ((opt = getopt_long(argc, argv, "c:o:O:T:qhV", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "c:o:O:P:T:qhV", longopts, NULL)) != -1) {
         switch (opt) {
         case 'c': config_path = optarg; break;
         case 'o': output_arg = optarg; break;
@@ -432,6 +442,13 @@ int main(int argc, char **argv)
             break;
         }
         case 'q': quiet = 1; break;
+        case 'P':
+            if (pgcb_progress_parse_interval(optarg, &progress_s) != 0) {
+                fprintf(stderr, "runner: -P %s: expected a whole number of seconds from 1 to "
+                                "86400\n", optarg);
+                return 1;
+            }
+            break;
         case 'D': detail = 1; break;
         case 'h': usage(stdout); return 0;
         case 'V': printf("pgclientbench runner %s (driver ABI %d.%d)\n", PGCB_VERSION,
@@ -614,6 +631,13 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     s.stop = &stop_requested;
 
+    /* Progress (progress.h): none with -q; the groups kept from a journal
+     * are done already. */
+    s.progress = pgcb_progress_new(&s, &r, quiet, progress_s, t0_ns);
+    for (size_t g = 0; g < r.ngroups && resume; g++)
+        if (resumed.groups[g])
+            pgcb_progress_group_end(s.progress, g);
+
     struct pgcb_steal steal0;
     int steal_ok = pgcb_steal_read(NULL, 0, &steal0) == 0;
     uint64_t steal_t0 = pgcb_now_ns();
@@ -632,6 +656,7 @@ int main(int argc, char **argv)
             break;
         done++;
     }
+    pgcb_progress_finish(s.progress, done == r.ngroups);
     fill_run_steal(&r, &steal0, steal_ok, steal_t0);
     if (!quiet && done > 0)
         pgcb_report_rankings(stdout, &r);
@@ -663,6 +688,8 @@ int main(int argc, char **argv)
     }
 
 out:
+    pgcb_progress_free(s.progress);
+    s.progress = NULL;
     pgcb_journal_close(&journal);
     pgcb_journal_state_free(&resumed);
     free(journal_path);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../drivers/libpq_sync/pq_errmsg.h"
+#include "pqutil/pq_errmsg.h"
 #include "pgcb/driver.h"
 #include "sqlsplit.h"
 #include "sysinfo.h"

@@ -32,6 +32,7 @@
 #include "measure.h"
 #include "orders.h"
 #include "pct.h"
+#include "progress.h"
 #include "proto.h"
 #include "rank.h"
 #include "server.h"
@@ -654,6 +655,7 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
     /* The host is gone (crashed, exited, or killed as hung): what its
      * connections were running on the server goes on without it; end it
      * before the next driver or group is measured. */
+    pgcb_progress_clear(s->progress);
     if (sd->host.tag[0] && !(sd->caps & PGCB_CAP_NO_IO)) {
         char e[400];
         int n = pgcb_server_terminate_tagged(s->cfg->conninfo, sd->host.tag, e, sizeof e);
@@ -664,9 +666,8 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
             fprintf(stderr, "runner: ended %d server session%s driver %s's host left running\n",
                     n, n == 1 ? "" : "s", sd->cfg->name);
     }
-    fprintf(stderr, "%srunner: driver %s %s in group %s / %s (depth %u)%s\n",
-            !s->quiet && isatty(2) ? "\r\033[K" : "", sd->cfg->name, why, gr->suite, gr->query,
-            gr->depth, "; it is restarted for the next group");
+    fprintf(stderr, "runner: driver %s %s in group %s / %s (depth %u)%s\n", sd->cfg->name, why,
+            gr->suite, gr->query, gr->depth, "; it is restarted for the next group");
     gs->failed = 1;
     cell_fail(&r->groups[g].cells[d], "driver %s %s", sd->cfg->name, why);
     return -1;
@@ -842,6 +843,28 @@ static void backend_end(const struct backend_mark *m, const struct pgcb_sdriver 
         pgcb_backend_add(&gs->bk, &sd->host.backends, &m->before, &after);
 }
 
+void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
+                         struct pgcb_eta_group *out)
+{
+    const struct pgcb_config *cfg = s->cfg;
+    const struct pgcb_cfg_suite *su = suite_of(cfg, gr->suite);
+    const uint32_t nthreads = gr->threads ? gr->threads : 1;
+    const uint64_t warmup_ms = su->warmup_ms >= 0 ? (uint64_t)su->warmup_ms : cfg->warmup_ms;
+    uint64_t queries_per_thread = (cfg->min_queries + nthreads - 1) / nthreads;
+    *out = (struct pgcb_eta_group){
+        .warmup = !su->ops, /* a fixed-operation step has no warm-up */
+        .warmup_ns = warmup_ms * 1000000ull,
+        .time_floor_ns = cfg->time_ms * 1000000ull / s->norders,
+        .batch_floor = (queries_per_thread + gr->depth - 1) / gr->depth,
+        .depth = gr->depth,
+        .norders = s->norders,
+    };
+    if (su->ops) { /* exactly ops queries: config_suite.c checked the division */
+        out->time_floor_ns = 0;
+        out->batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
+    }
+}
+
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
 {
     const struct pgcb_config *cfg = s->cfg;
@@ -864,7 +887,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     const int cross_sum = check_sum || (cq->check == PGCB_CHECK_ROWS && cq->nparams && !seq &&
                                         !su->ops && !su->nbackgrounds &&
                                         pgcb_config_read_only(cq->sql));
-    const uint64_t warmup_ms = su->warmup_ms >= 0 ? (uint64_t)su->warmup_ms : cfg->warmup_ms;
+    struct pgcb_eta_group budget;
+    pgcb_session_budget(s, gr, &budget);
     gr->transaction = su->transaction;
     gr->ops = su->ops;
     gr->nparams = (uint32_t)cq->nparams;
@@ -933,7 +957,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         job->stream = PGCB_STREAM_WARMUP;
         job->expect_rows = c->rows_per_batch;
         job->check_rows = gs[d].check_rows;
-        job->warmup_ns = warmup_ms * 1000000ull;
+        job->warmup_ns = budget.warmup_ns;
+        pgcb_progress_job(s->progress, g, d, job, &sd->host.sh->threads[0]);
         if (run_job(s, r, g, d, &gs[d]) == 0) {
             const struct pgcb_host_shared *sh = sd->host.sh;
             collect(sh, nthreads, &gs[d], c);
@@ -941,6 +966,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             for (uint32_t t = 1; t < nthreads; t++)
                 gs[d].threads_disagree |= sh->threads[t].expect_sum != gs[d].expect_sum;
         }
+        pgcb_progress_job_end(s->progress, gs[d].failed);
         /* Warm-up batches are not counted, but each thread's first batch is
          * in the row check (so it stays in the count of batches the "N of
          * M batches did not return" note divides by). */
@@ -950,14 +976,10 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         stopped = *s->stop != 0;
     }
 
-    /* 2. The execution orders. */
-    uint64_t time_floor = cfg->time_ms * 1000000ull / s->norders;
-    uint64_t queries_per_thread = (cfg->min_queries + nthreads - 1) / nthreads;
-    uint64_t batch_floor = (queries_per_thread + gr->depth - 1) / gr->depth;
-    if (su->ops) { /* exactly ops queries: config_suite.c checked the division */
-        time_floor = 0;
-        batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
-    }
+    /* 2. The execution orders (those that failed above run none). */
+    for (size_t d = 0; d < s->ndrivers; d++)
+        if (gs[d].failed)
+            pgcb_progress_drop(s->progress, g, d);
     size_t complete_orders = 0; /* every driver finished them */
     for (size_t o = 0; o < s->norders && !stopped; o++) {
         for (size_t k = 0; k < s->ndrivers && !stopped; k++) {
@@ -972,8 +994,9 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             job->stream = o;
             job->expect_rows = gr->cells[d].rows_per_batch;
             job->check_rows = gs[d].check_rows;
-            job->time_floor_ns = time_floor;
-            job->batch_floor = batch_floor;
+            job->time_floor_ns = budget.time_floor_ns;
+            job->batch_floor = budget.batch_floor;
+            pgcb_progress_job(s->progress, g, d, job, &sh->threads[0]);
             struct steal_mark sm;
             steal_begin(&sm, gr);
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
@@ -998,6 +1021,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
                     order_hist.n ? pgcb_hist_median(&order_hist) : NAN;
                 pgcb_hist_merge(&gs[d].pooled, &order_hist);
             }
+            pgcb_progress_job_end(s->progress, gs[d].failed);
             stopped = *s->stop != 0;
         }
         complete_orders += !stopped;
@@ -1014,8 +1038,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         for (size_t d = 0; d < s->ndrivers; d++)
             gr->cells[d].norders = gr->orders_run;
     bg_stop(s, gr, su);
-    if (!s->quiet && isatty(2))
-        fprintf(stderr, "\r\033[K");
+    pgcb_progress_group_end(s->progress, g);
+    pgcb_progress_clear(s->progress);
 
     /* 3. Figures and checks. */
     for (size_t d = 0; d < s->ndrivers; d++) {

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "eta.h"
 #include "host.h"
 #include "loader.h"
 #include "result.h"
@@ -72,7 +73,9 @@ struct pgcb_session {
                                      which a group may stop; 0 otherwise */
     size_t looks;                 /* until = decided: norders / block; 1 otherwise */
     uint32_t nthreads;            /* the most threads any suite uses */
-    int quiet;                    /* no progress line */
+    int quiet;                    /* no notes beyond errors */
+    struct pgcb_progress *progress; /* where the progress goes (progress.h); NULL: none.
+                                     Not owned */
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */
 };
 
@@ -97,6 +100,12 @@ int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t);
 
 /* Fill r->drivers and r->orders from the session. */
 void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r);
+
+/* The budget of group gr (one of r's groups, built from s->cfg): its
+ * warm-up, floors per order and orders, as pgcb_session_run_group() runs
+ * them; for the progress line's estimate (eta.h). */
+void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
+                         struct pgcb_eta_group *out);
 
 /* Measure group `g` of r (suite/query/depth/threads set, cells zeroed):
  * warm-up, then every execution order. Fills every cell. Returns 0, or 1 if

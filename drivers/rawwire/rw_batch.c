@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "rw_batch.h"
-#include "rw_err.h"
-#include "rw_io.h"
+#include "pgwire/rw_err.h"
+#include "pgwire/rw_io.h"
 #include "rw_reply.h"
 
 /* Both operations: p NULL for run_batch. */

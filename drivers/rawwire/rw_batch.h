@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rw_conn.h"
+#include "pgwire/rw_conn.h"
 
 /* Execute st depth times in one pipelined batch; see struct pgcb_driver. */
 int rw_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth, struct pgcb_sum *sum,

@@ -8,8 +8,8 @@
 
 #include <pgcb/value.h>
 
-#include "rw_codec.h"
-#include "rw_err.h"
+#include "pgwire/rw_codec.h"
+#include "pgwire/rw_err.h"
 
 void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncols,
                    struct pgcb_sum *sum, locale_t c_locale, uint32_t depth, unsigned flags)

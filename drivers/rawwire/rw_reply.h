@@ -25,8 +25,8 @@
 
 #include <pgcb/driver.h>
 
-#include "rw_conn.h"
-#include "rw_io.h"
+#include "pgwire/rw_conn.h"
+#include "pgwire/rw_io.h"
 
 enum rw_reply_state {
     RW_RS_BIND = 0, /* expecting BindComplete (or ErrorResponse) */

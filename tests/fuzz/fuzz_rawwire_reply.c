@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../drivers/rawwire/rw_err.c"
-#include "../../drivers/rawwire/rw_codec.c"
-#include "../../drivers/rawwire/rw_reply.c"
+#include "pgcb/value.h"
+#include "pgwire/rw_codec.h"
+#include "pgwire/rw_err.h"
+#include "../../drivers/rawwire/rw_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -2,7 +2,7 @@
  * fuzz_result.c -- libFuzzer target for the result file reader
  * (common/result_json.c: pgcb_result_read) and for everything the aggregate
  * program does with what it read: verdicts and rankings (common/rank.c),
- * the group and ranking tables (runner/report.c, common/table.c), the
+ * the group and ranking tables (common/report.c, common/table.c), the
  * writer (pgcb_result_write), and every aggregate/ source but main.c (load, text,
  * Markdown, JSON, SVG, baseline). Built with clang
  * -fsanitize=fuzzer,address,undefined by mk/fuzz_inputs.mk (`make

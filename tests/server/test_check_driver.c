@@ -1,5 +1,5 @@
 /*
- * test_check_driver.c -- the driver conformance suite (runner/check.c,
+ * test_check_driver.c -- the driver conformance suite (runner/check/,
  * `runner --check-driver`) against the real PostgreSQL that tests/run.sh
  * started: every shipped driver passes every check; the check_* fixtures
  * (tests/fixtures/check_ok.c and its variants) fail exactly the checks they
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "check.h"
+#include "check/check.h"
 #include "pgcb/driver.h"
 #include "config.h"
 

@@ -2,12 +2,14 @@
  * test_aggregate_cli.c -- the aggregate program end to end, on the hand-
  * written result files in tests/aggregate/ (no server):
  *
- *   - golden files: text, Markdown (with --label and --baseline), JSON and
- *     SVG output, and the warnings on stderr, compared byte for byte with
+ *   - golden files: text, Markdown (with --label and --baseline), JSON, CSV
+ *     and SVG output, and the warnings on stderr, compared byte for byte with
  *     tests/aggregate/golden/ (the output must be deterministic); the
  *     percentile chart and --detail on p1.json and p2.json (result files
  *     with percentile curves, written by the runner's own writer), and
  *     beside a file without curves;
+ *   - the CSV read back by Python's csv module and checked against the
+ *     result files it was made from (tests/aggregate/csv_check.py);
  *   - every bad input: its exact one-line message and exit status.
  *
  * Runs $PGCB_BUILD/aggregate (tests/run.sh exports PGCB_BUILD; default
@@ -203,6 +205,73 @@ static void test_json(void **state)
     golden("abc.json", out);
     free(out);
     free(err);
+}
+
+/* The stderr of a.json b.json c.json, whatever the format. */
+#define ABC_WARNINGS                                                                          \
+    "aggregate: warning: tests/aggregate/c.json: Run 3 is partial (interrupted by signal 2 "  \
+    "after 3 of 4 groups): what it did not run is left out.\n"                                \
+    "aggregate: warning: Driver libpq_pipeline is only in run 3: not ranked.\n"               \
+    "aggregate: warning: Group sequential / limit_500, depth 1 is only in run 3: left out.\n"
+
+/* Run argv (NULL-terminated) with our stdout and stderr; its exit status. */
+static int run_cmd(char *const *argv)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* --format csv: one row per run, group and driver of every file (the
+ * partial run, its extra driver and group included), a label that needs
+ * RFC 4180 quoting (a double quote; the default labels and the group
+ * names hold commas); the warnings as in text. Then, read back with
+ * Python's csv module (csv_check.py): the row count is runs x groups x
+ * drivers and each row's figures are its file's -- on these files, on
+ * runner-written ones with percentiles (p1, p2) and on transaction steps
+ * with skipped and failed cells (ins15, ins16_fail). */
+static void test_csv(void **state)
+{
+    (void)state;
+    char *out, *err, path[256];
+    snprintf(path, sizeof path, "%s/out.csv", tmpdir);
+    const char *const args[] = {"--format", "csv", "-l", "machine \"A\"", DIR "a.json",
+                                DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run(&out, &err, args), 0);
+    golden("abc.csv", out);
+    assert_string_equal(err, ABC_WARNINGS);
+    assert_memory_equal(out, "run,file,label,cpu_model,", 25);
+    assert_non_null(strstr(out, "\r\n1,tests/aggregate/a.json,\"machine \"\"A\"\"\",Test CPU A,2,"));
+    assert_non_null(strstr(out, ",\"sequential / limit_1, depth 1\",rawwire,false,ok,,"));
+    spit(path, out);
+    free(out);
+    free(err);
+    char *check[] = {"python3", "tests/aggregate/csv_check.py", "--csv", path, "--label",
+                     "machine \"A\"", DIR "a.json", DIR "b.json", DIR "c.json", NULL};
+    assert_int_equal(run_cmd(check), 0);
+
+    static const char *const sets[][2] = {{"p1.json", "p2.json"},
+                                          {"ins15.json", "ins16_fail.json"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        char f1[128], f2[128];
+        snprintf(f1, sizeof f1, DIR "%s", sets[i][0]);
+        snprintf(f2, sizeof f2, DIR "%s", sets[i][1]);
+        const char *const two[] = {"-f", "csv", f1, f2, NULL};
+        assert_int_equal(run(&out, &err, two), 0);
+        spit(path, out);
+        free(out);
+        free(err);
+        char *argv[] = {"python3", "tests/aggregate/csv_check.py", "--csv", path, f1, f2, NULL};
+        assert_int_equal(run_cmd(argv), 0);
+    }
+    unlink(path);
 }
 
 static void test_svg(void **state)
@@ -430,7 +499,7 @@ static const struct bad_case bad_cases[] = {
      "aggregate: unknown option or missing value: '--detail=yes'; see 'aggregate -h'\n"},
     {{NULL}, 2, "aggregate: no result file given; see 'aggregate -h'\n"},
     {{"--format", "xml", DIR "a.json"}, 2,
-     "aggregate: --format 'xml': expected text, markdown or json; see 'aggregate -h'\n"},
+     "aggregate: --format 'xml': expected text, markdown, json or csv; see 'aggregate -h'\n"},
     {{"-t", "100", DIR "a.json"}, 2,
      "aggregate: --threshold '100': expected a percentage from 0 to below 100; see "
      "'aggregate -h'\n"},
@@ -476,6 +545,7 @@ static void test_help(void **state)
     assert_non_null(strstr(out, "--baseline LABEL"));
     assert_non_null(strstr(out, "--svg-percentiles FILE"));
     assert_non_null(strstr(out, "--detail"));
+    assert_non_null(strstr(out, "or csv: one row per run, group and driver"));
     assert_string_equal(err, "");
     free(out);
     free(err);
@@ -593,6 +663,7 @@ int main(void)
         cmocka_unit_test(test_markdown_labels_baseline),
         cmocka_unit_test(test_partial_and_mismatched),
         cmocka_unit_test(test_json),
+        cmocka_unit_test(test_csv),
         cmocka_unit_test(test_svg),
         cmocka_unit_test(test_svg_percentiles),
         cmocka_unit_test(test_svg_percentiles_old_file),

@@ -51,7 +51,7 @@ static void test_good(void **state)
 }
 
 /* A driver built against ABI 1.0 loads; it has no run_batch_params, although
- * the bytes after its descriptor hold a pointer (abi10.c's trap). A 1.1
+ * the bytes after its descriptor hold a pointer (abi10's trap). A 1.1
  * driver that leaves the optional slot NULL has none either. */
 static void test_abi10_loads(void **state)
 {

@@ -15,8 +15,8 @@
 
 #include <string.h>
 
-#include "../../drivers/libpq_sync/pq_errmsg.c"
-#include "../../drivers/libpq_sync/pq_params.c"
+#include "pqutil/pq_errmsg.h"
+#include "pqutil/pq_params.h"
 
 /* Two queries of three values, not NUL-terminated ('#' after each), a NULL
  * and an empty one among them. */

@@ -16,9 +16,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../drivers/rawwire/rw_err.c"
-#include "../../drivers/rawwire/rw_codec.c"
-#include "../../drivers/rawwire/rw_reply.c"
+#include "pgcb/value.h"
+#include "pgwire/rw_codec.h"
+#include "pgwire/rw_err.h"
+#include "../../drivers/rawwire/rw_reply.h"
 
 #include "../lib/drvtest.h"
 

@@ -15,15 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../drivers/rawwire/rw_err.c"
-#include "../../drivers/rawwire/rw_conninfo.c"
-#include "../../drivers/rawwire/rw_passfile.c"
+#include "pgwire/rw_conninfo.h"
+#include "pgwire/rw_err.h"
+#include "pgwire/rw_passfile.h"
 
 static void clear_env(void)
 {
     for (int i = 0; i < RW_P_COUNT; i++)
-        if (rw_param_info[i].env)
-            unsetenv(rw_param_info[i].env);
+        if (rw_param_env((enum rw_param)i))
+            unsetenv(rw_param_env((enum rw_param)i));
 }
 
 static int setup(void **state)

@@ -40,7 +40,7 @@
  *   refuses the same values, as parse_int_param does, before connecting)
  *
  * Prints "N cases, N agree". Runs in well under a second. Links the driver's
- * rw_conninfo.o and rw_err.o (see the Makefile), no #include of a .c.
+ * lib/pgwire (see the Makefile), no #include of a .c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,7 +48,7 @@
 
 #include <libpq-fe.h>
 
-#include "../../drivers/rawwire/rw_conninfo.h"
+#include "pgwire/rw_conninfo.h"
 
 /* rawwire's later (finish/targets) refusals declared above: a substring of
  * the message, and whether libpq's own connect-time check may accept it

@@ -1,5 +1,5 @@
 /*
- * test_report.c -- the console report of one group (runner/report.c) for
+ * test_report.c -- the console report of one group (common/report.c) for
  * issue 8's groups, byte for byte: the title of a transaction group with a
  * fixed number of operations and parameters ("rows_per_txn", "ops", "params"),
  * a skipped driver and its note, one line per background load (met, failed,

@@ -11,7 +11,6 @@
 #include "pgcb/driver.h"
 #include "rank.h"
 #include "stats.h"
-#include "sysinfo.h"
 #include "table.h"
 #include "util.h"
 

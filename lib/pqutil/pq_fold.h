@@ -1,7 +1,7 @@
 /*
  * pq_fold.h -- fold every value of a libpq result into the checksum, by the
- * column kinds learnt at prepare time. Shared by the libpq drivers
- * (libpq_sync, and libpq_pipeline, which compiles these sources in).
+ * column kinds learnt at prepare time. Part of lib/pqutil, the libpq
+ * helpers both libpq drivers (libpq_sync, libpq_pipeline) link.
  */
 #ifndef PGCB_PQ_FOLD_H
 #define PGCB_PQ_FOLD_H

@@ -53,6 +53,11 @@ const char *rw_param_name(enum rw_param p)
     return rw_param_info[p].key;
 }
 
+const char *rw_param_env(enum rw_param p)
+{
+    return rw_param_info[p].env;
+}
+
 void rw_params_free(struct rw_params *p)
 {
     for (int i = 0; i < RW_P_COUNT; i++) {

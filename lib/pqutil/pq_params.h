@@ -1,7 +1,7 @@
 /*
  * pq_params.h -- the text parameters of a batch (ABI 1.1, struct
- * pgcb_params) as libpq wants them. Shared by the libpq drivers (libpq_sync,
- * and libpq_pipeline, which compiles these sources in).
+ * pgcb_params) as libpq wants them. Part of lib/pqutil, which both libpq
+ * drivers (libpq_sync, libpq_pipeline) link.
  *
  * libpq reads a text-format parameter up to its NUL (it ignores paramLengths
  * unless the format is binary), while the ABI's values are not

@@ -1,7 +1,8 @@
 /*
- * pq_errmsg.h -- error messages for the libpq_sync driver, in the form the
- * ABI asks for: one line, NUL-terminated, no trailing newline, never a
- * password.
+ * pq_errmsg.h -- error messages of the libpq drivers (and of the runner's
+ * own libpq session), in the form the ABI asks for: one line,
+ * NUL-terminated, no trailing newline, never a password. Part of
+ * lib/pqutil.
  *
  * All functions write into the caller's buffer `err` of `errlen` >= 1 bytes,
  * truncating (at a UTF-8 character boundary) if needed. They do not allocate

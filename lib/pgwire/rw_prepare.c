@@ -11,13 +11,7 @@
 #include "rw_conn.h"
 #include "rw_err.h"
 #include "rw_io.h"
-
-/* What the replies to Parse/Describe/Sync said. */
-struct rw_described {
-    unsigned nparams, ncols;
-    uint32_t *oids;          /* malloc'd, ncols entries */
-    int failed;              /* an ErrorResponse came */
-};
+#include "rw_prepare.h"
 
 /* Read replies until ReadyForQuery. The first ErrorResponse is formatted
  * into err and remembered in d->failed; later ones are ignored. */
@@ -110,9 +104,7 @@ static int rw_close_stmt(struct pgcb_conn *c, const char *name)
     return rc;
 }
 
-/* The statement object for the described parameters and columns, with its
- * execution without parameters pre-encoded. NULL on out of memory. */
-static struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
+struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
                                      const struct rw_described *d)
 {
     size_t namelen = strlen(name);

@@ -65,6 +65,10 @@ struct rw_params {
 /* The keyword of a parameter ("host"). */
 const char *rw_param_name(enum rw_param p);
 
+/* The environment variable libpq reads for p (PGHOST ...), or NULL when
+ * there is none (fallback_application_name). */
+const char *rw_param_env(enum rw_param p);
+
 /* Parse `conninfo` ("" allowed) into *p (zeroed first). 0, or -1 with err
  * set (and *p freed). */
 int rw_conninfo_parse(const char *conninfo, struct rw_params *p, char *err, size_t errlen);
