@@ -37,6 +37,11 @@
 /* rawwire.c, linked in (its descriptor is the driver under test). */
 const struct pgcb_driver *pgcb_driver_entry(void);
 
+/* The password of every fake connection. An error must never quote it; it
+ * has a '-', which mkdtemp's random part (the socket's folder, which errors
+ * do quote) never has, so it cannot appear there by chance. */
+#define FAKE_PASSWORD "pgcb-fake-pw"
+
 /* ---- the fake server (runs in the child: no cmocka there) ---------------- */
 
 static int srv_read_full(int fd, void *p, size_t n)
@@ -261,7 +266,7 @@ static void fake_start(struct fake *f, const struct script *s)
     assert_int_equal(bind(lfd, (struct sockaddr *)&sun, sizeof sun), 0);
     assert_int_equal(listen(lfd, 1), 0);
     snprintf(f->conninfo, sizeof f->conninfo,
-             "host=%s port=5432 user=u dbname=d password=pw connect_timeout=%d", f->dir,
+             "host=%s port=5432 user=u dbname=d password=" FAKE_PASSWORD " connect_timeout=%d", f->dir,
              s->connect_timeout ? s->connect_timeout : 10);
     f->pid = fork();
     assert_true(f->pid >= 0);
@@ -619,7 +624,7 @@ static void open_case(const struct script *s, int want_rc, const char *part)
         print_error("%s: open %d \"%s\"; wanted %d and \"%s\"\n", s->name, rc, err, want_rc, part);
     assert_int_equal(rc, want_rc);
     assert_non_null(strstr(err, part));
-    assert_null(strstr(err, "pw"));
+    assert_null(strstr(err, FAKE_PASSWORD));
     if (rc == PGCB_OK)
         d->close(c);
     else
@@ -661,11 +666,11 @@ static void test_cleartext_and_md5(void **state)
     static const unsigned char salt[4] = {1, 2, 3, 4};
     char hash[36];
     struct script s1 = {.name = "cleartext", .auth = clear, .auth_len = sizeof clear,
-                        .want_password = "pw", .no_prepare = 1};
+                        .want_password = FAKE_PASSWORD, .no_prepare = 1};
     struct script s2 = {.name = "md5", .auth = md5, .auth_len = sizeof md5, .want_password = hash,
                         .no_prepare = 1};
     (void)state;
-    assert_int_equal(rw_md5_password("u", "pw", salt, hash), 0);
+    assert_int_equal(rw_md5_password("u", FAKE_PASSWORD, salt, hash), 0);
     open_case(&s1, PGCB_OK, "");
     open_case(&s2, PGCB_OK, "");
 }
