@@ -6,7 +6,7 @@
  * each finished job took and what the running job has done so far; these
  * functions only add up.
  *
- * The model is the runner's budget (README, "How a run measures"). A run is
+ * The model is the runner's budget (docs/measuring.md). A run is
  * groups x drivers *cells*, run group after group. A cell is a warm-up (none
  * in a fixed-operation step), then `norders` orders; an order lasts until
  * both floors are met, so it takes

@@ -1,7 +1,7 @@
 /*
  * check.h -- `runner --check-driver FILE.so [-c bench.ini]`: the driver
- * conformance suite, the first thing a driver author runs (README.md,
- * "Checking a driver").
+ * conformance suite, the first thing a driver author runs
+ * (docs/checking-a-driver.md).
  *
  * Every check prints one line to `out`, "PASS name: detail" or
  * "FAIL name: reason", and the last line is "N passed, N failed". Lines that
