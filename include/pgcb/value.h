@@ -24,7 +24,14 @@
  * Text floats are parsed with strtof_l/strtod_l in a "C" locale_t the
  * driver creates once per connection (newlocale(LC_ALL_MASK, "C", 0)): the
  * server always writes '.', and the global locale is not the driver's to
- * read or set. They need glibc's declarations: compile with -D_GNU_SOURCE.
+ * read or set.
+ *
+ * Feature macro: strtof_l and strtod_l are GNU extensions, which glibc (and
+ * musl) declare only with _GNU_SOURCE (locale_t and newlocale need POSIX
+ * 2008, which _GNU_SOURCE includes); plain -std=c11 declares neither. Compile
+ * with -D_GNU_SOURCE, which `pkg-config --cflags pgclientbench` adds, or
+ * #define _GNU_SOURCE before the file's first #include. Without it this
+ * header stops with an #error that says so, not with an unknown locale_t.
  */
 #ifndef PGCB_VALUE_H
 #define PGCB_VALUE_H
@@ -34,6 +41,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A feature macro counts only if it was defined before the first system
+ * header, which is what glibc's __USE_GNU records (<features.h>, included
+ * by <locale.h> above); elsewhere on Linux (musl), _GNU_SOURCE itself. */
+#if (defined(__GLIBC__) && !defined(__USE_GNU)) || \
+    (!defined(__GLIBC__) && defined(__linux__) && !defined(_GNU_SOURCE))
+#error "pgcb/value.h needs strtof_l, strtod_l and locale_t, declared only with _GNU_SOURCE: compile with -D_GNU_SOURCE (pkg-config --cflags pgclientbench adds it) or #define _GNU_SOURCE before the first #include"
+#else /* the rest of the header: skipped after the #error, so that it is the only message */
 
 #include "driver.h"
 
@@ -370,4 +385,5 @@ static inline int pgcb_value_fold(struct pgcb_sum *s, enum pgcb_value_kind k, co
 }
 #endif
 
+#endif /* _GNU_SOURCE check */
 #endif /* PGCB_VALUE_H */
