@@ -211,6 +211,18 @@ static char *find_reference(const char *so_path, const char **how)
                 return p;
             }
             free(p);
+            /* make install: PREFIX/bin/pgclientbench and
+             * PREFIX/lib/pgclientbench/drivers/ (docs/install.md). */
+            char *up = strrchr(exe, '/');
+            if (up) {
+                p = pgcb_xasprintf("%.*s/lib/pgclientbench/drivers/%s.so", (int)(up - exe), exe,
+                                   CHK_REF_NAME);
+                if (file_exists(p)) {
+                    *how = "installed beside the program";
+                    return p;
+                }
+                free(p);
+            }
         }
     }
     return NULL;
@@ -330,8 +342,8 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
     if (!c.ref_path && !reference) {
         free(redacted);
         ret = usage_error(&c, "no reference driver: %s.so is neither next to %s nor in the "
-                          "program's drivers/ directory; set PGCB_CHECK_REFERENCE=PATH",
-                          CHK_REF_NAME, so_path);
+                          "program's drivers/ or ../lib/pgclientbench/drivers/ directory; set "
+                          "PGCB_CHECK_REFERENCE=PATH", CHK_REF_NAME, so_path);
         goto out;
     }
     if (c.ref_path && !file_exists(c.ref_path) && !reference) {

@@ -27,7 +27,9 @@
  * Checksums are compared with those of the reference driver libpq_sync,
  * run the same way: PGCB_CHECK_REFERENCE (a path) if set, else
  * libpq_sync.so next to the checked file, else drivers/libpq_sync.so next to
- * the running program (build/runner -> build/drivers/libpq_sync.so).
+ * the running program (build/runner -> build/drivers/libpq_sync.so), else
+ * where `make install` puts it (PREFIX/bin/pgclientbench ->
+ * PREFIX/lib/pgclientbench/drivers/libpq_sync.so; docs/install.md).
  */
 #ifndef PGCB_CHECK_H
 #define PGCB_CHECK_H
