@@ -56,12 +56,12 @@ manifest=$pkgdatadir/install-manifest
 
 # ------------------------------------------------------------------ uninstall
 
-# uninstall_manifest: remove what "$DESTDIR$manifest" lists; 1 if something
-# install created could not be removed.
+# uninstall_manifest: remove what "$DESTDIR$manifest" lists. A directory
+# that holds files install did not put there is left, with a note.
 uninstall_manifest() {
-    local m=$DESTDIR$manifest kind path status=0 i pyc
+    local m=$DESTDIR$manifest kind path i pyc
     local -a dirs=()
-    [[ -f $m ]] || die "nothing to uninstall: no $m (install with the same PREFIX and DESTDIR)"
+    [[ -f $m ]] || die "nothing to uninstall: no $m (uninstall takes the PREFIX and DESTDIR that install had)"
     while IFS= read -r line; do
         kind=${line%% *}
         path=${line#* }
@@ -80,14 +80,12 @@ uninstall_manifest() {
         fi
         if ! rmdir -- "$DESTDIR${dirs[i]}" 2>/dev/null; then
             note "left $DESTDIR${dirs[i]}: it holds files that install did not put there"
-            status=1
         fi
     done
-    return "$status"
 }
 
 if [[ $mode == uninstall ]]; then
-    uninstall_manifest || exit 1
+    uninstall_manifest
     printf '%s: removed what %s listed\n' "$prog" "$DESTDIR$manifest"
     exit 0
 fi
@@ -113,7 +111,7 @@ version=$(<"$B/version.stamp")
 
 if [[ -f $DESTDIR$manifest ]]; then
     note "replacing the earlier install listed in $DESTDIR$manifest"
-    uninstall_manifest || note "(a directory left behind is not recorded again: not install's)"
+    uninstall_manifest
 fi
 # DESTDIR itself is the caller's: made if missing, never recorded.
 if [[ -n $DESTDIR && ! -d $DESTDIR ]]; then mkdir -p -- "$DESTDIR"; fi
@@ -251,4 +249,4 @@ if [[ -f README.md ]]; then put 644 README.md "$pkgdatadir/README.md"; fi
 put_tree docs "$pkgdatadir/docs"
 put_tree templates/driver "$pkgdatadir/templates/driver"
 
-printf '%s: %s into %s (manifest: %s)\n' "$prog" "$B" "${DESTDIR:-/}" "$manifest"
+printf '%s: %s installed: PREFIX %s%s, manifest %s\n' "$prog" "$B" "$PREFIX" "${DESTDIR:+ under DESTDIR $DESTDIR}" "$manifest"
