@@ -24,7 +24,8 @@
 #              symbol
 #   check      P/bin/pgclientbench --check-driver on the built template,
 #              against the test server (PG* from tests/run.sh): exit 0,
-#              "0 failed", the reference found installed beside the program
+#              "0 failed", the reference found installed beside the program;
+#              an installed config takes it with --driver mine=./skeleton.so
 #   configs    P/bin/pgclientbench -c CONF --list-drivers for every installed
 #              config: exit 0, every driver path resolves to the installed
 #              driver; every setup = ../sql/ file exists
@@ -168,6 +169,12 @@ ref=$(sed -n 's/^Reference: \(.*\) (installed beside the program)$/\1/p' "$work/
 [[ -n $ref && $(realpath -- "$ref") == "$(realpath -- "$driverdir/libpq_sync.so")" ]] \
     || { show "$work/check.log"; fail "--check-driver did not use the installed libpq_sync.so as its reference"; }
 ok "installed pgclientbench --check-driver on the template: $(tail -n 1 "$work/check.log")"
+# Dropped into an installed config from the command line.
+(cd "$work" && "$P/bin/pgclientbench" -c "$pkgdatadir/conf/quick.ini" --driver mine=./skeleton.so \
+    --only mine,libpq_sync --list-drivers) >"$work/drop.log" 2>&1 \
+    || { show "$work/drop.log"; fail "pgclientbench -c quick.ini --driver mine=./skeleton.so --list-drivers failed"; }
+grep -q '^mine: skeleton 0\.1\.0 (ABI ' "$work/drop.log" || { show "$work/drop.log"; fail "--driver mine=./skeleton.so: not listed"; }
+ok "an installed config takes the template with --driver mine=./skeleton.so"
 
 # ------------------------------------------------------------------ the configs
 n=0
