@@ -5,7 +5,7 @@
 # aggregate/*.c). The hand-made bad files and their exact messages are in
 # tests/bad/ (tests/unit/test_bad_inputs.c).
 #
-# `make fuzz-inputs` (run by `make test` via TEST_EXTRA) builds both targets
+# `make fuzz-inputs` (`make test` runs both halves through fuzz-all) builds both targets
 # with clang -fsanitize=fuzzer,address,undefined from the sources each needs
 # (not the $(B) libraries, which have no sanitizer coverage) and runs each for
 # FUZZ_INPUTS_SECONDS (default 30); `make -j2 fuzz-inputs` runs the two side
@@ -35,7 +35,6 @@ FI_RESULT_BIN = $(B)/fuzz/fuzz_result
 FI_OPTS   = -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_INPUTS_SECONDS) -timeout=10 -rss_limit_mb=2048 \
             -max_len=16384 -print_final_stats=1
 
-TEST_EXTRA += fuzz-inputs
 .PHONY: fuzz-inputs fuzz-inputs-config fuzz-inputs-result
 fuzz-inputs: fuzz-inputs-config fuzz-inputs-result
 	@echo "fuzz-inputs: 2 passed, 0 failed"

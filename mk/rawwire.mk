@@ -3,7 +3,7 @@
 # DRIVER_AR_* and TEST_OBJS_* say who links what.)
 
 # libFuzzer on rawwire's reply parser: `make fuzz` (run by `make test` via
-# TEST_EXTRA) builds tests/fuzz/fuzz_rawwire_reply.c with clang and runs it
+# fuzz-all) builds tests/fuzz/fuzz_rawwire_reply.c with clang and runs it
 # for RW_FUZZ_SECONDS (default 60) from the seeds in tests/fuzz/seeds/, the
 # corpus kept in $(B)/fuzz/corpus. clang is in scripts/install-deps.sh: a
 # missing clang is a failure, not a skip.
@@ -12,7 +12,6 @@ RW_FUZZ_SECONDS ?= 60
 # reproducible); `make fuzz FUZZ_SEED=0` picks a random one for a hunt.
 FUZZ_SEED       ?= 1
 RW_FUZZ_BIN      = $(B)/fuzz/fuzz_rawwire_reply
-TEST_EXTRA      += fuzz
 .PHONY: fuzz
 fuzz: $(RW_FUZZ_BIN)
 	@mkdir -p $(B)/fuzz/corpus

@@ -4,6 +4,9 @@
 # 1. the plain build's unit and server tests (tests/run.sh build),
 # 2. the same built with AddressSanitizer + UBSan (tests/run.sh build-san),
 # 3. each extra make target (lint, fuzzing ...: the mk/*.mk fragments).
+# Builds and extra targets run with make -j(CPUs) (the extra targets with
+# their output kept whole per target: -Otarget); the tests themselves one
+# at a time, since they time things.
 # Every step runs even if an earlier one failed. Each step's own summary
 # ("N passed, N failed") is added up; a step without one counts as one test.
 # The last line is the total, "all: N passed, N failed"; exit 1 if anything
@@ -14,6 +17,7 @@ root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 cd -- "$root" || exit 1
 log=$(mktemp /tmp/pgcb-all.XXXXXX)
 trap 'rm -f -- "$log"' EXIT
+jobs=$(nproc 2>/dev/null || echo 1)
 passed=0
 failed=0
 steps_failed=()
@@ -38,12 +42,12 @@ step() {
     if ((status != 0 || f > 0)); then steps_failed+=("$name"); fi
 }
 
-step "build" make --no-print-directory tests
+step "build" make --no-print-directory -j"$jobs" tests
 step "tests (plain build)" tests/run.sh build
-step "build (sanitizers)" make --no-print-directory SAN=1 tests
+step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
 step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
 for target in "$@"; do
-    step "$target" make --no-print-directory "$target"
+    step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
 done
 
 if ((${#steps_failed[@]})); then

@@ -217,11 +217,20 @@ static void test_shipped_adapters_pass(void **state)
 {
     (void)state;
     unsetenv("PGCB_CHECK_REFERENCE");
+    /* Under the sanitizers (the second pass of make test) one client per
+     * adapter: the adapters are the same code in both builds, what the
+     * sanitizers add is bridge.so's side, which each of these exercises. */
+#if defined(__SANITIZE_ADDRESS__)
+    static const char *const clients[][2] = {
+        {"node", "pg"}, {"python", "asyncpg"}, {"go", "pgx"},
+    };
+#else
     static const char *const clients[][2] = {
         {"node", "pg"},     {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},
         {"python", "psycopg"}, {"python", "asyncpg"}, {"python", "null"}, {"go", "pgx"},
         {"go", "null"},
     };
+#endif
     for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++) {
         const struct pgcb_option o[] = {{"adapter", clients[i][0]}, {"client", clients[i][1]}};
         struct out r = check_with("drivers/bridge.so", NULL, o, 2);
