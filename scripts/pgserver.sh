@@ -1,14 +1,28 @@
 #!/usr/bin/env bash
 # A throw-away local PostgreSQL cluster for tests and benchmarks.
 #
-#   scripts/pgserver.sh start DIR [--cpus LIST]
-#       initdb into DIR/data, listen on a unix socket in DIR/sock only (no TCP),
-#       trust auth, fsync/synchronous_commit/full_page_writes off, log in
-#       DIR/log; with --cpus the server runs under `taskset -c LIST`.
-#       Creates the database pgcb. On success prints one line on stdout:
+#   scripts/pgserver.sh start DIR [--cpus LIST] [--tcp] [--ssl]
+#       initdb into DIR/data, listen on a unix socket in DIR/sock (by default
+#       only there: no TCP), trust auth, fsync/synchronous_commit/
+#       full_page_writes off, log in DIR/log; with --cpus the server runs under
+#       `taskset -c LIST`. Creates the database pgcb.
+#       --tcp: also listen on 127.0.0.1, on the same port number, chosen free
+#       on both (trust for 127.0.0.1/32 in pg_hba.conf).
+#       --ssl (implies --tcp): ssl = on, with a CA, a server certificate for
+#       localhost and 127.0.0.1 and a client certificate for the user postgres
+#       made at start with openssl in DIR/tls (removed by stop). TCP
+#       connections may use TLS or not (hostssl and hostnossl both trust); a
+#       client certificate is asked for but not required (ssl_ca_file).
+#       On success prints one line on stdout:
 #         export PGHOST=DIR/sock PGPORT=N PGUSER=postgres PGDATABASE=pgcb [PGCB_SERVER_CPUS=LIST]
+#                [PGCB_TCP_HOST=127.0.0.1 PGCB_TCP_PORT=N]
+#                [PGCB_SSL_ROOTCERT=DIR/tls/ca.crt PGCB_SSL_CERT=DIR/tls/client.crt
+#                 PGCB_SSL_KEY=DIR/tls/client.key]
 #       so that a caller can do: eval "$(scripts/pgserver.sh start "$dir" --cpus 1)"
-#       Everything else goes to stderr or to DIR/log/.
+#       (PGHOST stays the socket: TCP and TLS are what a caller asks for by
+#       name, e.g. host=$PGCB_TCP_HOST port=$PGCB_TCP_PORT sslmode=verify-full
+#       sslrootcert=$PGCB_SSL_ROOTCERT). Everything else goes to stderr or to
+#       DIR/log/.
 #   scripts/pgserver.sh stop DIR
 #       Stop the server (fast, then immediate) and remove DIR. Succeeds when DIR
 #       does not exist or its server is not running.
@@ -27,7 +41,7 @@ die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 note() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 usage() {
-    printf 'usage: %s start DIR [--cpus LIST] | stop DIR\n' "$0" >&2
+    printf 'usage: %s start DIR [--cpus LIST] [--tcp] [--ssl] | stop DIR\n' "$0" >&2
     exit 2
 }
 
@@ -62,6 +76,36 @@ abspath() { realpath -m -- "$1"; }
 # Quote a value for postgresql.conf.
 conf_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 
+# 0 if something listens on TCP port $1 of any local address.
+tcp_port_used() { [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
+
+# make_tls DIR USER: a CA, a server certificate (localhost, 127.0.0.1) and a
+# client certificate (CN=postgres) signed by it, in DIR; keys 0600, owned by
+# USER (the server's) except the client's, which stays the caller's.
+make_tls() {
+    local t=$1 user=$2 log=$1/openssl.log
+    mkdir -p -- "$t" || die "cannot create $t"
+    {
+        openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=pgclientbench throw-away CA" \
+            -keyout "$t/ca.key" -out "$t/ca.crt" &&
+        openssl req -new -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+            -keyout "$t/server.key" -out "$t/server.csr" &&
+        printf 'subjectAltName = DNS:localhost, IP:127.0.0.1\nextendedKeyUsage = serverAuth\n' >"$t/server.ext" &&
+        openssl x509 -req -in "$t/server.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
+            -days 2 -extfile "$t/server.ext" -out "$t/server.crt" &&
+        openssl req -new -newkey rsa:2048 -nodes -subj "/CN=postgres" \
+            -keyout "$t/client.key" -out "$t/client.csr" &&
+        printf 'extendedKeyUsage = clientAuth\n' >"$t/client.ext" &&
+        openssl x509 -req -in "$t/client.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
+            -days 2 -extfile "$t/client.ext" -out "$t/client.crt"
+    } >"$log" 2>&1 || { tail_log "$log"; die "openssl could not make the certificates (log: $log)"; }
+    rm -f -- "$t"/*.csr "$t"/*.ext "$t/ca.srl" "$t/ca.key"
+    chmod 0600 -- "$t/server.key" "$t/client.key"
+    chmod 0644 -- "$t/ca.crt" "$t/server.crt" "$t/client.crt"
+    chmod 0755 -- "$t"
+    if ((EUID == 0)); then chown "$user": -- "$t/server.key" "$t/server.crt"; fi
+}
+
 # PID of the running postmaster of data dir $1, or nothing.
 postmaster_pid() {
     local pidfile=$1/postmaster.pid pid
@@ -84,9 +128,11 @@ tail_log() {
 }
 
 cmd_start() {
-    local dir="" cpus="" have_cpus=0
+    local dir="" cpus="" have_cpus=0 tcp=0 ssl=0
     while (($#)); do
         case $1 in
+            --tcp) tcp=1; shift ;;
+            --ssl) ssl=1; tcp=1; shift ;;
             --cpus) (($# >= 2)) || die "--cpus needs a CPU list (e.g. --cpus 1 or --cpus 2-3)"
                     cpus=$2; have_cpus=1; shift 2 ;;
             --cpus=*) cpus=${1#--cpus=}; have_cpus=1; shift ;;
@@ -105,7 +151,7 @@ cmd_start() {
     local bindir
     bindir=$(find_bindir)
     dir=$(abspath "$dir")
-    local data=$dir/data sock=$dir/sock logdir=$dir/log
+    local data=$dir/data sock=$dir/sock logdir=$dir/log tls=$dir/tls
     local log=$logdir/postgresql.log
 
     # A unix socket path is limited to 107 bytes.
@@ -134,13 +180,15 @@ cmd_start() {
     # Run from a directory the server user can enter (initdb complains otherwise).
     cd -- "$dir"
 
-    # Pick a port: no socket for it in our dir nor in the usual shared dirs.
+    # Pick a port: no socket for it in our dir nor in the usual shared dirs
+    # (and, with --tcp, nothing listening on it).
     local port="" p d used
     for ((p = port_first; p <= port_last; p++)); do
         used=0
         for d in "$sock" /run/postgresql /var/run/postgresql /tmp; do
             if [[ -e $d/.s.PGSQL.$p || -e $d/.s.PGSQL.$p.lock ]]; then used=1; break; fi
         done
+        if ((!used && tcp)) && tcp_port_used "$p"; then used=1; fi
         if ((!used)); then port=$p; break; fi
     done
     [[ -n $port ]] || die "no free port in $port_first-$port_last"
@@ -152,9 +200,40 @@ cmd_start() {
         die "initdb failed (log: $logdir/initdb.log)"
     fi
 
+    if ((ssl)); then
+        note "making a CA, a server and a client certificate in $tls"
+        make_tls "$tls" "$user"
+    fi
+    if ((tcp)); then
+        {
+            printf '\n# --- added by scripts/pgserver.sh: TCP on loopback, trust ---\n'
+            if ((ssl)); then
+                printf 'hostssl   all all 127.0.0.1/32 trust\n'
+                printf 'hostnossl all all 127.0.0.1/32 trust\n'
+            else
+                printf 'host      all all 127.0.0.1/32 trust\n'
+            fi
+        } >"$data/pg_hba.conf.add"
+        # Ours first: initdb's file rejects host connections (--auth-host=reject).
+        cat -- "$data/pg_hba.conf.add" "$data/pg_hba.conf" >"$data/pg_hba.conf.new"
+        mv -- "$data/pg_hba.conf.new" "$data/pg_hba.conf"
+        rm -f -- "$data/pg_hba.conf.add"
+        if ((EUID == 0)); then chown "$user": -- "$data/pg_hba.conf"; fi
+    fi
+
     {
         printf '\n# --- added by scripts/pgserver.sh: throw-away benchmark cluster ---\n'
-        printf "listen_addresses = ''\n"
+        if ((tcp)); then
+            printf "listen_addresses = '127.0.0.1'\n"
+        else
+            printf "listen_addresses = ''\n"
+        fi
+        if ((ssl)); then
+            printf 'ssl = on\n'
+            printf 'ssl_cert_file = %s\n' "$(conf_quote "$tls/server.crt")"
+            printf 'ssl_key_file = %s\n' "$(conf_quote "$tls/server.key")"
+            printf 'ssl_ca_file = %s\n' "$(conf_quote "$tls/ca.crt")"
+        fi
         printf 'port = %s\n' "$port"
         printf 'unix_socket_directories = %s\n' "$(conf_quote "$sock")"
         printf 'fsync = off\n'
@@ -185,12 +264,22 @@ cmd_start() {
 
     local pid
     pid=$(postmaster_pid "$data")
-    note "PostgreSQL running: pid ${pid:-?}, socket $sock, port $port, CPUs ${cpus:-any}, log $log"
+    local where="socket $sock, port $port"
+    if ((tcp)); then where+=", TCP 127.0.0.1:$port"; fi
+    if ((ssl)); then where+=" with TLS (certificates in $tls)"; fi
+    note "PostgreSQL running: pid ${pid:-?}, $where, CPUs ${cpus:-any}, log $log"
 
     local out
     out=$(printf 'export PGHOST=%q PGPORT=%q PGUSER=postgres PGDATABASE=pgcb' "$sock" "$port")
     if ((have_cpus)); then
         out+=$(printf ' PGCB_SERVER_CPUS=%q' "$cpus")
+    fi
+    if ((tcp)); then
+        out+=$(printf ' PGCB_TCP_HOST=127.0.0.1 PGCB_TCP_PORT=%q' "$port")
+    fi
+    if ((ssl)); then
+        out+=$(printf ' PGCB_SSL_ROOTCERT=%q PGCB_SSL_CERT=%q PGCB_SSL_KEY=%q' \
+            "$tls/ca.crt" "$tls/client.crt" "$tls/client.key")
     fi
     printf '%s\n' "$out"
 }
@@ -229,12 +318,12 @@ cmd_stop() {
         cd /
     fi
 
-    # Only remove what start created: data/, sock/, log/.
+    # Only remove what start created: data/, sock/, log/, tls/.
     local entry extra=()
     shopt -s nullglob dotglob
     for entry in "$dir"/*; do
         case ${entry##*/} in
-            data|sock|log) ;;
+            data|sock|log|tls) ;;
             *) extra+=("${entry##*/}") ;;
         esac
     done
@@ -251,6 +340,6 @@ cmd=$1; shift
 case $cmd in
     start) cmd_start "$@" ;;
     stop) cmd_stop "$@" ;;
-    -h|--help|help) printf 'usage: %s start DIR [--cpus LIST] | stop DIR\n' "$0"; exit 0 ;;
+    -h|--help|help) printf 'usage: %s start DIR [--cpus LIST] [--tcp] [--ssl] | stop DIR\n' "$0"; exit 0 ;;
     *) die "unknown command '$cmd' (expected start or stop)" ;;
 esac
