@@ -22,6 +22,9 @@ pkgs=(
     python3 python3-psycopg python3-asyncpg
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.
     golang-go golang-github-jackc-pgx-v4-dev
+    # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
+    # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
+    iproute2 openssl
 )
 # make lint: Debian's docker-compose (checks docker/docker-compose.yml) and
 # Node.js with npm (the workflow linters). Only when the command is missing:
