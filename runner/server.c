@@ -20,6 +20,26 @@ void pgcb_libpq_version(char *buf, size_t n)
     snprintf(buf, n, "%d.%d", v / 10000, v % 10000);
 }
 
+/* Append " key='value'" (' and \ escaped, as libpq parses it) to the
+ * growing string *out (len, cap). */
+static void conninfo_put(char **out, size_t *len, size_t *cap, const char *key, const char *val)
+{
+    size_t need = strlen(key) + 2 * strlen(val) + 5;
+
+    if (*len + need >= *cap) {
+        *cap = (*len + need) * 2;
+        *out = pgcb_xrealloc(*out, *cap);
+    }
+    *len += (size_t)sprintf(*out + *len, "%s%s='", *len ? " " : "", key);
+    for (const char *s = val; *s; s++) {
+        if (*s == '\'' || *s == '\\')
+            (*out)[(*len)++] = '\\';
+        (*out)[(*len)++] = *s;
+    }
+    (*out)[(*len)++] = '\'';
+    (*out)[*len] = '\0';
+}
+
 char *pgcb_conninfo_redact(const char *conninfo)
 {
     char *errmsg = NULL;
@@ -31,25 +51,52 @@ char *pgcb_conninfo_redact(const char *conninfo)
     size_t cap = 64, len = 0;
     char *out = pgcb_xmalloc(cap);
     out[0] = '\0';
-    for (PQconninfoOption *o = opts; o->keyword; o++) {
-        if (!o->val || strcmp(o->keyword, "password") == 0)
-            continue;
-        /* key='value' with ' and \ escaped, as libpq parses it. */
-        size_t need = strlen(o->keyword) + 2 * strlen(o->val) + 5;
-        if (len + need >= cap) {
-            cap = (len + need) * 2;
-            out = pgcb_xrealloc(out, cap);
-        }
-        len += (size_t)sprintf(out + len, "%s%s='", len ? " " : "", o->keyword);
-        for (const char *s = o->val; *s; s++) {
-            if (*s == '\'' || *s == '\\')
-                out[len++] = '\\';
-            out[len++] = *s;
-        }
-        out[len++] = '\'';
-        out[len] = '\0';
-    }
+    for (PQconninfoOption *o = opts; o->keyword; o++)
+        if (o->val && strcmp(o->keyword, "password") != 0)
+            conninfo_put(&out, &len, &cap, o->keyword, o->val);
     PQconninfoFree(opts);
+    return out;
+}
+
+/* libpq's parse error for `ci` (em, freed here), one line; withheld when
+ * the string could hold a password (libpq quotes pieces of it). */
+static void conninfo_parse_error(const char *ci, char *em, char *err, size_t errlen)
+{
+    if (!em)
+        snprintf(err, errlen, "out of memory");
+    else if (pgcb_pq_conninfo_may_hold_password(ci ? ci : ""))
+        snprintf(err, errlen, "invalid connection string (not quoted: it may hold a password)");
+    else
+        pgcb_pq_err_oneline(err, errlen, NULL, em, NULL);
+    PQfreemem(em);
+}
+
+char *pgcb_conninfo_merge(const char *base, const char *extra, char *err, size_t errlen)
+{
+    char *em = NULL;
+    PQconninfoOption *b = PQconninfoParse(base ? base : "", &em), *x;
+    size_t cap = 64, len = 0;
+    char *out;
+
+    if (!b) {
+        conninfo_parse_error(base, em, err, errlen);
+        return NULL;
+    }
+    if (!(x = PQconninfoParse(extra ? extra : "", &em))) {
+        conninfo_parse_error(extra, em, err, errlen);
+        PQconninfoFree(b);
+        return NULL;
+    }
+    out = pgcb_xmalloc(cap);
+    out[0] = '\0';
+    /* Both arrays list libpq's keywords in the same order. */
+    for (size_t i = 0; b[i].keyword && x[i].keyword; i++) {
+        const char *v = x[i].val ? x[i].val : b[i].val;
+        if (v)
+            conninfo_put(&out, &len, &cap, b[i].keyword, v);
+    }
+    PQconninfoFree(x);
+    PQconninfoFree(b);
     return out;
 }
 

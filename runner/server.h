@@ -26,6 +26,12 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
 /* `conninfo` with any password removed, as a new string (caller frees). */
 char *pgcb_conninfo_redact(const char *conninfo);
 
+/* The connection string of `base` with the keys `extra` sets replacing or
+ * adding to its own (as if extra were written after it), both parsed by
+ * libpq (key=value or URI; NULL is ""), as one key='value' string: new,
+ * caller frees. NULL with one line in err if either does not parse. */
+char *pgcb_conninfo_merge(const char *base, const char *extra, char *err, size_t errlen);
+
 /* libpq's version, "15.18". */
 void pgcb_libpq_version(char *buf, size_t n);
 
