@@ -51,8 +51,8 @@ SHLIBS     = $(patsubst lib/%/,%,$(sort $(dir $(wildcard lib/*/*.c))))
 SHLIB_ARS  = $(SHLIBS:%=$(B)/lib/lib%.a)
 PGWIRE_A   = $(B)/lib/libpgwire.a
 PQUTIL_A   = $(B)/lib/libpqutil.a
-# pgwire's own libraries: libcrypto (SCRAM, MD5) and libidn (SASLprep).
-PGWIRE_LIBS = $(shell pkg-config --libs libcrypto libidn)
+# pgwire's own libraries: libssl (TLS), libcrypto (SCRAM, MD5) and libidn (SASLprep).
+PGWIRE_LIBS = $(shell pkg-config --libs libssl libcrypto libidn)
 
 DRIVERS     = $(patsubst drivers/%/,%,$(sort $(dir $(wildcard drivers/*/*.c))))
 DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
