@@ -200,6 +200,7 @@ TEST_OBJS_test_rawwire_conninfo      = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_scram         = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_codec         = $(B)/obj/drivers/rawwire/rw_reply.pic.o $(PGWIRE_A)
 TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A)
+TEST_OBJS_test_rawwire_tls_fake      = $(RAWWIRE_OBJS) $(PGWIRE_A)
 $(foreach t,$(filter test_rawwire_%,$(notdir $(UNIT_BIN))),$(eval TEST_LIBS_$(t) = $(PGWIRE_LIBS)))
 
 $(B)/tests/%: tests/unit/%.c $$(TEST_OBJS_$$*) $(B)/libpgcbtest.a $(RUNNER_LINK)

@@ -489,6 +489,7 @@ int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb
     rw_targets_free(t, nt);
     rw_params_free(&p);
     if (rc != PGCB_OK) {
+        c->broken = 1; /* no Terminate on a session that never started (libpq sends none) */
         rw_conn_close(c);
         return rc;
     }
