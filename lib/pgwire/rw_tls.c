@@ -26,10 +26,6 @@
 #include "rw_io.h"
 #include "rw_tls_name.h"
 
-/* OpenSSL's read buffer with read-ahead: one recv() takes up to this much
- * (several records) instead of a record header and then its body. */
-#define RW_TLS_READ_BUFFER (64u * 1024u)
-
 /* ---- SSLRequest ----------------------------------------------------------- */
 
 int rw_tls_request(struct pgcb_conn *c, char *answer, char *err, size_t errlen)
@@ -308,8 +304,12 @@ static SSL_CTX *rw_tls_ctx(const struct rw_params *p, const char *mode, int *hav
     }
     SSL_CTX_set_options(ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION);
     SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    /* read-ahead: one recv() per record, not one for its header and one for
+     * its body. Its buffer stays OpenSSL's default (one record and a bit):
+     * OpenSSL moves the bytes left after each record to the buffer's
+     * start, so a larger one costs a memmove of up to its size per record
+     * (seen with 64 kB: more than the recv() it saves). */
     SSL_CTX_set_read_ahead(ctx, 1);
-    SSL_CTX_set_default_read_buffer_len(ctx, RW_TLS_READ_BUFFER);
     if (SSL_CTX_set_min_proto_version(ctx, rw_tls_proto(min ? min : "TLSv1.2")) != 1 ||
         SSL_CTX_set_max_proto_version(ctx, rw_tls_proto(p->v[RW_P_SSL_MAX_PROTOCOL_VERSION])) != 1) {
         rw_errf(err, errlen, "could not set the SSL protocol version range: %s",
