@@ -1001,8 +1001,9 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
         char run[32] = "";
         if (with_run)
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
-        fprintf(out, "%sLeft out: %s%s / %s, %s %u (%s)\n", bullet, run, gr->suite,
-                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth, lo->why);
+        fprintf(out, "%sLeft out: %s%s / %s, %s %u%s%s (%s)\n", bullet, run, gr->suite,
+                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth,
+                gr->transport ? ", " : "", gr->transport ? gr->transport : "", lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,
