@@ -171,8 +171,8 @@ void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
     int md = style == PGCB_TABLE_MARKDOWN;
     fprintf(out, "%sWhat the transport adds%s: each driver's median latency per query (and per "
                  "batch) under each transport and its difference to the baseline (unix where "
-                 "it ran, else the first); a transport's groups ran one after another, not interleaved, so a "
-                 "difference also holds whatever changed on the machine between them\n\n",
+                 "it ran, else the first); a transport's groups ran one after another, not "
+                 "interleaved, so a difference also holds whatever changed on the machine between them\n\n",
             md ? "**" : "", md ? "**" : "");
     for (size_t i = 0; i < n; i++) {
         const struct pgcb_res_group *g0 = &r->groups[sets[i].groups[0]];

@@ -1,7 +1,8 @@
 /*
  * config_bench.c -- the run-wide sections of the INI file: [bench] (budget,
  * CPUs, output, orders, verdicts, protocol choices, driver_dir) and
- * [server] (conninfo, setup script, the transports' connection keys). See config_int.h for the contracts.
+ * [server] (conninfo, setup script, the transports' connection keys). See
+ * config_int.h for the contracts.
  */
 #include "config_int.h"
 

@@ -11,7 +11,8 @@
 
 /* Transport t's part: its derived default with [server] KEY over it; a
  * default that cannot be derived is an error unless the key is set (then
- * the key alone, tried as it is). New string, or NULL with err. */
+ * the key over what could be derived -- host and port of a server with ssl
+ * = off -- tried as it is). New string, or NULL with err. */
 static char *transport_part(const struct pgcb_config *cfg, const struct pgcb_cfg_suite *su,
                             enum pgcb_transport t, const struct pgcb_server_info *si, char *err,
                             size_t errlen)
@@ -25,7 +26,6 @@ static char *transport_part(const struct pgcb_config *cfg, const struct pgcb_cfg
                      su->transport_line, su->name, pgcb_transport_name(t), why);
             return NULL;
         }
-        derived[0] = '\0';
     }
     char merr[400];
     char *part = pgcb_conninfo_merge(derived, given, merr, sizeof merr);

@@ -44,6 +44,7 @@ int pgcb_transport_derive(enum pgcb_transport t, const struct pgcb_transport_fac
                           size_t n, char *why, size_t whylen)
 {
     char host[512];
+    buf[0] = '\0';
     if (!f->known) {
         snprintf(why, whylen, "the server's settings (port, listen_addresses, "
                               "unix_socket_directories, ssl) could not be read: set [server] %s",
@@ -65,11 +66,6 @@ int pgcb_transport_derive(enum pgcb_transport t, const struct pgcb_transport_fac
                                   "[server] %s", pgcb_transport_name(t));
             return -1;
         }
-        if (t == PGCB_TRANSPORT_TLS && !f->ssl) {
-            snprintf(why, whylen, "the server has ssl = off: start it with scripts/pgserver.sh "
-                                  "--ssl, or set [server] tls");
-            return -1;
-        }
         if (strcmp(host, "*") == 0 || strcmp(host, "0.0.0.0") == 0)
             snprintf(host, sizeof host, "127.0.0.1");
         else if (strcmp(host, "::") == 0)
@@ -86,6 +82,11 @@ int pgcb_transport_derive(enum pgcb_transport t, const struct pgcb_transport_fac
              t == PGCB_TRANSPORT_TCP   ? " sslmode=disable"
              : t == PGCB_TRANSPORT_TLS ? " sslmode=require"
                                        : "");
+    if (t == PGCB_TRANSPORT_TLS && !f->ssl) { /* the part stands, for [server] tls over it */
+        snprintf(why, whylen, "the server has ssl = off: start it with scripts/pgserver.sh "
+                              "--ssl, or set [server] tls");
+        return -1;
+    }
     return 0;
 }
 

@@ -45,7 +45,9 @@ struct pgcb_transport_facts {
  *   tls   the same with sslmode=require
  * Returns 0, or -1 with why (n bytes) saying what the server lacks and how
  * to give it ("the server does not listen on TCP (listen_addresses is
- * empty): start it with scripts/pgserver.sh --tcp, or set [server] tcp").
+ * empty): start it with scripts/pgserver.sh --tcp, or set [server] tcp");
+ * buf then holds what could be derived: the tls part of a server with ssl =
+ * off (for a [server] tls over it), else "".
  */
 int pgcb_transport_derive(enum pgcb_transport t, const struct pgcb_transport_facts *f, char *buf,
                           size_t n, char *why, size_t whylen);
