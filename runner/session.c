@@ -981,7 +981,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
                        strcmp(sd->host.conninfo ? sd->host.conninfo : "", ci) != 0;
         if (switched)
             pgcb_host_stop(&sd->host);
-        if (sd->host.pid == 0) {
+        const int started = sd->host.pid == 0;
+        if (started) {
             if (pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
                 cell_fail(c, "%s failed: %s", switched ? "reconnecting with the group's "
                                                           "connection string" : "restart", why);
@@ -1024,6 +1025,15 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             gs[d].expect_sum = sh->threads[0].expect_sum;
             for (uint32_t t = 1; t < nthreads; t++)
                 gs[d].threads_disagree |= sh->threads[t].expect_sum != gs[d].expect_sum;
+            /* A host kept from the last group may have reopened a connection
+             * in the warm-up (one that failed there): its backends and how
+             * they connect are read again for this group, outside any
+             * timing. */
+            if (!started && !gs[d].failed) {
+                find_backends(s, d);
+                pgcb_result_transport_free(&c->transport);
+                cell_transport(c, &sd->host.transport, gr->transport);
+            }
         }
         pgcb_progress_job_end(s->progress, gs[d].failed);
         /* Warm-up batches are not counted, but each thread's first batch is
