@@ -3,14 +3,15 @@
  * servers this test starts itself with scripts/pgserver.sh (--ssl: TCP and
  * TLS with a throw-away CA; --tcp: TCP without TLS) and the unix-only
  * server tests/run.sh started:
- *   - libpq_sync and libpq_pipeline over unix, tcp and tls: three groups per
+ *   - libpq_sync, libpq_pipeline and rawwire over unix, tcp and tls: three groups per
  *     query, in that order, each driver's seen transport the asked one
  *     (TLSv1.3 with a cipher and bits; client_addr 127.0.0.1 over TCP, none
  *     over the socket), the checksums equal across transports and drivers,
  *     the console's titles, Transport lines and summary, the JSON's
  *     transport_summary; a suite's conninfo with a password reaches neither
  *     the JSON nor the console;
- *   - rawwire beside libpq_sync over unix and tcp (rawwire has no TLS yet);
+ *   - rawwire beside libpq_sync over tcp and unix, listed in that order: unix
+ *     is still the summary's baseline;
  *   - against the --tcp server: tls is one line naming the suite and its
  *     line, exit 1, no result; with [server] tls = sslmode=prefer libpq falls
  *     back to clear text, which is a warning line and "mismatch" in the JSON;
@@ -158,7 +159,7 @@ static void test_three_transports(void **state)
     (void)state;
     struct srv s = {0};
     server_start(&s, "ssl", "--ssl");
-    static const char *const names[] = {"libpq_sync", "libpq_pipeline", NULL};
+    static const char *const names[] = {"libpq_sync", "libpq_pipeline", "rawwire", NULL};
     char body[4096];
     snprintf(body, sizeof body,
              "%s"
@@ -242,7 +243,7 @@ static void test_three_transports(void **state)
     assert_true(json_is_false(json_object_get(step, "interleaved")));
     assert_int_equal(json_array_size(json_object_get(step, "transports")), 3);
     json_t *drv = json_object_get(step, "drivers");
-    assert_int_equal(json_array_size(drv), 2);
+    assert_int_equal(json_array_size(drv), 3);
     json_t *res = json_object_get(json_array_get(drv, 0), "results");
     assert_int_equal(json_array_size(res), 3);
     json_t *tls = json_array_get(res, 2);
