@@ -15,8 +15,9 @@
 
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
 {
-    return pgcb_xasprintf("%s / %s, %s %u", gr->suite, gr->query,
-                          gr->transaction ? "rows_per_txn" : "depth", gr->depth);
+    return pgcb_xasprintf("%s / %s, %s %u%s%s", gr->suite, gr->query,
+                          gr->transaction ? "rows_per_txn" : "depth", gr->depth,
+                          gr->transport ? ", " : "", gr->transport ? gr->transport : "");
 }
 
 /* Record a note, and warn about it (naming the file when there is one). */

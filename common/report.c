@@ -720,10 +720,14 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
     const char *depth = gr->transaction ? "rows_per_txn" : "depth";
+    /* The transport the suite asked for, when it did: "sequential / limit_1 / tls". */
+    const char *tsep = gr->transport ? " / " : "", *tname = gr->transport ? gr->transport : "";
     if (md)
-        fprintf(out, "**%s / %s**  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
+        fprintf(out, "**%s / %s%s%s**  (%s %u, ", gr->suite, gr->query, tsep, tname, depth,
+                gr->depth);
     else
-        fprintf(out, "%s / %s  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
+        fprintf(out, "%s / %s%s%s  (%s %u, ", gr->suite, gr->query, tsep, tname, depth,
+                gr->depth);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->nparams > 0)
@@ -913,6 +917,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         notes++;
     }
     notes += backend_notes(out, r, g, bullet);
+    notes += pgcb_report_transport_notes(out, r, g, bullet);
     for (size_t d = 0; d < r->ndrivers; d++)
         notes += noise_notes(out, r, gr, d, bullet);
     notes += noise_summary(out, r, gr, bullet);
@@ -996,8 +1001,9 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
         char run[32] = "";
         if (with_run)
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
-        fprintf(out, "%sLeft out: %s%s / %s, %s %u (%s)\n", bullet, run, gr->suite,
-                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth, lo->why);
+        fprintf(out, "%sLeft out: %s%s / %s, %s %u%s%s (%s)\n", bullet, run, gr->suite,
+                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth,
+                gr->transport ? ", " : "", gr->transport ? gr->transport : "", lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,

@@ -234,7 +234,8 @@ static void test_errors(void **state)
                  ":9: [suite.t] depth: 'ten' is not an integer from 1 to 1000000");
     expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
-                 ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, rows_per_txn, ops, warmup_ms, background)");
+                 ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
+                 "rows_per_txn, ops, warmup_ms, background, transport, conninfo)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
