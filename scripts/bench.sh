@@ -5,7 +5,9 @@
 # PGSERVICE is set, the runner uses that server. Otherwise a throw-away local
 # PostgreSQL (scripts/pgserver.sh) is started in a temporary directory, pinned
 # to the CPUs the runner does not use (the runner uses CPU 0, or
-# $PGCB_CLIENT_CPUS), and stopped and removed on exit, failure, Ctrl-C or TERM.
+# $PGCB_CLIENT_CPUS), and stopped and removed on exit, failure, Ctrl-C or TERM;
+# with TCP and TLS (pgserver.sh --ssl) when a suite of CONFIG has a
+# `transport` list naming tls, with TCP (--tcp) when it names tcp.
 # The runner (build/runner, or $PGCB_RUNNER) is run as `runner -c CONFIG "$@"`;
 # this script exits with its exit status. The runner loads the schema itself.
 set -euo pipefail
@@ -101,8 +103,16 @@ else
         cpus_arg=(--cpus "$server_list")
     fi
 
+    # A config whose suites ask for TCP or TLS (`transport = ... tls`) gets a
+    # server that offers them (pgserver.sh --tcp / --ssl).
+    net_arg=()
+    if grep -Eq '^[[:space:]]*transport[[:space:]]*=.*\btls\b' -- "$config"; then
+        net_arg=(--ssl)
+    elif grep -Eq '^[[:space:]]*transport[[:space:]]*=.*\btcp\b' -- "$config"; then
+        net_arg=(--tcp)
+    fi
     srvdir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-bench.XXXXXX") || die "mktemp -d failed"
-    env_line=$("$pgserver" start "$srvdir" "${cpus_arg[@]}") || die "could not start a local PostgreSQL (see above)"
+    env_line=$("$pgserver" start "$srvdir" "${cpus_arg[@]}" "${net_arg[@]}") || die "could not start a local PostgreSQL (see above)"
     eval "$env_line"
     unset PGCB_CONNINFO PGHOSTADDR PGSERVICE
     note "server: throw-away PostgreSQL, socket $PGHOST port $PGPORT, server CPUs ${PGCB_SERVER_CPUS:-not pinned}, runner CPUs $client"

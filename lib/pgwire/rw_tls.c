@@ -482,27 +482,38 @@ fail:
 
 /* ---- reads and writes --------------------------------------------------- */
 
+/* After a failed SSL_read / SSL_write (result r, SSL_get_error e): 1 to
+ * try again (what OpenSSL wanted is ready), 0 when `dontwait` and it would
+ * wait, -1 with err set (`what`: which way failed). */
+static int rw_tls_again(struct pgcb_conn *c, int r, int e, int dontwait, const char *what,
+                        char *err, size_t errlen)
+{
+    if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
+        if (dontwait)
+            return 0;
+        return rw_io_poll(c, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, err, errlen) == PGCB_OK
+                   ? 1
+                   : -1;
+    }
+    rw_tls_errf(c, what, r, e, err, errlen);
+    rw_tls_where(c, err, errlen);
+    return -1;
+}
+
 long rw_tls_write(struct pgcb_conn *c, const char *p, size_t n, int dontwait, char *err,
                   size_t errlen)
 {
     for (;;) {
-        int k, e;
+        int k, a;
         ERR_clear_error();
         errno = 0;
         k = SSL_write(c->ssl, p, n > INT_MAX ? INT_MAX : (int)n);
         if (k > 0)
             return k;
-        e = SSL_get_error(c->ssl, k);
-        if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
-            if (dontwait)
-                return 0;
-            if (rw_io_poll(c, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, err, errlen) != PGCB_OK)
-                return -1;
-            continue;
-        }
-        rw_tls_errf(c, "could not send data to the server: ", k, e, err, errlen);
-        rw_tls_where(c, err, errlen);
-        return -1;
+        a = rw_tls_again(c, k, SSL_get_error(c->ssl, k), dontwait,
+                         "could not send data to the server: ", err, errlen);
+        if (a <= 0)
+            return a;
     }
 }
 
@@ -511,7 +522,7 @@ long rw_tls_read(struct pgcb_conn *c, char *p, size_t n, int dontwait, char *err
     size_t got = 0;
 
     for (;;) {
-        int k, e;
+        int k, a;
         ERR_clear_error();
         errno = 0;
         k = SSL_read(c->ssl, p + got, n - got > INT_MAX ? INT_MAX : (int)(n - got));
@@ -524,17 +535,10 @@ long rw_tls_read(struct pgcb_conn *c, char *p, size_t n, int dontwait, char *err
         }
         if (got)
             return (long)got; /* an error stays: the next call reports it */
-        e = SSL_get_error(c->ssl, k);
-        if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-            if (dontwait)
-                return 0;
-            if (rw_io_poll(c, e == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, err, errlen) != PGCB_OK)
-                return -1;
-            continue;
-        }
-        rw_tls_errf(c, "could not receive data from the server: ", k, e, err, errlen);
-        rw_tls_where(c, err, errlen);
-        return -1;
+        a = rw_tls_again(c, k, SSL_get_error(c->ssl, k), dontwait,
+                         "could not receive data from the server: ", err, errlen);
+        if (a <= 0)
+            return a;
     }
 }
 
