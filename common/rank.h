@@ -56,7 +56,8 @@
  *   - scope: the results whose shared drivers and groups count. A driver is
  *     shared when every result in scope has a client driver of that label;
  *     a group when every result in scope has a group of the same suite,
- *     query, depth, threads, transaction and ops (pgcb_rank_same_group()).
+ *     query, depth, threads, transaction, ops and connect
+ *     (pgcb_rank_same_group()).
  *     The rest is not ranked (the aggregate names it;
  *     pgcb_rank_driver_shared() and pgcb_rank_group_shared() tell).
  *   - a shared driver that is valid in no shared group of the ranked runs
@@ -258,7 +259,7 @@ int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscop
                             const char *label);
 
 /* 1 if a and b are the same group of two runs: suite, query, depth,
- * threads, transaction and ops agree. */
+ * threads, transaction, ops and connect agree. */
 int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b);
 
 /* Does every result in scope have a group like gr (pgcb_rank_same_group)? */

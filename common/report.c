@@ -580,8 +580,8 @@ static int noise_summary(FILE *out, const struct pgcb_result *r, const struct pg
     else
         snprintf(steal, sizeof steal, "steal not known (/proc/stat)");
     fprintf(out, "%sNoise: %s; involuntary context switches of the measuring thread%s per "
-                 "1000 queries: %s\n", bullet, steal, gr->threads > 1 ? "s" : "",
-            sw[0] ? sw : "-");
+                 "1000 %s: %s\n", bullet, steal, gr->threads > 1 ? "s" : "",
+            gr->connect ? "connections" : "queries", sw[0] ? sw : "-");
     return 1;
 }
 
@@ -719,11 +719,14 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
-    const char *depth = gr->transaction ? "rows_per_txn" : "depth";
+    char shape[64];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    if (gr->connect) /* a sample is a connection: say so where the depth would be */
+        snprintf(shape, sizeof shape, "connect: one connection per sample");
     if (md)
-        fprintf(out, "**%s / %s**  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
+        fprintf(out, "**%s / %s**  (%s, ", gr->suite, gr->query, shape);
     else
-        fprintf(out, "%s / %s  (%s %u, ", gr->suite, gr->query, depth, gr->depth);
+        fprintf(out, "%s / %s  (%s, ", gr->suite, gr->query, shape);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->nparams > 0)
@@ -734,7 +737,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         fprintf(out, "%u threads on CPUs", gr->threads);
         for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
             fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
-        fprintf(out, ", Queries/s summed over them, ");
+        fprintf(out, ", %s/s summed over them, ", gr->connect ? "Connections" : "Queries");
     }
     size_t ran = pgcb_rank_group_orders(r, g);
     if (gr->partial)
@@ -772,10 +775,14 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     char ratio_head[64];
     snprintf(ratio_head, sizeof ratio_head, "x lowest [%g%% CI]", 100 * pgcb_rank_level(r));
     enum { C_NAME, C_AVG, C_MED, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
+    /* A connection group's figures are per connection (one query each). */
+    const int conn = gr->connect;
     const char *const head_all[C_COUNT] = {
         "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
-        "Throughput avg (ops/s)", "Queries/s", "Samples", "Client CPU (ns/query)",
-        with_backend ? "Backend CPU (ns/query)" : "Server CPU (ns/query)"};
+        "Throughput avg (ops/s)", conn ? "Connections/s" : "Queries/s", "Samples",
+        conn ? "Client CPU (ns/conn)" : "Client CPU (ns/query)",
+        with_backend ? "Backend CPU (ns/query)"
+                     : conn ? "Server CPU (ns/conn)" : "Server CPU (ns/query)"};
     const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
     size_t no_interval = 0, ci_orders = 0;
     const char *head[C_COUNT];
@@ -996,8 +1003,10 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
         char run[32] = "";
         if (with_run)
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
-        fprintf(out, "%sLeft out: %s%s / %s, %s %u (%s)\n", bullet, run, gr->suite,
-                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth, lo->why);
+        char shape[64];
+        pgcb_res_group_shape(gr, shape, sizeof shape);
+        fprintf(out, "%sLeft out: %s%s / %s, %s (%s)\n", bullet, run, gr->suite, gr->query,
+                shape, lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,

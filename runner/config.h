@@ -98,6 +98,13 @@ struct pgcb_cfg_suite {
     int64_t warmup_ms;      /* -1: [bench] warmup_ms */
     size_t *backgrounds;    /* indices into pgcb_config.backgrounds */
     size_t nbackgrounds;
+    /* connect = yes: a connection suite, each sample one whole connection
+     * (open, prepare, one execution at depth 1, close; docs/measuring.md);
+     * its count floor is `connections` per driver and order (all threads
+     * together) instead of [bench] queries. */
+    int connect;
+    uint64_t connections;   /* default PGCB_DEFAULT_CONNECTIONS */
+    int connect_line, connections_line, depth_line, ops_line; /* where given; 0: not */
     int line;
 };
 
@@ -173,6 +180,7 @@ struct pgcb_config {
 /* Defaults (DESIGN.md). */
 #define PGCB_DEFAULT_TIME_MS 9000
 #define PGCB_DEFAULT_QUERIES 5000
+#define PGCB_DEFAULT_CONNECTIONS 50
 #define PGCB_DEFAULT_WARMUP_MS 1000
 #define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
 #define PGCB_DEFAULT_SEED 1

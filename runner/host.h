@@ -46,6 +46,10 @@ struct pgcb_job {
     uint64_t batch_floor;         /* per thread (measure) */
     uint64_t warmup_ns;           /* per thread (warm-up) */
     int transaction;              /* each batch is BEGIN, the batch, COMMIT */
+    int connect;                  /* each sample is a whole connection (measure.h), on
+                                     pgcb_session_conninfo(suite); the host's own
+                                     connection is not used (nor reopened) */
+    size_t suite;                 /* index into the config's suites */
     int check_rows, check_sum;    /* count batches that disagree */
     uint64_t stream;              /* random parameter stream: the order, or
                                      PGCB_STREAM_WARMUP / _BACKGROUND */

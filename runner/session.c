@@ -376,6 +376,12 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
     return 0;
 }
 
+const char *pgcb_session_conninfo(const struct pgcb_session *s, size_t suite)
+{
+    (void)suite;
+    return s->cfg->conninfo;
+}
+
 const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q)
 {
     const struct pgcb_host_shared *sh = s->drivers[d].host.sh;
@@ -863,6 +869,10 @@ void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_gro
         out->time_floor_ns = 0;
         out->batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
     }
+    if (su->connect) { /* a sample is a connection: its count floor instead of queries */
+        out->connect = 1;
+        out->batch_floor = (su->connections + nthreads - 1) / nthreads;
+    }
 }
 
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
@@ -891,6 +901,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     pgcb_session_budget(s, gr, &budget);
     gr->transaction = su->transaction;
     gr->ops = su->ops;
+    gr->connect = su->connect;
     gr->nparams = (uint32_t)cq->nparams;
 
     if (pgcb_hist_init(&order_hist) != 0) {
@@ -910,9 +921,11 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     }
     struct pgcb_job base = {.query = q, .group = g, .ngroups = r->ngroups,
                             .norders = s->norders, .depth = gr->depth, .nthreads = nthreads,
-                            .transaction = su->transaction, .check_sum = check_sum};
-    snprintf(base.label, sizeof base.label, "%s / %s %s %u", gr->suite, gr->query,
-             su->transaction ? "rows_per_txn" : "depth", gr->depth);
+                            .transaction = su->transaction, .check_sum = check_sum,
+                            .connect = su->connect, .suite = (size_t)(su - cfg->suites)};
+    char shape[64];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    snprintf(base.label, sizeof base.label, "%s / %s %s", gr->suite, gr->query, shape);
 
     /* 0. The background load runs from before the warm-up to after the last
      * order. */
@@ -925,6 +938,17 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         struct pgcb_res_cell *c = &gr->cells[d];
         c->status = PGCB_CELL_OK;
         char why[PGCB_ERRLEN + 256];
+        if (su->connect && pgcb_sdriver_self_timed(sd)) {
+            /* Its connection is an adapter process of its own, started by
+             * open: a sample would time a process start, not a client's
+             * connection. */
+            cell_fail(c, "skipped: a self-timed driver (the bridge) cannot be measured by a "
+                         "connection suite: its connection is an adapter process, so a "
+                         "sample would time a process start and the adapter's start-up");
+            c->status = PGCB_CELL_SKIPPED;
+            gs[d].failed = 1;
+            continue;
+        }
         struct pgcb_host_spec spec = driver_spec(s, d);
         if (sd->host.pid == 0) {
             if (pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
@@ -1002,8 +1026,12 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
             int srv = s->postmaster_pid && !(s->drivers[d].caps & PGCB_CAP_NO_IO) &&
                       pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
-            struct backend_mark bm;
-            backend_begin(&bm, &s->drivers[d], &gs[d]);
+            /* A connection group's backends come and go with its samples:
+             * the host's, found once, serve none of them (cell_figures says
+             * so); the whole server's CPU time still applies. */
+            struct backend_mark bm = {.ok = 0};
+            if (!su->connect)
+                backend_begin(&bm, &s->drivers[d], &gs[d]);
             int ok = run_job(s, r, g, d, &gs[d]) == 0;
             backend_end(&bm, &s->drivers[d], &gs[d], ok);
             if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {
@@ -1044,7 +1072,12 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     /* 3. Figures and checks. */
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_res_cell *c = &gr->cells[d];
-        cell_figures(c, &gs[d], gr->depth, nthreads, s->drivers[d].host.backends.why);
+        const char *bwhy = s->drivers[d].host.backends.why;
+        if (su->connect && !(s->drivers[d].caps & PGCB_CAP_NO_IO))
+            bwhy = "a connection suite: each sample's backend starts and exits within it, "
+                   "and the backends found when the driver's host started serve none of its "
+                   "connections; Server CPU is the whole server's";
+        cell_figures(c, &gs[d], gr->depth, nthreads, bwhy);
         if (stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "

@@ -92,6 +92,13 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
  * in err. */
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen);
 
+/* The connection string of the connections suite `suite` (an index into
+ * the config's suites) opens itself: a connection suite's samples
+ * (connect = yes). Today every group's is the run's, cfg->conninfo; the one
+ * place where a suite's own connection string is to be chosen. Valid as
+ * long as the config. Callable in a host (the session is its fork's copy). */
+const char *pgcb_session_conninfo(const struct pgcb_session *s, size_t suite);
+
 /* Why driver d could not prepare query q, or NULL. */
 const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q);
 
