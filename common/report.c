@@ -252,11 +252,27 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                 unk[0] ? "; not saying what they ask (? in the tables): " : "", unk,
                 odd[0] || unk[0] ? "" : "; every driver does so");
     }
+    /* Connection groups count connections instead of queries: their floor,
+     * one value or "as its suite says". */
+    uint64_t conns = 0;
+    int conns_vary = 0;
+    for (size_t g = 0; g < r->ngroups; g++)
+        if (r->groups[g].connect) {
+            conns_vary |= conns && conns != r->groups[g].connections;
+            conns = r->groups[g].connections;
+        }
+    char conn_floor[160] = "";
+    if (conns && conns_vary)
+        snprintf(conn_floor, sizeof conn_floor, " (a connection group: its suite's "
+                 "connections per order instead)");
+    else if (conns)
+        snprintf(conn_floor, sizeof conn_floor, " (a connection group: >= %llu connections "
+                 "per order instead)", (unsigned long long)conns);
     fprintf(out, "Budget   : per group and driver >= %llu ms timed (%llu ms in each of %zu "
-                 "execution orders) and >= %llu queries per order; warm-up %llu ms\n",
+                 "execution orders) and >= %llu queries per order%s; warm-up %llu ms\n",
             (unsigned long long)r->time_ms,
             (unsigned long long)(r->norders ? r->time_ms / r->norders : 0), r->norders,
-            (unsigned long long)r->min_queries, (unsigned long long)r->warmup_ms);
+            (unsigned long long)r->min_queries, conn_floor, (unsigned long long)r->warmup_ms);
 
     /* What a verdict can say with these orders (rank.h). */
     size_t clients = 0;
@@ -719,9 +735,12 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
-    char shape[64];
+    char shape[96];
     pgcb_res_group_shape(gr, shape, sizeof shape);
-    if (gr->connect) /* a sample is a connection: say so where the depth would be */
+    if (gr->connect && gr->connections) /* a sample is a connection: said for the depth */
+        snprintf(shape, sizeof shape, "connect: one connection per sample, >= %llu per order",
+                 (unsigned long long)gr->connections);
+    else if (gr->connect)
         snprintf(shape, sizeof shape, "connect: one connection per sample");
     if (md)
         fprintf(out, "**%s / %s**  (%s, ", gr->suite, gr->query, shape);

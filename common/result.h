@@ -175,6 +175,8 @@ struct pgcb_res_group {
                                    close), depth 1; every per-query figure of its cells
                                    (queries, queries_per_s, cpu_ns_per_query, ...) is per
                                    connection, and the backend figures are unknown */
+    uint64_t connections;       /* a connection group: its count floor, connections per
+                                   driver and order ([suite] connections); 0 otherwise */
     uint64_t ops;               /* fixed queries per driver and order; 0: time budget */
     uint32_t nparams;           /* parameters of the query */
     struct pgcb_res_background *backgrounds;

@@ -311,6 +311,9 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
      * per connection). */
     json_object_set_new(one, "connect", json_boolean(gr->connect));
     json_object_set_new(one, "unit", json_string(pgcb_res_group_unit(gr)));
+    json_object_set_new(one, "connections",
+                        gr->connections ? json_integer((json_int_t)gr->connections)
+                                        : json_null());
     int ok = 1;
     json_t *results = json_array();
     for (size_t d = 0; d < r->ndrivers; d++)
@@ -733,14 +736,15 @@ static int read_distribution(json_t *o, struct pgcb_res_cell *c, char *why, size
 }
 
 /* A group's keys from issue 8 (and orders_run, issue 13; connect, the
- * connection suites): transaction, ops, params, sla_failed, background. ("unit"
- * is derived from connect and not read.) */
+ * connection suites: connect, connections): transaction, ops, params,
+ * sla_failed, background. ("unit" is derived from connect and not read.) */
 static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, size_t n)
 {
     static const char who[] = "a group";
     uint64_t nparams, orders_run = 0;
     if (opt_bool(o, "transaction", &gr->transaction, who, why, n) != 0 ||
         opt_bool(o, "connect", &gr->connect, who, why, n) != 0 ||
+        opt_uint(o, "connections", UINT32_MAX, 1, &gr->connections, who, why, n) != 0 ||
         opt_uint(o, "ops", UINT64_MAX, 1, &gr->ops, who, why, n) != 0 ||
         opt_uint(o, "params", UINT32_MAX, 0, &nparams, who, why, n) != 0 ||
         opt_bool(o, "sla_failed", &gr->sla_failed, who, why, n) != 0 ||

@@ -902,6 +902,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     gr->transaction = su->transaction;
     gr->ops = su->ops;
     gr->connect = su->connect;
+    gr->connections = su->connect ? su->connections : 0;
     gr->nparams = (uint32_t)cq->nparams;
 
     if (pgcb_hist_init(&order_hist) != 0) {

@@ -198,8 +198,10 @@ static void test_trust(void **state)
     if (r.status != 0)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0); /* a skipped driver is no failure */
-    assert_non_null(strstr(r.out, "conn / limit_100  (connect: one connection per sample, 100 "
-                                  "rows, pooled over 4 execution orders)"));
+    assert_non_null(strstr(r.out, "conn / limit_100  (connect: one connection per sample, >= 7 "
+                                  "per order, 100 rows, pooled over 4 execution orders)"));
+    assert_non_null(strstr(r.out, "and >= 40 queries per order (a connection group: >= 7 "
+                                  "connections per order instead); warm-up 30 ms\n"));
     assert_non_null(strstr(r.out, "│ Connections/s │"));
     assert_non_null(strstr(r.out, "│ Client CPU (ns/conn) │"));
     assert_non_null(strstr(r.out, "│ Server CPU (ns/conn) │"));
@@ -216,6 +218,8 @@ static void test_trust(void **state)
     assert_int_equal(res.norders, 4);
     assert_int_equal(res.ngroups, 3);
     assert_int_equal(res.groups[0].connect, 0);
+    assert_int_equal(res.groups[0].connections, 0);
+    assert_int_equal(res.groups[1].connections, 7);
     assert_string_equal(unit_of(out, 0), "batch");
     for (size_t g = 1; g < 3; g++) {
         assert_string_equal(unit_of(out, g), "connection");
