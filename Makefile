@@ -51,8 +51,8 @@ SHLIBS     = $(patsubst lib/%/,%,$(sort $(dir $(wildcard lib/*/*.c))))
 SHLIB_ARS  = $(SHLIBS:%=$(B)/lib/lib%.a)
 PGWIRE_A   = $(B)/lib/libpgwire.a
 PQUTIL_A   = $(B)/lib/libpqutil.a
-# pgwire's own libraries: libcrypto (SCRAM, MD5) and libidn (SASLprep).
-PGWIRE_LIBS = $(shell pkg-config --libs libcrypto libidn)
+# pgwire's own libraries: libssl (TLS), libcrypto (SCRAM, MD5) and libidn (SASLprep).
+PGWIRE_LIBS = $(shell pkg-config --libs libssl libcrypto libidn)
 
 DRIVERS     = $(patsubst drivers/%/,%,$(sort $(dir $(wildcard drivers/*/*.c))))
 DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
@@ -200,6 +200,7 @@ TEST_OBJS_test_rawwire_conninfo      = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_scram         = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_codec         = $(B)/obj/drivers/rawwire/rw_reply.pic.o $(PGWIRE_A)
 TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A)
+TEST_OBJS_test_rawwire_tls_fake      = $(RAWWIRE_OBJS) $(PGWIRE_A)
 $(foreach t,$(filter test_rawwire_%,$(notdir $(UNIT_BIN))),$(eval TEST_LIBS_$(t) = $(PGWIRE_LIBS)))
 
 $(B)/tests/%: tests/unit/%.c $$(TEST_OBJS_$$*) $(B)/libpgcbtest.a $(RUNNER_LINK)

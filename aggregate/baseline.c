@@ -16,7 +16,8 @@ char *pgcb_agg_step_name(const struct pgcb_res_group *gr)
         snprintf(threads, sizeof threads, ", %u threads", gr->threads);
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
-    return pgcb_xasprintf("%s / %s / %s%s", gr->suite, gr->query, shape, threads);
+    return pgcb_xasprintf("%s / %s / %s%s%s%s", gr->suite, gr->query, shape, threads,
+                          gr->transport ? " / " : "", gr->transport ? gr->transport : "");
 }
 
 /* `driver` in group gr over the runs labelled `label`: the geometric mean of

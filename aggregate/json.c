@@ -9,7 +9,8 @@
  *            "rankings": the run's own rankings, as in its result file}],
  *  "ranked_first": {driver: runs},
  *  "rankings": over all runs (rank.h pgcb_rank_rankings_json, left_out with "run"),
- *  "groups": [{"suite", "query", "depth", "runs": ranked in, "relative_latency": {driver: x|null}}],
+ *  "groups": [{"suite", "query", "depth", ["transport",] "runs": ranked in,
+ *              "relative_latency": {driver: x|null}}],
  *  "baseline": null | {"label", "threshold_pct", "labels": [run label, ...],
  *     "drivers": {driver: {
  *        "steps": [{"suite", "query", "depth", "threads", "transaction", "ops": n|null,
@@ -83,10 +84,12 @@ static json_t *groups_json(const struct pgcb_agg *a)
         json_t *rel = json_object();
         for (size_t k = 0; k < a->overall.nrows; k++)
             json_object_set_new(rel, a->overall.rows[k].driver, real_or_null(g[i].rel[k]));
-        json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:I, s:o}", "suite",
-                                             g[i].group->suite, "query", g[i].group->query,
-                                             "depth", (json_int_t)g[i].group->depth, "runs",
-                                             (json_int_t)g[i].nruns, "relative_latency", rel));
+        json_t *one = json_pack("{s:s, s:s, s:I, s:I, s:o}", "suite", g[i].group->suite, "query",
+                                g[i].group->query, "depth", (json_int_t)g[i].group->depth,
+                                "runs", (json_int_t)g[i].nruns, "relative_latency", rel);
+        if (one && g[i].group->transport) /* [suite] transport: one group each */
+            json_object_set_new(one, "transport", json_string(g[i].group->transport));
+        json_array_append_new(arr, one);
     }
     pgcb_agg_grouprel_free(g, n);
     return arr;

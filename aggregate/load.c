@@ -17,7 +17,8 @@ char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
 {
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
-    return pgcb_xasprintf("%s / %s, %s", gr->suite, gr->query, shape);
+    return pgcb_xasprintf("%s / %s, %s%s%s", gr->suite, gr->query, shape,
+                          gr->transport ? ", " : "", gr->transport ? gr->transport : "");
 }
 
 /* Record a note, and warn about it (naming the file when there is one). */

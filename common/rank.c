@@ -32,12 +32,18 @@ static size_t find_driver(const struct pgcb_result *r, const char *label)
     return PGCB_RANK_NONE;
 }
 
-int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
+int pgcb_rank_same_step(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
 {
     return strcmp(a->suite, b->suite) == 0 && strcmp(a->query, b->query) == 0 &&
            a->depth == b->depth && a->threads == b->threads &&
            !a->transaction == !b->transaction && a->ops == b->ops &&
            !a->connect == !b->connect;
+}
+
+int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
+{
+    return pgcb_rank_same_step(a, b) && !a->transport == !b->transport &&
+           (!a->transport || strcmp(a->transport, b->transport) == 0);
 }
 
 int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscope,

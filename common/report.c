@@ -742,10 +742,12 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                  (unsigned long long)gr->connections);
     else if (gr->connect)
         snprintf(shape, sizeof shape, "connect: one connection per sample");
+    /* The transport the suite asked for, when it did: "sequential / limit_1 / tls". */
+    const char *tsep = gr->transport ? " / " : "", *tname = gr->transport ? gr->transport : "";
     if (md)
-        fprintf(out, "**%s / %s**  (%s, ", gr->suite, gr->query, shape);
+        fprintf(out, "**%s / %s%s%s**  (%s, ", gr->suite, gr->query, tsep, tname, shape);
     else
-        fprintf(out, "%s / %s  (%s, ", gr->suite, gr->query, shape);
+        fprintf(out, "%s / %s%s%s  (%s, ", gr->suite, gr->query, tsep, tname, shape);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->nparams > 0)
@@ -939,6 +941,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         notes++;
     }
     notes += backend_notes(out, r, g, bullet);
+    notes += pgcb_report_transport_notes(out, r, g, bullet);
     for (size_t d = 0; d < r->ndrivers; d++)
         notes += noise_notes(out, r, gr, d, bullet);
     notes += noise_summary(out, r, gr, bullet);
@@ -1024,8 +1027,8 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
         char shape[64];
         pgcb_res_group_shape(gr, shape, sizeof shape);
-        fprintf(out, "%sLeft out: %s%s / %s, %s (%s)\n", bullet, run, gr->suite, gr->query,
-                shape, lo->why);
+        fprintf(out, "%sLeft out: %s%s / %s, %s%s%s (%s)\n", bullet, run, gr->suite, gr->query,
+                shape, gr->transport ? ", " : "", gr->transport ? gr->transport : "", lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,

@@ -50,6 +50,24 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
 void pgcb_report_detail(FILE *out, const struct pgcb_result *r, size_t g,
                         enum pgcb_table_style style);
 
+/*
+ * report_transport.c. Under group g's table (bullet before each line): how
+ * its drivers' connections reached the server, as the server saw them --
+ * "Transport: TLSv1.3 TLS_AES_256_GCM_SHA384 (256-bit), TCP from 127.0.0.1
+ * (every driver)", or an entry per set of drivers that agree -- for a group
+ * that asked for a transport, or whose drivers differ; and a "warning:"
+ * line for each driver that used another transport than the group asked
+ * for. Returns the lines printed.
+ */
+int pgcb_report_transport_notes(FILE *out, const struct pgcb_result *r, size_t g,
+                                const char *bullet);
+
+/* After the group tables: what the transport adds (tsummary.h), a caption
+ * and a table per step that ran under two or more transports; nothing when
+ * there is none. */
+void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
+                                   enum pgcb_table_style style);
+
 /* What the tables append to driver d's name in group g: " (FAILED)",
  * " (INVALID)", " (not run)", " (skipped)", " (reference)" or "". */
 const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d);

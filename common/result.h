@@ -85,6 +85,22 @@ static inline int pgcb_res_backend_known(const struct pgcb_res_backend *b)
     return b->pids > 0;
 }
 
+/* What one driver's connections used in a group, as the server saw them
+ * (pg_stat_ssl, pg_stat_activity.client_addr), read after each (re)connect
+ * of its host. recorded = 0 (a driver that does no I/O, an older file):
+ * nothing to say, the rest NULL/0. The cell owns the strings. */
+struct pgcb_res_transport {
+    int recorded;
+    char *asked;                /* the group's transport ([suite] transport); NULL: not asked */
+    char *seen;                 /* "unix", "tcp", "tls", "mixed" or "unknown" */
+    char *why;                  /* unknown or mixed: why; else NULL */
+    char *tls_version;          /* "TLSv1.3"; NULL without TLS */
+    char *cipher;               /* NULL without TLS */
+    int bits;                   /* 0: unknown */
+    char *client_addr;          /* TCP and TLS: the address the server saw; NULL for unix */
+    int mismatch;               /* asked and seen are known and differ */
+};
+
 /* One driver in one group: every figure pooled over all execution orders. */
 struct pgcb_res_cell {
     enum pgcb_cell_status status;
@@ -101,6 +117,7 @@ struct pgcb_res_cell {
                                    measured / queries; NAN if the server is not local */
     double server_busy;         /* that CPU time / the wall time: 1.0 = one CPU all the time */
     struct pgcb_res_backend backend; /* this driver's own backends */
+    struct pgcb_res_transport transport; /* what its connections used */
     uint64_t wall_ns;           /* sum of the timed samples */
     double *order_medians_ns;   /* one per execution order; NAN where not run */
     size_t norders;
@@ -168,6 +185,10 @@ struct pgcb_res_group {
     uint32_t threads;
     int *thread_cpus;           /* the CPU each measuring thread was pinned to */
     int64_t rows;               /* expected rows per query; -1 if not configured */
+    char *transport;            /* [suite] transport: "unix", "tcp" or "tls" (one group
+                                   each); NULL: the suite has no such key */
+    char *conninfo;             /* the group's connection string, password removed, when
+                                   the suite has transport or conninfo; NULL: the run's */
     struct pgcb_res_cell *cells; /* one per driver, in pgcb_result.drivers order */
     int transaction;            /* each batch was BEGIN, depth queries, COMMIT */
     int connect;                /* a connection group ([suite] connect = yes): each sample
@@ -331,6 +352,15 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers);
 
 /* Fill c's spread_* from its order_medians_ns (pgcb_stats_spread()). */
 void pgcb_result_cell_spread(struct pgcb_res_cell *c);
+
+/* result_transport.c: a cell's "transport" (null when not recorded), read
+ * back tolerantly (absent or mistyped: not recorded), freed; the derived
+ * "transport_summary" (tsummary.h), a new reference. */
+struct pgcb_res_transport;
+struct json_t *pgcb_result_transport_json(const struct pgcb_res_transport *t);
+void pgcb_result_transport_read(struct json_t *cell, struct pgcb_res_transport *t);
+void pgcb_result_transport_free(struct pgcb_res_transport *t);
+struct json_t *pgcb_result_transport_summary_json(const struct pgcb_result *r);
 
 /* result_selection.c: "selection" as JSON, {"driver_dir", "added_drivers",
  * "only", "suites", "queries", "left_out": {"drivers", "suites", "queries"}}

@@ -259,6 +259,7 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "server_cpu_ns_per_query", real_or_null(c->server_cpu_ns_per_query));
     json_object_set_new(j, "server_busy", real_or_null(c->server_busy));
     cell_backend_json(j, &c->backend);
+    json_object_set_new(j, "transport", pgcb_result_transport_json(&c->transport));
     json_object_set_new(j, "wall_ns", json_integer((json_int_t)c->wall_ns));
     json_object_set_new(j, "order_medians_ns", om);
     json_object_set_new(j, "checksum", json_string(sum));
@@ -307,8 +308,9 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
                             (json_int_t)gr->nparams);
     if (!one)
         return NULL;
-    /* After "params": what one sample is (a connection group's figures are
-     * per connection). */
+    json_object_set_new(one, "transport", str_or_null(gr->transport));
+    json_object_set_new(one, "conninfo", str_or_null(gr->conninfo));
+    /* What one sample is (a connection group's figures are per connection). */
     json_object_set_new(one, "connect", json_boolean(gr->connect));
     json_object_set_new(one, "unit", json_string(pgcb_res_group_unit(gr)));
     json_object_set_new(one, "connections",
@@ -506,6 +508,7 @@ static void add_derived(json_t *j, const struct pgcb_result *r)
         pgcb_rank_verdict_free(&v);
     }
     json_object_set_new(j, "rankings", pgcb_rank_rankings_json(&r, 1, &r, 1, 0));
+    json_object_set_new(j, "transport_summary", pgcb_result_transport_summary_json(r));
 }
 
 int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
@@ -904,6 +907,8 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
     }
     json_t *rows = json_object_get(o, "rows");
     gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
+    gr->transport = dup_str(o, "transport");
+    gr->conninfo = dup_str(o, "conninfo");
     gr->cells = pgcb_xcalloc(r->ndrivers ? r->ndrivers : 1, sizeof *gr->cells);
     json_t *results = json_object_get(o, "results");
     if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers) {
@@ -937,6 +942,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
         cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
         cell->server_busy = get_real(c, "server_busy");
         read_cell_backend(c, cell);
+        pgcb_result_transport_read(c, &cell->transport);
         cell->wall_ns = get_u64(c, "wall_ns");
         json_t *om = json_object_get(c, "order_medians_ns");
         cell->norders = json_array_size(om);
@@ -1110,6 +1116,7 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
     for (size_t d = 0; gr->cells && d < ndrivers; d++) {
         free(gr->cells[d].error);
         free(gr->cells[d].backend.why);
+        pgcb_result_transport_free(&gr->cells[d].transport);
         free(gr->cells[d].order_medians_ns);
         free(gr->cells[d].curve);
     }
@@ -1127,6 +1134,8 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
     free(gr->suite);
     free(gr->query);
     free(gr->sql);
+    free(gr->transport);
+    free(gr->conninfo);
     *gr = (struct pgcb_res_group){0};
 }
 

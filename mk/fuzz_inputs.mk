@@ -24,8 +24,12 @@ FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FI_COMMON = common/util.c common/proto.c
 # The loader is runner/config.c and its pieces (runner/config_int.h lists them).
-FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) runner/orders.c runner/gen.c $(FI_COMMON)
+# A connection string in it (conninfo, [server] unix/tcp/tls) is checked by libpq's
+# parser (lib/pqutil), the transports' words by runner/transport.c.
+FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) runner/orders.c runner/gen.c \
+                runner/transport.c lib/pqutil/pq_errmsg.c $(FI_COMMON)
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c common/result_json.c common/result_selection.c \
+                common/result_transport.c common/tsummary.c common/report_transport.c \
                 common/rank.c common/stats.c \
                 common/pct.c common/hist.c \
                 common/table.c common/report.c common/report_detail.c $(FI_COMMON) \
@@ -64,8 +68,8 @@ fuzz-inputs-result: $(FI_RESULT_BIN)
 $(FI_CONFIG_BIN): $(FI_CONFIG_SRC) $(wildcard runner/*.h common/*.h)
 	@command -v $(FI_CC) >/dev/null || { echo "fuzz-inputs: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
-	$(FI_CC) $(FI_FLAGS) $(shell pkg-config --cflags inih) -o $@ $(FI_CONFIG_SRC) \
-	    $(shell pkg-config --libs inih)
+	$(FI_CC) $(FI_FLAGS) -Ilib $(shell pkg-config --cflags inih libpq) -o $@ $(FI_CONFIG_SRC) \
+	    $(shell pkg-config --libs inih libpq)
 
 $(FI_RESULT_BIN): $(FI_RESULT_SRC) $(wildcard runner/*.h common/*.h aggregate/*.h) include/pgcb/driver.h
 	@command -v $(FI_CC) >/dev/null || { echo "fuzz-inputs: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }

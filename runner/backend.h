@@ -4,8 +4,8 @@
  * connections, read from their /proc entries (procfs.h).
  *
  * The session finds a host's backends once it has started (connected every
- * thread): the pids pg_stat_activity lists under the host's tag
- * (application_name, host.h; server.h pgcb_server_tagged_pids), checked
+ * thread), and again after each warm-up of a group it was kept for: the pids pg_stat_activity lists under the host's tag
+ * (application_name, host.h; server.h pgcb_server_tagged_conns), checked
  * here to be postgres processes, children of the postmaster that srvcpu.h
  * found. Then it reads them just before and just after each measured order
  * (the runner's process, between jobs: never in a timed loop) and adds the

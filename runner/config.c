@@ -389,6 +389,8 @@ void pgcb_config_free(struct pgcb_config *cfg)
     free(cfg->output);
     free(cfg->conninfo);
     free(cfg->setup);
+    for (int t = 0; t < PGCB_TRANSPORT_N; t++)
+        free(cfg->transport_conninfo[t]);
     free(cfg->driver_dir);
     struct pgcb_cfg_selection *sel = &cfg->sel;
     pgcb_cfgi_names_free(&sel->only);

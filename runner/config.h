@@ -16,6 +16,7 @@
 #include "pgcb/driver.h"
 #include "orders.h"
 #include "result.h"
+#include "transport.h"
 #include "util.h"
 
 
@@ -98,6 +99,14 @@ struct pgcb_cfg_suite {
     int64_t warmup_ms;      /* -1: [bench] warmup_ms */
     size_t *backgrounds;    /* indices into pgcb_config.backgrounds */
     size_t nbackgrounds;
+    /* transport = unix tcp tls: one group per transport, the innermost
+     * dimension (connplan.h); none given: ntransports = 0, the run's
+     * conninfo as it is. */
+    enum pgcb_transport *transports;
+    size_t ntransports;
+    int transport_line;
+    char *conninfo;         /* extra libpq keys for this suite's connections; NULL: none */
+    int conninfo_line;
     /* connect = yes: a connection suite, each sample one whole connection
      * (open, prepare, one execution at depth 1, close; docs/measuring.md);
      * its count floor is `connections` per driver and order (all threads
@@ -166,6 +175,10 @@ struct pgcb_config {
     char *conninfo;         /* "" = PG* environment variables */
     const char *conninfo_source; /* "file", "PGCB_CONNINFO" or "environment" */
     char *setup;            /* resolved path of the SQL setup file, or NULL */
+    /* [server] unix, tcp, tls: libpq keys over the part each transport's
+     * default adds (transport.h); NULL: the default alone. */
+    char *transport_conninfo[PGCB_TRANSPORT_N];
+    int transport_line[PGCB_TRANSPORT_N];
 
     struct pgcb_cfg_driver *drivers;
     size_t ndrivers;

@@ -1,7 +1,8 @@
 /*
  * config_bench.c -- the run-wide sections of the INI file: [bench] (budget,
  * CPUs, output, orders, verdicts, protocol choices, driver_dir) and
- * [server] (conninfo, setup script). See config_int.h for the contracts.
+ * [server] (conninfo, setup script, the transports' connection keys). See
+ * config_int.h for the contracts.
  */
 #include "config_int.h"
 
@@ -17,7 +18,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
                                             NULL};
-const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", NULL};
+const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
 static int apply_proto(struct pgcb_cfgi_ctx *c, const char *key, const char *value)
@@ -152,6 +153,17 @@ int pgcb_cfgi_server_apply(struct pgcb_cfgi_ctx *c, const char *key, const char 
     } else if (strcmp(key, "setup") == 0) {
         free(cfg->setup);
         cfg->setup = value[0] ? pgcb_cfgi_resolve_path(cfg, value) : NULL;
+    } else {
+        enum pgcb_transport t;
+        if (pgcb_transport_parse(key, &t) != 0)
+            return 1; /* not a key of [server]: handled before apply */
+        free(cfg->transport_conninfo[t]);
+        cfg->transport_conninfo[t] = NULL;
+        cfg->transport_line[t] = c->lineno;
+        if (!pgcb_cfgi_conninfo_key(c, key, value))
+            return 0;
+        if (value[0]) /* empty: the default alone */
+            cfg->transport_conninfo[t] = pgcb_xstrdup(value);
     }
     return 1;
 }

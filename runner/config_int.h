@@ -113,6 +113,11 @@ char *pgcb_cfgi_resolve_path(const struct pgcb_config *cfg, const char *p);
 int pgcb_cfgi_int_key(struct pgcb_cfgi_ctx *c, const char *key, const char *value, uint64_t min,
                       uint64_t max, uint64_t *out);
 
+/* `value` of `key` as a libpq connection string (key=value or URI) libpq
+ * can parse: 1, or 0 with "[SECTION] KEY: libpq's reason" recorded (the
+ * reason withheld when the string may hold a password). */
+int pgcb_cfgi_conninfo_key(struct pgcb_cfgi_ctx *c, const char *key, const char *value);
+
 /* `value` of `key` as a number above 0 and at most max: 1, or 0 with the
  * error "[SECTION] KEY: 'VALUE' is not WHAT" recorded. */
 int pgcb_cfgi_real_key(struct pgcb_cfgi_ctx *c, const char *key, const char *value, double max,

@@ -1,8 +1,9 @@
 /*
  * config_suite.c -- [suite.NAME] sections: depths (or rows_per_txn),
- * threads, ops, warm-up, connect and connections, and the names of its
- * queries and background loads, resolved into indices once the whole file
- * is read. See config_int.h for the contracts.
+ * threads, ops, warm-up, transports and extra connection keys, connect and
+ * connections, and the names of its queries and background loads, resolved
+ * into indices once the whole file is read. See config_int.h for the
+ * contracts.
  */
 #include "config_int.h"
 
@@ -12,8 +13,8 @@
 #include "util.h"
 
 const char *const pgcb_cfgi_suite_keys[] = {"depth", "queries", "threads", "rows_per_txn",
-                                            "ops", "warmup_ms", "background", "connect",
-                                            "connections", NULL};
+                                            "ops", "warmup_ms", "background", "transport",
+                                            "conninfo", "connect", "connections", NULL};
 
 void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -80,6 +81,41 @@ static int parse_depths(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const
     return 1;
 }
 
+/* transport = : distinct transport words, one group each. */
+static int parse_transports(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *v)
+{
+    free(s->transports);
+    s->transports = NULL;
+    s->ntransports = 0;
+    s->transport_line = c->lineno;
+    char *copy = pgcb_xstrdup(v), *save = NULL;
+    int ok = 1;
+    for (char *tok = strtok_r(copy, ", \t\n", &save); tok && ok;
+         tok = strtok_r(NULL, ", \t\n", &save)) {
+        enum pgcb_transport t;
+        if (pgcb_transport_parse(tok, &t) != 0) {
+            pgcb_cfgi_fail(c, "[%s] transport: '%s' is not one of unix, tcp, tls", c->section,
+                           tok);
+            ok = 0;
+            break;
+        }
+        for (size_t i = 0; i < s->ntransports && ok; i++)
+            if (s->transports[i] == t) {
+                pgcb_cfgi_fail(c, "[%s] transport: %s listed twice", c->section, tok);
+                ok = 0;
+            }
+        s->transports = pgcb_xrealloc(s->transports, (s->ntransports + 1) * sizeof *s->transports);
+        s->transports[s->ntransports++] = t;
+    }
+    free(copy);
+    if (ok && s->ntransports == 0) {
+        pgcb_cfgi_fail(c, "[%s] transport: empty (give unix, tcp and/or tls, or leave the key "
+                          "out)", c->section);
+        ok = 0;
+    }
+    return ok;
+}
+
 /* Keep the names of `key` for finish (a later line replaces them). */
 static void pend(struct pgcb_cfgi_ctx *c, struct pgcb_cfgi_names *pn, const char *value)
 {
@@ -139,6 +175,17 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         if (!pgcb_cfgi_int_key(c, key, value, 1, PGCB_MAX_THREADS, &u))
             return 0;
         s->threads = (uint32_t)u;
+        return 1;
+    }
+    if (strcmp(key, "transport") == 0)
+        return parse_transports(c, s, value);
+    if (strcmp(key, "conninfo") == 0) {
+        free(s->conninfo);
+        s->conninfo = NULL;
+        s->conninfo_line = c->lineno;
+        if (!pgcb_cfgi_conninfo_key(c, key, value))
+            return 0;
+        s->conninfo = value[0] ? pgcb_xstrdup(value) : NULL;
         return 1;
     }
     if (strcmp(key, "queries") == 0)
@@ -262,4 +309,6 @@ void pgcb_cfgi_suite_free(struct pgcb_cfg_suite *s)
     free(s->depths);
     free(s->queries);
     free(s->backgrounds);
+    free(s->transports);
+    free(s->conninfo);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pqutil/pq_errmsg.h"
 #include "util.h"
 
 int pgcb_cfgi_parse_fraction(const char *s, double *out)
@@ -70,6 +71,15 @@ int pgcb_cfgi_int_key(struct pgcb_cfgi_ctx *c, const char *key, const char *valu
         return 1;
     pgcb_cfgi_fail(c, "[%s] %s: '%s' is not an integer from %llu to %llu", c->section, key,
                    value, (unsigned long long)min, (unsigned long long)max);
+    return 0;
+}
+
+int pgcb_cfgi_conninfo_key(struct pgcb_cfgi_ctx *c, const char *key, const char *value)
+{
+    char why[PGCB_ERRLEN];
+    if (pgcb_pq_check_conninfo(value, why, sizeof why) == PGCB_OK)
+        return 1;
+    pgcb_cfgi_fail(c, "[%s] %s: %s", c->section, key, why);
     return 0;
 }
 

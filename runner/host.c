@@ -99,6 +99,7 @@ static void reap(struct pgcb_host *h, char *why, size_t n)
         }
     }
     h->pid = 0;
+    h->conninfo = NULL;
     close_fds(h);
 }
 
@@ -226,6 +227,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
     close(cmd[0]);
     close(reply[1]);
     h->pid = pid;
+    h->conninfo = spec->conninfo;
     host_tag(h->tag, sizeof h->tag, getpid(), pid);
     h->cmd_fd = cmd[1];
     h->reply_fd = reply[0];
@@ -303,6 +305,7 @@ void pgcb_host_stop(struct pgcb_host *h)
             pid_t r = waitpid(h->pid, &st, WNOHANG);
             if (r == h->pid) {
                 h->pid = 0;
+                h->conninfo = NULL;
                 close_fds(h);
                 return;
             }
@@ -345,6 +348,7 @@ struct child {
     struct pgcb_sdriver *sd;
     struct pgcb_host_shared *sh;
     const char *role;
+    const char *conninfo;       /* every connection's (the spec's) */
     uint32_t nthreads;
     struct pgcb_conn **conns;   /* per thread; NULL when not connected */
     struct pgcb_stmt **stmts;   /* [thread * nqueries + query] */
@@ -439,7 +443,7 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
         snprintf(who, sizeof who, "%s %s", c->role, c->sd->cfg->name);
     close_conn(c, t);
     atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
-    int rc = drv->open(cfg->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why, sizeof why);
+    int rc = drv->open(c->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why, sizeof why);
     if (rc != PGCB_OK) {
         c->conns[t] = NULL;
         snprintf(err, errlen, "%s: cannot connect: %s", who, why);
@@ -824,10 +828,11 @@ static void run_job(struct cworker *w)
         .sums = w->sums,
     };
     /* A connection job: every sample opens its own connection on the
-     * group's connection string and prepares the statement under the same
-     * name as the host's connections do. */
+     * host's connection string (the group's: the session started the host
+     * with it) and prepares the statement under the same name as the host's
+     * connections do. */
     char stmt_name[80];
-    struct pgcb_connect connect = {.conninfo = pgcb_session_conninfo(c->s, job->suite),
+    struct pgcb_connect connect = {.conninfo = c->conninfo,
                                    .opts = c->sd->opts, .nopts = c->sd->nopts,
                                    .name = stmt_name, .sql = cq->sql};
     snprintf(stmt_name, sizeof stmt_name, "pgcb_%s", cq->name);
@@ -917,7 +922,7 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
         setenv("PGAPPNAME", tag, 1);
 
     struct child c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,
-                      .role = spec->role};
+                      .role = spec->role, .conninfo = spec->conninfo ? spec->conninfo : ""};
     size_t nq = s->cfg->nqueries;
     c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
     c.stmts = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1), sizeof *c.stmts);

@@ -25,6 +25,7 @@
 #include "backend.h"
 #include "hist.h"
 #include "pgcb/driver.h"
+#include "transport.h"
 
 struct pgcb_session;
 struct pgcb_sdriver;
@@ -46,10 +47,10 @@ struct pgcb_job {
     uint64_t batch_floor;         /* per thread (measure) */
     uint64_t warmup_ns;           /* per thread (warm-up) */
     int transaction;              /* each batch is BEGIN, the batch, COMMIT */
-    int connect;                  /* each sample is a whole connection (measure.h), on
-                                     pgcb_session_conninfo(suite); the host's own
-                                     connection is not used (nor reopened) */
-    size_t suite;                 /* index into the config's suites */
+    int connect;                  /* each sample is a whole connection (measure.h) on the
+                                     host's connection string, the group's (the session
+                                     starts the host with it); the host's own connections
+                                     are not used (nor reopened) */
     int check_rows, check_sum;    /* count batches that disagree */
     uint64_t stream;              /* random parameter stream: the order, or
                                      PGCB_STREAM_WARMUP / _BACKGROUND */
@@ -113,6 +114,10 @@ struct pgcb_host {
     struct pgcb_backend_set backends; /* its connections' backends on the server: found by
                                      the session after each start of a measured driver's
                                      host (backend.h), never by host.c */
+    struct pgcb_transport_seen transport; /* how the server saw those connections: found
+                                     with them, by the session */
+    const char *conninfo;         /* the connection string its connections were opened with
+                                     (the spec's; not owned); NULL while no host runs */
     struct pgcb_host_shared *sh;  /* the shared region (mapped once) */
     size_t sh_size;
 };
@@ -128,9 +133,12 @@ struct pgcb_host_spec {
     const int *cpus;
     size_t ncpus;
     const char *role;             /* "driver" or "background" (messages) */
+    const char *conninfo;         /* what its connections connect with (connplan.h); must
+                                     outlive the host */
 };
 
-/* Fork a host and wait until it has connected every thread, prepared every
+/* Fork a host (its connections opened with spec->conninfo, kept in
+ * h->conninfo) and wait until it has connected every thread, prepared every
  * used query (a query the server refuses is recorded in sh->queries, not
  * fatal) and started its pinned threads. With check_rows, a query's first
  * execution must return [query] rows. Returns 0, or -1 with one line in err

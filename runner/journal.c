@@ -443,10 +443,14 @@ int pgcb_journal_restore(const struct pgcb_journal_state *st, const char *path,
         int rc = pgcb_result_group_read(st->groups[g], r, &tmp, why, sizeof why);
         const struct pgcb_res_group *want = &r->groups[g];
         if (rc == 0 && (strcmp(tmp.suite, want->suite) != 0 ||
-                        strcmp(tmp.query, want->query) != 0 || tmp.depth != want->depth)) {
-            snprintf(why, sizeof why, "group %zu is %s / %s depth %u, the config's is %s / %s "
-                     "depth %u", g, tmp.suite, tmp.query, tmp.depth, want->suite, want->query,
-                     want->depth);
+                        strcmp(tmp.query, want->query) != 0 || tmp.depth != want->depth ||
+                        strcmp(tmp.transport ? tmp.transport : "",
+                               want->transport ? want->transport : "") != 0)) {
+            snprintf(why, sizeof why, "group %zu is %s / %s depth %u%s%s, the config's is %s / "
+                     "%s depth %u%s%s", g, tmp.suite, tmp.query, tmp.depth,
+                     tmp.transport ? " " : "", tmp.transport ? tmp.transport : "", want->suite,
+                     want->query, want->depth, want->transport ? " " : "",
+                     want->transport ? want->transport : "");
             rc = -1;
         }
         if (rc != 0) {

@@ -19,6 +19,7 @@
 
 #include "check/check.h"
 #include "config.h"
+#include "connplan.h"
 #include "journal.h"
 #include "loader.h"
 #include "progress.h"
@@ -267,25 +268,33 @@ static void fill_run_steal(struct pgcb_result *r, const struct pgcb_steal *start
     r->run_steal_pct = 100.0 * r->run_steal_ns / ((double)wall * (double)end.ncpus_online);
 }
 
-/* One group per (suite, query, depth), in file order. */
+/* One group per (suite, query, depth, transport), in file order, the
+ * transports of one depth one after another. */
 static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg,
-                            const struct pgcb_session *sess)
+                            const struct pgcb_session *sess, const struct pgcb_connplan *plan)
 {
     size_t n = 0;
     for (size_t s = 0; s < cfg->nsuites; s++)
-        n += cfg->suites[s].nqueries * cfg->suites[s].ndepths;
+        n += cfg->suites[s].nqueries * cfg->suites[s].ndepths *
+             (cfg->suites[s].ntransports ? cfg->suites[s].ntransports : 1);
     r->groups = pgcb_xcalloc(n, sizeof *r->groups);
     size_t *query_of = pgcb_xcalloc(n, sizeof *query_of);
     for (size_t s = 0; s < cfg->nsuites; s++) {
         const struct pgcb_cfg_suite *su = &cfg->suites[s];
+        size_t nt = su->ntransports ? su->ntransports : 1;
         for (size_t k = 0; k < su->nqueries; k++)
-            for (size_t d = 0; d < su->ndepths; d++) {
+            for (size_t d = 0; d < su->ndepths * nt; d++) {
                 const struct pgcb_cfg_query *q = &cfg->queries[su->queries[k]];
                 struct pgcb_res_group *g = &r->groups[r->ngroups];
+                int tr = su->ntransports ? (int)su->transports[d % nt] : -1;
                 g->suite = pgcb_xstrdup(su->name);
+                if (tr >= 0)
+                    g->transport = pgcb_xstrdup(pgcb_transport_name((enum pgcb_transport)tr));
+                if (tr >= 0 || su->conninfo)
+                    g->conninfo = pgcb_conninfo_redact(pgcb_connplan_get(plan, cfg, s, tr));
                 g->query = pgcb_xstrdup(q->name);
                 g->sql = pgcb_xstrdup(q->sql);
-                g->depth = su->depths[d];
+                g->depth = su->depths[d / nt];
                 g->threads = su->threads;
                 g->thread_cpus = pgcb_xcalloc(su->threads, sizeof *g->thread_cpus);
                 for (uint32_t t = 0; t < su->threads; t++)
@@ -535,6 +544,7 @@ int main(int argc, char **argv)
 
     int rc = 1;
     struct pgcb_result r = {0};
+    struct pgcb_connplan plan = {0};
     size_t *query_of = NULL;
     char *output = NULL, *journal_path = NULL;
     char cpu_err[256];
@@ -571,6 +581,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }
+    /* Each group's connection string (a transport the server cannot offer
+     * stops the run here, before anything is measured). */
+    if (pgcb_connplan_build(&plan, &cfg, need_server ? &si : NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+    s.plan = &plan;
     s.quiet = quiet;
     s.postmaster_pid = si.postmaster_pid;
     if (pgcb_session_open(&s, err, sizeof err) != 0) {
@@ -603,7 +620,7 @@ int main(int argc, char **argv)
                                                : " (could not be moved)");
     fill_noise(&r, &cfg);
     pgcb_session_describe(&s, &r);
-    query_of = build_groups(&r, &cfg, &s);
+    query_of = build_groups(&r, &cfg, &s, &plan);
     if (resume) {
         if (pgcb_journal_restore(&resumed, resume, &r, err, sizeof err) != 0) {
             fprintf(stderr, "runner: %s\n", err);
@@ -661,6 +678,8 @@ int main(int argc, char **argv)
     pgcb_progress_finish(s.progress, done == r.ngroups);
     fill_run_steal(&r, &steal0, steal_ok, steal_t0);
     if (!quiet && done > 0)
+        pgcb_report_transport_summary(stdout, &r, PGCB_TABLE_BOX);
+    if (!quiet && done > 0)
         pgcb_report_rankings(stdout, &r);
     if (!quiet)
         pgcb_report_run_noise(stdout, &r);
@@ -699,6 +718,7 @@ out:
     free(query_of);
     pgcb_result_free(&r);
     pgcb_session_free(&s);
+    pgcb_connplan_free(&plan);
     pgcb_config_free(&cfg);
     return rc;
 }

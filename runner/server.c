@@ -182,6 +182,34 @@ static PGconn *connect_session(const char *conninfo, char *err, size_t errlen)
     return conn;
 }
 
+/* One SHOW into buf (n bytes): 0, or -1 (buf ""). */
+static int show(PGconn *conn, const char *name, char *buf, size_t n)
+{
+    char sql[96];
+    snprintf(sql, sizeof sql, "SHOW %s", name);
+    PGresult *res = PQexec(conn, sql);
+    int ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+    snprintf(buf, n, "%s", ok ? PQgetvalue(res, 0, 0) : "");
+    PQclear(res);
+    return ok ? 0 : -1;
+}
+
+/* What the transports' defaults are derived from (transport.h). */
+static void read_transport_facts(PGconn *conn, struct pgcb_transport_facts *f)
+{
+    char port[32], ssl[16];
+    *f = (struct pgcb_transport_facts){0};
+    if (show(conn, "port", port, sizeof port) != 0 ||
+        show(conn, "listen_addresses", f->listen_addresses, sizeof f->listen_addresses) != 0 ||
+        show(conn, "unix_socket_directories", f->unix_socket_directories,
+             sizeof f->unix_socket_directories) != 0 ||
+        show(conn, "ssl", ssl, sizeof ssl) != 0)
+        return;
+    f->port = atoi(port);
+    f->ssl = strcmp(ssl, "on") == 0;
+    f->known = f->port > 0;
+}
+
 int pgcb_server_prepare(const char *conninfo, const char *setup_path,
                         struct pgcb_server_info *info, char *err, size_t errlen)
 {
@@ -196,6 +224,7 @@ int pgcb_server_prepare(const char *conninfo, const char *setup_path,
     const char *v = PQparameterStatus(conn, "server_version");
     snprintf(info->version, sizeof info->version, "%s", v ? v : "unknown");
     info->version_num = PQserverVersion(conn);
+    read_transport_facts(conn, &info->transport);
 
     /* A server here (its backend is a postgres process of this machine):
      * its CPU time can be read. */
@@ -293,6 +322,36 @@ int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, si
     int n = PQntuples(res);
     for (int i = 0; i < n && (size_t)i < max; i++)
         pids[i] = atoi(PQgetvalue(res, i, 0));
+    PQclear(res);
+    return n;
+}
+
+int pgcb_server_tagged_conns(const char *conninfo, const char *tag,
+                             struct pgcb_transport_conn *out, size_t max, char *err,
+                             size_t errlen)
+{
+    /* ssl is NULL where the session may not see the backend's details
+     * (another role without pg_read_all_stats); client_port is -1 for the
+     * unix socket. */
+    PGresult *res = query_tagged(conninfo,
+                                 "SELECT a.pid, s.ssl, s.version, s.cipher, s.bits, "
+                                 "host(a.client_addr), a.client_port "
+                                 "FROM pg_stat_activity a JOIN pg_stat_ssl s USING (pid) "
+                                 "WHERE a.application_name = $1 AND a.pid <> pg_backend_pid() "
+                                 "ORDER BY a.pid", tag, err, errlen);
+    if (!res)
+        return -1;
+    int n = PQntuples(res);
+    for (int i = 0; i < n && (size_t)i < max; i++) {
+        struct pgcb_transport_conn *c = &out[i];
+        *c = (struct pgcb_transport_conn){.pid = atoi(PQgetvalue(res, i, 0))};
+        c->ssl = PQgetisnull(res, i, 1) ? -1 : strcmp(PQgetvalue(res, i, 1), "t") == 0;
+        snprintf(c->version, sizeof c->version, "%s", PQgetvalue(res, i, 2));
+        snprintf(c->cipher, sizeof c->cipher, "%s", PQgetvalue(res, i, 3));
+        c->bits = PQgetisnull(res, i, 4) ? 0 : atoi(PQgetvalue(res, i, 4));
+        snprintf(c->client_addr, sizeof c->client_addr, "%s", PQgetvalue(res, i, 5));
+        c->client_port = PQgetisnull(res, i, 6) ? -1 : atoi(PQgetvalue(res, i, 6));
+    }
     PQclear(res);
     return n;
 }

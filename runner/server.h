@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include "transport.h"
+
 struct pgcb_server_info {
     char version[64];          /* server_version, e.g. "15.18 (Debian 15.18-0+deb12u1)" */
     int version_num;           /* e.g. 150018 */
@@ -14,10 +16,12 @@ struct pgcb_server_info {
     char cpus_source[32];      /* "PGCB_SERVER_CPUS", "detected" or "unknown" */
     char where[256];           /* "socket /tmp/x (port 5433)" or "host h port p" */
     int postmaster_pid;        /* the server's postmaster if it runs here, else 0 */
+    struct pgcb_transport_facts transport; /* port, listen_addresses, unix_socket_directories,
+                                  ssl: what the transports' defaults are derived from */
 };
 
 /* Connect with `conninfo` ("" = PG* environment variables), read the server
- * facts, run the setup script `setup_path` (NULL: none) one statement at a
+ * facts (a SHOW that fails leaves info->transport unknown, no error), run the setup script `setup_path` (NULL: none) one statement at a
  * time, disconnect. Returns 0, or -1 with one line in err: the server that
  * could not be reached, or "FILE:LINE: SQLSTATE: message". */
 int pgcb_server_prepare(const char *conninfo, const char *setup_path,
@@ -54,6 +58,18 @@ int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *er
  */
 int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
                             char *err, size_t errlen);
+
+/*
+ * The backends whose application_name is `tag`, as pgcb_server_tagged_pids,
+ * with how each is connected: pg_stat_ssl (ssl, version, cipher, bits) and
+ * pg_stat_activity (client_addr, client_port: -1 for the unix socket). A
+ * backend whose details the runner's session may not see has ssl = -1.
+ * Returns how many the server lists (the first `max` in out), or -1 with a
+ * one-line message in err.
+ */
+int pgcb_server_tagged_conns(const char *conninfo, const char *tag,
+                             struct pgcb_transport_conn *out, size_t max, char *err,
+                             size_t errlen);
 
 /* 1 if `conninfo` itself sets application_name (a non-empty value, copied
  * into buf): it wins over PGAPPNAME, so the hosts' tags do not reach the

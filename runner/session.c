@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "connplan.h"
 #include "measure.h"
 #include "orders.h"
 #include "pct.h"
@@ -265,51 +266,67 @@ int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t)
     return s->cfg->cpus[t % s->cfg->ncpus];
 }
 
-static struct pgcb_host_spec driver_spec(struct pgcb_session *s, size_t d)
+/* Driver d's host, its connections opened with `conninfo`. */
+static struct pgcb_host_spec driver_spec(struct pgcb_session *s, size_t d, const char *conninfo)
 {
     return (struct pgcb_host_spec){.sd = &s->drivers[d], .nthreads = s->nthreads,
                                    .cpus = s->cfg->cpus, .ncpus = s->cfg->ncpus,
-                                   .role = "driver"};
+                                   .role = "driver", .conninfo = conninfo};
 }
 
 /* Driver d's host has just started: find its backends (backend.h) by the
- * host's tag, or record in its set why they cannot be known. Nothing for a
- * driver that does no I/O. */
+ * host's tag, or record in its set why they cannot be known, and how the
+ * server sees its connections (transport.h; also for a server elsewhere).
+ * Nothing for a driver that does no I/O. */
 static void find_backends(struct pgcb_session *s, size_t d)
 {
     struct pgcb_sdriver *sd = &s->drivers[d];
     struct pgcb_backend_set *set = &sd->host.backends;
+    struct pgcb_transport_seen *seen = &sd->host.transport;
     char app[128], err[400];
+    struct pgcb_transport_conn conns[PGCB_MAX_THREADS];
     int pids[PGCB_MAX_THREADS];
     if (sd->caps & PGCB_CAP_NO_IO) {
         *set = (struct pgcb_backend_set){0};
+        *seen = (struct pgcb_transport_seen){0};
         return;
     }
-    if (!s->postmaster_pid) {
-        pgcb_backend_set_init(set, NULL, 0, s->nthreads, 0);
-    } else if (!sd->host.tag[0]) {
+    if (!sd->host.tag[0]) {
         pgcb_backend_set_unknown(set, "PGAPPNAME gives the connections an application_name of "
                                       "the user's own, by which the backends cannot be told "
                                       "from others");
-    } else if (pgcb_conninfo_appname(s->cfg->conninfo, app, sizeof app)) {
+        pgcb_transport_unknown(seen, "%s", set->why);
+    } else if (pgcb_conninfo_appname(sd->host.conninfo, app, sizeof app)) {
         pgcb_backend_set_unknown(set, "the conninfo sets application_name=%s, by which the "
                                       "backends cannot be told from others", app);
+        pgcb_transport_unknown(seen, "%s", set->why);
     } else {
-        int n = pgcb_server_tagged_pids(s->cfg->conninfo, sd->host.tag, pids, PGCB_MAX_THREADS,
-                                        err, sizeof err);
-        if (n < 0)
+        /* The runner's own session: [server] conninfo, as for setup. */
+        int n = pgcb_server_tagged_conns(s->cfg->conninfo, sd->host.tag, conns,
+                                         PGCB_MAX_THREADS, err, sizeof err);
+        if (n < 0) {
             pgcb_backend_set_unknown(set, "its backends could not be listed: %s", err);
-        else
+            pgcb_transport_unknown(seen, "%s", set->why);
+        } else {
+            size_t got = (size_t)n < PGCB_MAX_THREADS ? (size_t)n : PGCB_MAX_THREADS;
+            for (size_t i = 0; i < got; i++)
+                pids[i] = conns[i].pid;
+            pgcb_transport_classify(conns, got, seen);
             pgcb_backend_set_init(set, pids, (size_t)n, s->nthreads, s->postmaster_pid);
+        }
     }
+    if (!s->postmaster_pid) /* its reason first: no tag can help there */
+        pgcb_backend_set_init(set, NULL, 0, s->nthreads, 0);
 }
 
 static struct pgcb_host_spec bg_spec(struct pgcb_session *s, size_t b)
 {
     const struct pgcb_cfg_background *cb = s->bgs[b].cfg;
+    /* Background load is load on the server: [server] conninfo, whatever
+     * the group's transport. */
     return (struct pgcb_host_spec){.sd = &s->bgs[b].sd, .nthreads = cb->connections,
                                    .cpus = cb->cpus, .ncpus = cb->ncpus,
-                                   .role = "background"};
+                                   .role = "background", .conninfo = s->cfg->conninfo};
 }
 
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
@@ -330,7 +347,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
                      s->drivers[d].cfg->name);
             return -1;
         }
-        struct pgcb_host_spec spec = driver_spec(s, d);
+        struct pgcb_host_spec spec = driver_spec(s, d, pgcb_connplan_first(s->plan, cfg));
         if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
             return -1;
         find_backends(s, d);
@@ -374,12 +391,6 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
         return -1;
     }
     return 0;
-}
-
-const char *pgcb_session_conninfo(const struct pgcb_session *s, size_t suite)
-{
-    (void)suite;
-    return s->cfg->conninfo;
 }
 
 const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q)
@@ -780,6 +791,35 @@ static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, cons
     return NULL;
 }
 
+/* The connection string of group gr (connplan.h). */
+static const char *group_conninfo(const struct pgcb_session *s, const struct pgcb_res_group *gr)
+{
+    const struct pgcb_cfg_suite *su = suite_of(s->cfg, gr->suite);
+    enum pgcb_transport t;
+    int ti = gr->transport && pgcb_transport_parse(gr->transport, &t) == 0 ? (int)t : -1;
+    return pgcb_connplan_get(s->plan, s->cfg, su ? (size_t)(su - s->cfg->suites) : 0, ti);
+}
+
+/* What driver d's connections used, as its host's last look at them found
+ * (find_backends), into cell c of a group that asked for `asked` (NULL: the
+ * suite did not ask). */
+static void cell_transport(struct pgcb_res_cell *c, const struct pgcb_transport_seen *seen,
+                           const char *asked)
+{
+    struct pgcb_res_transport *t = &c->transport;
+    if (!seen->recorded)
+        return;
+    t->recorded = 1;
+    t->asked = asked ? pgcb_xstrdup(asked) : NULL;
+    t->seen = pgcb_xstrdup(seen->seen);
+    t->why = seen->why[0] ? pgcb_xstrdup(seen->why) : NULL;
+    t->tls_version = seen->version[0] ? pgcb_xstrdup(seen->version) : NULL;
+    t->cipher = seen->cipher[0] ? pgcb_xstrdup(seen->cipher) : NULL;
+    t->bits = seen->bits;
+    t->client_addr = seen->client_addr[0] ? pgcb_xstrdup(seen->client_addr) : NULL;
+    t->mismatch = asked && strcmp(seen->seen, "unknown") != 0 && strcmp(seen->seen, asked) != 0;
+}
+
 /* Steal time around one order's job (steal.h): /proc/stat read just
  * before the job is sent and just after its answer, never while a host
  * measures. */
@@ -923,10 +963,11 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     struct pgcb_job base = {.query = q, .group = g, .ngroups = r->ngroups,
                             .norders = s->norders, .depth = gr->depth, .nthreads = nthreads,
                             .transaction = su->transaction, .check_sum = check_sum,
-                            .connect = su->connect, .suite = (size_t)(su - cfg->suites)};
+                            .connect = su->connect};
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
-    snprintf(base.label, sizeof base.label, "%s / %s %s", gr->suite, gr->query, shape);
+    snprintf(base.label, sizeof base.label, "%s / %s %s%s%s", gr->suite, gr->query, shape,
+             gr->transport ? " " : "", gr->transport ? gr->transport : "");
 
     /* 0. The background load runs from before the warm-up to after the last
      * order. */
@@ -950,15 +991,28 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             gs[d].failed = 1;
             continue;
         }
-        struct pgcb_host_spec spec = driver_spec(s, d);
-        if (sd->host.pid == 0) {
+        const char *ci = group_conninfo(s, gr);
+        struct pgcb_host_spec spec = driver_spec(s, d, ci);
+        /* Another connection string than its connections have (another
+         * transport or suite): the host is started again with the group's,
+         * here, before the warm-up. A driver without I/O ignores it. */
+        int switched = sd->host.pid != 0 && !(sd->caps & PGCB_CAP_NO_IO) &&
+                       strcmp(sd->host.conninfo ? sd->host.conninfo : "", ci) != 0;
+        if (switched)
+            pgcb_host_stop(&sd->host);
+        const int started = sd->host.pid == 0;
+        if (started) {
             if (pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
-                cell_fail(c, "restart failed: %s", why);
+                cell_fail(c, "%s failed: %s", switched ? "reconnecting with the group's "
+                                                          "connection string" : "restart", why);
+                pgcb_transport_unknown(&sd->host.transport, "its host could not connect");
+                cell_transport(c, &sd->host.transport, gr->transport);
                 gs[d].failed = 1;
                 continue;
             }
             find_backends(s, d); /* new connections, new backends */
         }
+        cell_transport(c, &sd->host.transport, gr->transport);
         const char *qerr = pgcb_session_query_error(s, d, q);
         if (qerr) {
             cell_fail(c, "%s", qerr);
@@ -990,6 +1044,17 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             gs[d].expect_sum = sh->threads[0].expect_sum;
             for (uint32_t t = 1; t < nthreads; t++)
                 gs[d].threads_disagree |= sh->threads[t].expect_sum != gs[d].expect_sum;
+            /* A host kept from the last group may have reopened a connection
+             * in the warm-up (one that failed there): its backends and how
+             * they connect are read again for this group, outside any
+             * timing. Not after a connection group's warm-up: it used no
+             * connection of the host's, and its samples' backends may still
+             * be exiting. */
+            if (!started && !gs[d].failed && !su->connect) {
+                find_backends(s, d);
+                pgcb_result_transport_free(&c->transport);
+                cell_transport(c, &sd->host.transport, gr->transport);
+            }
         }
         pgcb_progress_job_end(s->progress, gs[d].failed);
         /* Warm-up batches are not counted, but each thread's first batch is

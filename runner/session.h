@@ -57,8 +57,13 @@ struct pgcb_sbg {
     struct pgcb_sdriver sd;
 };
 
+struct pgcb_connplan;
+
 struct pgcb_session {
     const struct pgcb_config *cfg;
+    const struct pgcb_connplan *plan; /* each group's connection string (connplan.h); NULL:
+                                     [server] conninfo everywhere. Not owned; set before
+                                     pgcb_session_open() */
     struct pgcb_sdriver *drivers; /* the measured drivers (not `measure = no`) */
     size_t ndrivers;
     struct pgcb_sbg *bgs;         /* one per [background.NAME], in file order */
@@ -84,20 +89,14 @@ struct pgcb_session {
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
                       size_t errlen);
 
-/* Start a host per driver: connect every thread, prepare every query a suite
+/* Start a host per driver: connect every thread (with the first group's
+ * connection string, s->plan), prepare every query a suite
  * uses, prime each once (checking its row count against [query] rows), pin
  * the measuring threads. A query the server refuses is not fatal: its groups
  * fail for that driver (pgcb_session_query_error says why), unless no query
  * is left that some driver doing I/O can run. Returns 0, or -1 with one line
  * in err. */
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen);
-
-/* The connection string of the connections suite `suite` (an index into
- * the config's suites) opens itself: a connection suite's samples
- * (connect = yes). Today every group's is the run's, cfg->conninfo; the one
- * place where a suite's own connection string is to be chosen. Valid as
- * long as the config. Callable in a host (the session is its fork's copy). */
-const char *pgcb_session_conninfo(const struct pgcb_session *s, size_t suite);
 
 /* Why driver d could not prepare query q, or NULL. */
 const char *pgcb_session_query_error(const struct pgcb_session *s, size_t d, size_t q);
@@ -114,8 +113,11 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r);
 void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
                          struct pgcb_eta_group *out);
 
-/* Measure group `g` of r (suite/query/depth/threads set, cells zeroed):
- * warm-up, then every execution order. Fills every cell. Returns 0, or 1 if
+/* Measure group `g` of r (suite/query/depth/threads/transport set, cells
+ * zeroed): a host whose connections were opened with another connection
+ * string than the group's is restarted with the group's first (outside any
+ * timing), then warm-up, then every execution order. Each cell records what
+ * its driver's connections used (transport). Fills every cell. Returns 0, or 1 if
  * the run was asked to stop (cells not reached stay NOT_RUN). */
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g,
                            size_t query_index);

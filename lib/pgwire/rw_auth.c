@@ -12,6 +12,7 @@
 #include "rw_codec.h"
 #include "rw_err.h"
 #include "rw_io.h"
+#include "rw_tls.h"
 
 /* Encode one message with enc(b, ...) already done; send and free it. */
 static int rw_auth_send(struct pgcb_conn *c, struct rw_buf *b, char *err, size_t errlen)
@@ -58,6 +59,69 @@ static const char *rw_auth_name(uint32_t code)
     }
 }
 
+/* AuthenticationSASL: choose the mechanism as libpq's pg_SASL_init does
+ * and send the client-first-message. */
+static int rw_auth_sasl(struct pgcb_conn *c, struct rw_auth *a, const char *data, size_t dlen,
+                        char *err, size_t errlen)
+{
+    int plus = rw_dec_sasl_has(data, dlen, "SCRAM-SHA-256-PLUS");
+    int plain = rw_dec_sasl_has(data, dlen, "SCRAM-SHA-256");
+    int tls = c->ssl != NULL, cbmode = a->channel_binding[0];
+    unsigned char hash[64];
+    struct rw_scram_cb cb = {'n', NULL, 0};
+    const char *mech = NULL;
+    struct rw_buf b;
+
+    if (plus < 0 || plain < 0) {
+        rw_errf(err, errlen, "malformed SASL mechanism list from the server");
+        return PGCB_ERR_PROTOCOL;
+    }
+    if (a->sasl_state != 0) {
+        rw_errf(err, errlen, "unexpected SASL authentication request from the server");
+        return PGCB_ERR_PROTOCOL;
+    }
+    if (cbmode == 'r' && !tls) {
+        rw_errf(err, errlen, "channel binding required, but SSL not in use");
+        return PGCB_ERR_CONNECT;
+    }
+    if (plus && !tls) { /* TLS stripped on the way? */
+        rw_errf(err, errlen, "server offered SCRAM-SHA-256-PLUS authentication over a non-SSL "
+                             "connection");
+        return PGCB_ERR_CONNECT;
+    }
+    if (plus && cbmode != 'd')
+        mech = "SCRAM-SHA-256-PLUS";
+    else if (plain)
+        mech = "SCRAM-SHA-256";
+    if (!mech) {
+        rw_errf(err, errlen, "the server offers no SASL mechanism rawwire supports "
+                             "(SCRAM-SHA-256, SCRAM-SHA-256-PLUS)");
+        return PGCB_ERR_CONNECT;
+    }
+    if (cbmode == 'r' && strcmp(mech, "SCRAM-SHA-256-PLUS") != 0) {
+        rw_errf(err, errlen, "channel binding is required, but server did not offer an "
+                             "authentication method that supports channel binding");
+        return PGCB_ERR_CONNECT;
+    }
+    if (rw_need_password(a, "SCRAM-SHA-256", err, errlen))
+        return PGCB_ERR_CONNECT;
+    if (strcmp(mech, "SCRAM-SHA-256-PLUS") == 0) {
+        cb.flag = 'p';
+        cb.data = hash;
+        if (rw_tls_endpoint_hash(c, hash, &cb.len, err, errlen))
+            return PGCB_ERR_CONNECT;
+        a->bound = 1;
+    } else if (tls && cbmode != 'd') {
+        cb.flag = 'y'; /* could bind, but the server did not offer it */
+    }
+    if (rw_scram_init(&a->scram, "", NULL, &cb, err, errlen))
+        return PGCB_ERR_CONNECT;
+    rw_buf_init(&b);
+    rw_enc_sasl_initial(&b, mech, a->scram.client_first, strlen(a->scram.client_first));
+    a->sasl_state = 1;
+    return rw_auth_send(c, &b, err, errlen);
+}
+
 int rw_auth_request(struct pgcb_conn *c, struct rw_auth *a, const char *body, size_t n, char *err,
                     size_t errlen)
 {
@@ -70,6 +134,18 @@ int rw_auth_request(struct pgcb_conn *c, struct rw_auth *a, const char *body, si
     if (rw_dec_auth(body, n, &code, &data, &dlen)) {
         rw_errf(err, errlen, "malformed authentication request from the server");
         return PGCB_ERR_PROTOCOL;
+    }
+    /* channel_binding=require: only SCRAM-SHA-256-PLUS may authenticate us,
+     * checked before anything is sent (libpq's check_expected_areq) */
+    if (a->channel_binding[0] == 'r' && code != 10 && code != 11 && code != 12) {
+        if (code != 0)
+            rw_errf(err, errlen, "channel binding required but not supported by server's "
+                                 "authentication request");
+        else if (!a->bound || a->sasl_state != 3)
+            rw_errf(err, errlen, "channel binding required, but server authenticated client "
+                                 "without channel binding");
+        if (code != 0 || !a->bound || a->sasl_state != 3)
+            return PGCB_ERR_CONNECT;
     }
     switch (code) {
     case 0: /* AuthenticationOk */
@@ -104,25 +180,8 @@ int rw_auth_request(struct pgcb_conn *c, struct rw_auth *a, const char *body, si
         return rw_auth_send(c, &b, err, errlen);
     }
 
-    case 10: { /* SASL: the mechanisms the server offers */
-        int has = rw_dec_sasl_has(data, dlen, "SCRAM-SHA-256");
-        if (has < 0) {
-            rw_errf(err, errlen, "malformed SASL mechanism list from the server");
-            return PGCB_ERR_PROTOCOL;
-        }
-        if (!has || a->sasl_state != 0) {
-            rw_errf(err, errlen, "the server offers no SASL mechanism rawwire supports "
-                                 "(SCRAM-SHA-256 without channel binding)");
-            return PGCB_ERR_CONNECT;
-        }
-        if (rw_need_password(a, "SCRAM-SHA-256", err, errlen))
-            return PGCB_ERR_CONNECT;
-        if (rw_scram_init(&a->scram, "", NULL, err, errlen))
-            return PGCB_ERR_CONNECT;
-        rw_enc_sasl_initial(&b, "SCRAM-SHA-256", a->scram.client_first, strlen(a->scram.client_first));
-        a->sasl_state = 1;
-        return rw_auth_send(c, &b, err, errlen);
-    }
+    case 10: /* SASL: the mechanisms the server offers */
+        return rw_auth_sasl(c, a, data, dlen, err, errlen);
 
     case 11: { /* SASLContinue: server-first-message */
         char *final = NULL;

@@ -1,7 +1,11 @@
 /*
  * rw_auth.h -- answering the server's authentication requests during
- * startup: trust (AuthenticationOk), cleartext password, MD5 and
- * SCRAM-SHA-256. GSS, SSPI, Kerberos and SCM credentials are refused.
+ * startup: trust (AuthenticationOk), cleartext password, MD5,
+ * SCRAM-SHA-256 and, over TLS, SCRAM-SHA-256-PLUS (channel binding
+ * tls-server-end-point). GSS, SSPI, Kerberos and SCM credentials are
+ * refused. channel_binding as libpq 15: `prefer` (the default) binds when
+ * the server offers -PLUS over TLS; `disable` never; `require` refuses any
+ * other way to authenticate -- before a password or its hash is sent.
  *
  * Ownership: struct rw_auth owns its copy of the password and the SCRAM
  * state; rw_auth_free wipes and frees them.
@@ -18,8 +22,10 @@ struct rw_auth {
     const char *user;          /* not owned */
     char *password;            /* owned; NULL: none given */
     const char *why_no_password; /* static; set when a passfile was ignored */
+    const char *channel_binding; /* "disable", "prefer" or "require"; not owned */
     struct rw_scram scram;
     int sasl_state;            /* 0 none, 1 client-first sent, 2 client-final sent, 3 verified */
+    int bound;                 /* the exchange is SCRAM-SHA-256-PLUS */
     int ok;                    /* AuthenticationOk received */
 };
 

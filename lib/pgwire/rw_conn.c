@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rw_auth.h"
+#include "rw_tls.h"
 #include "rw_conninfo.h"
 #include "rw_err.h"
 #include "rw_io.h"
@@ -76,13 +77,15 @@ void rw_conn_close(struct pgcb_conn *c)
     if (!c)
         return;
     if (c->fd >= 0) {
-        if (!c->broken) {
-            static const char terminate[5] = {'X', 0, 0, 0, 4};
-            c->deadline_ns = 0;
+        static const char terminate[5] = {'X', 0, 0, 0, 4};
+        c->deadline_ns = 0;
+        if (c->ssl)
+            rw_tls_close(c, c->broken ? NULL : terminate, c->broken ? 0 : sizeof terminate);
+        else if (!c->broken)
             (void)send(c->fd, terminate, sizeof terminate, MSG_NOSIGNAL | MSG_DONTWAIT);
-        }
         close(c->fd);
     }
+    rw_tls_close(c, NULL, 0); /* what a failed handshake left */
     rw_free_stmts(c);
     rw_buf_free(&c->batch);
     free(c->rbuf);
@@ -95,6 +98,7 @@ void rw_conn_close(struct pgcb_conn *c)
  * host). */
 static void rw_conn_reset(struct pgcb_conn *c)
 {
+    rw_tls_close(c, NULL, 0);
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
@@ -185,9 +189,10 @@ static const char *rw_env_option(const char *var)
 
 /* StartupMessage (the parameters in libpq 15's order), authentication,
  * then messages until ReadyForQuery. On a server ErrorResponse, its
- * SQLSTATE goes to sqlstate (room for 6). */
+ * SQLSTATE goes to sqlstate (room for 6), and *refused is set when it came
+ * before AuthenticationOk (where libpq retries with or without TLS). */
 static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_auth *a,
-                      char *sqlstate, char *err, size_t errlen)
+                      char *sqlstate, int *refused, char *err, size_t errlen)
 {
     const char *app = p->v[RW_P_APPLICATION_NAME];
     const char *opts = p->v[RW_P_OPTIONS];
@@ -245,6 +250,7 @@ static int rw_startup(struct pgcb_conn *c, const struct rw_params *p, struct rw_
             }
             rw_pgerr_format(&e, err, errlen);
             snprintf(sqlstate, 6, "%s", e.code ? e.code : "");
+            *refused = !a->ok;
             return PGCB_ERR_CONNECT;
         case 'N': /* NoticeResponse: drivers never print */
         case 'S': /* ParameterStatus: nothing rawwire depends on */
@@ -321,28 +327,105 @@ static void rw_err_where(const struct pgcb_conn *c, char *err, size_t errlen)
         memcpy(err + off, where, wl + 1);
 }
 
-/* Connect to one target and start up; the password comes from the
- * parameters or the password file for this host. *next is set when libpq
- * would go on to the next host: the connection could not be made, or the
- * server said 57P03 cannot_connect_now. Any other failure (authentication,
- * a missing database, requirepeer, a protocol error) stops the search. */
+/* The password for target t: the parameter's, else the password file's
+ * (a->why_no_password says why none). */
+static void rw_auth_setup(struct rw_auth *a, const struct rw_params *p, const struct rw_target *t)
+{
+    const char *pw = p->v[RW_P_PASSWORD];
+    const char *cb = p->v[RW_P_CHANNEL_BINDING];
+
+    memset(a, 0, sizeof *a);
+    a->user = p->v[RW_P_USER];
+    a->channel_binding = cb && *cb ? cb : "prefer";
+    if (pw && *pw)
+        a->password = strdup(pw);
+    else
+        a->password = rw_passfile_lookup(p->v[RW_P_PASSFILE], *t->host ? t->host : t->hostaddr,
+                                         t->port, p->v[RW_P_DBNAME], a->user, &a->why_no_password);
+}
+
+static int rw_is_unix(const struct pgcb_conn *c)
+{
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    return getsockname(c->fd, (struct sockaddr *)&ss, &sl) == 0 && ss.ss_family == AF_UNIX;
+}
+
+/* What ended one attempt, for the retry libpq's sslmode allows. */
+enum rw_attempt_end {
+    RW_END_DONE = 0,      /* connected, or failed for good */
+    RW_END_NEXT_HOST,     /* could not connect, or 57P03: the next host */
+    RW_END_RETRY_PLAIN,   /* prefer: TLS failed or the server refused us over it */
+    RW_END_RETRY_TLS      /* allow: the server refused us in clear text */
+};
+
+/* One attempt on target t: connect, TLS if `tls` (and the socket is not a
+ * unix-domain one: libpq never asks there), start up. *end says what libpq
+ * would do next. */
+static int rw_attempt(struct pgcb_conn *c, const struct rw_params *p, const struct rw_target *t,
+                      const char *mode, int tls, int *end, char *err, size_t errlen)
+{
+    char sqlstate[6] = "", answer = RW_TLS_NO;
+    int refused = 0, rc, tried_tls = 0;
+    struct rw_auth a;
+
+    *end = RW_END_DONE;
+    rc = rw_io_connect(c, t, err, errlen);
+    if (rc != PGCB_OK) {
+        *end = RW_END_NEXT_HOST;
+        return rc;
+    }
+    if ((rc = rw_check_peer(c, p->v[RW_P_REQUIREPEER], err, errlen)) != PGCB_OK) {
+        rw_err_where(c, err, errlen);
+        return rc;
+    }
+    if (tls && !rw_is_unix(c)) {
+        tried_tls = 1;
+        if ((rc = rw_tls_request(c, &answer, err, errlen)) != PGCB_OK) {
+            rw_err_where(c, err, errlen);
+            return rc;
+        }
+        if (answer == RW_TLS_NO && (strcmp(mode, "require") == 0 || strncmp(mode, "verify-", 7) == 0)) {
+            rw_errf(err, errlen, "server does not support SSL, but SSL was required (%s)", c->peer);
+            return PGCB_ERR_CONNECT;
+        }
+        if (answer == RW_TLS_YES && (rc = rw_tls_handshake(c, p, t, err, errlen)) != PGCB_OK) {
+            rw_err_where(c, err, errlen);
+            if (strcmp(mode, "prefer") == 0)
+                *end = RW_END_RETRY_PLAIN;
+            return rc;
+        }
+    }
+    rw_auth_setup(&a, p, t);
+    if ((rc = rw_startup(c, p, &a, sqlstate, &refused, err, errlen)) != PGCB_OK) {
+        rw_err_where(c, err, errlen);
+        if (strcmp(sqlstate, "57P03") == 0)
+            *end = RW_END_NEXT_HOST;
+        else if (refused && strcmp(mode, "allow") == 0 && !tried_tls)
+            *end = RW_END_RETRY_TLS;
+        else if (refused && strcmp(mode, "prefer") == 0 && c->ssl)
+            *end = RW_END_RETRY_PLAIN;
+    }
+    rw_auth_free(&a);
+    return rc;
+}
+
+/* Connect to one target and start up, with TLS as sslmode says: disable
+ * never; allow in clear text first, then with TLS if the server refused
+ * that; prefer with TLS if the server offers it, in clear text after a
+ * failed handshake or a refusal over TLS; require and verify-* only with
+ * TLS. *next is set when libpq would go on to the next host: the
+ * connection could not be made, or the server said 57P03 cannot_connect_now.
+ * Any other failure (authentication, a missing database, requirepeer, TLS
+ * that sslmode requires, a protocol error) stops the search. */
 static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const struct rw_target *t,
                          int *next, char *err, size_t errlen)
 {
     const char *timeout = p->v[RW_P_CONNECT_TIMEOUT];
-    const char *pw = p->v[RW_P_PASSWORD];
-    char sqlstate[6] = "";
-    struct rw_auth a;
-    int rc;
+    const char *mode = p->v[RW_P_SSLMODE] && *p->v[RW_P_SSLMODE] ? p->v[RW_P_SSLMODE] : "prefer";
+    int tls = strcmp(mode, "disable") != 0 && strcmp(mode, "allow") != 0, end, rc;
 
     *next = 0;
-    memset(&a, 0, sizeof a);
-    a.user = p->v[RW_P_USER];
-    if (pw && *pw)
-        a.password = strdup(pw);
-    else
-        a.password = rw_passfile_lookup(p->v[RW_P_PASSFILE], *t->host ? t->host : t->hostaddr,
-                                        t->port, p->v[RW_P_DBNAME], a.user, &a.why_no_password);
     c->deadline_ns = 0;
     if (timeout && *timeout && atol(timeout) > 0) {
         struct timespec ts;
@@ -350,16 +433,14 @@ static int rw_try_target(struct pgcb_conn *c, const struct rw_params *p, const s
         clock_gettime(CLOCK_MONOTONIC, &ts);
         c->deadline_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec + (int64_t)secs * 1000000000;
     }
-    rc = rw_io_connect(c, t, err, errlen);
-    if (rc != PGCB_OK) {
-        *next = 1;
-    } else if ((rc = rw_check_peer(c, p->v[RW_P_REQUIREPEER], err, errlen)) != PGCB_OK) {
-        rw_err_where(c, err, errlen);
-    } else if ((rc = rw_startup(c, p, &a, sqlstate, err, errlen)) != PGCB_OK) {
-        rw_err_where(c, err, errlen);
-        *next = strcmp(sqlstate, "57P03") == 0;
+    rc = rw_attempt(c, p, t, mode, tls, &end, err, errlen);
+    if (end == RW_END_RETRY_PLAIN || end == RW_END_RETRY_TLS) { /* once, on a new connection */
+        rw_conn_reset(c);
+        rc = rw_attempt(c, p, t, mode, end == RW_END_RETRY_TLS, &end, err, errlen);
+        if (end != RW_END_NEXT_HOST)
+            end = RW_END_DONE;
     }
-    rw_auth_free(&a);
+    *next = end == RW_END_NEXT_HOST;
     c->deadline_ns = 0;
     if (rc == PGCB_ERR_IO || rc == PGCB_ERR_PROTOCOL)
         rc = PGCB_ERR_CONNECT; /* nothing was open yet: it is a failure to connect */
@@ -408,6 +489,7 @@ int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb
     rw_targets_free(t, nt);
     rw_params_free(&p);
     if (rc != PGCB_OK) {
+        c->broken = 1; /* no Terminate on a session that never started (libpq sends none) */
         rw_conn_close(c);
         return rc;
     }

@@ -3,7 +3,7 @@
  * struct pgcb_conn / struct pgcb_stmt), shared by the rawwire and floor
  * drivers, and the operations on them that are not the hot path.
  *
- * Ownership: a connection owns its socket, its read buffer, its encoded
+ * Ownership: a connection owns its socket, its TLS state, its read buffer, its encoded
  * batch, its "C" locale and the list of its statements; rw_conn_close frees
  * all of them. A statement is one allocation (name, column kinds) plus its
  * result format codes and its pre-encoded execution bytes; it lives until
@@ -34,8 +34,12 @@ struct pgcb_stmt {
     char name[];
 };
 
+struct ssl_st; /* OpenSSL's SSL (rw_tls.h) */
+
 struct pgcb_conn {
     int fd;
+    struct ssl_st *ssl;       /* TLS in use (rw_tls.h); NULL: clear text */
+    void *tls_bio_meth;       /* its socket BIO's methods (rw_tls.c), freed with it */
     struct rw_options opt;    /* result format, Describe, Sync (rw_options.h) */
     int broken;               /* after PGCB_ERR_IO / PGCB_ERR_PROTOCOL */
     locale_t c_locale;        /* for strtod_l; never the global locale */

@@ -38,14 +38,21 @@ static const struct {
     [RW_P_REQUIREPEER] = {"requirepeer", "PGREQUIREPEER"},
     [RW_P_SSL_MIN_PROTOCOL_VERSION] = {"ssl_min_protocol_version", "PGSSLMINPROTOCOLVERSION"},
     [RW_P_SSL_MAX_PROTOCOL_VERSION] = {"ssl_max_protocol_version", "PGSSLMAXPROTOCOLVERSION"},
+    [RW_P_SSLROOTCERT] = {"sslrootcert", "PGSSLROOTCERT"},
+    [RW_P_SSLCERT] = {"sslcert", "PGSSLCERT"},
+    [RW_P_SSLKEY] = {"sslkey", "PGSSLKEY"},
+    [RW_P_SSLPASSWORD] = {"sslpassword", NULL},
+    [RW_P_SSLCRL] = {"sslcrl", "PGSSLCRL"},
+    [RW_P_SSLCRLDIR] = {"sslcrldir", "PGSSLCRLDIR"},
+    [RW_P_SSLSNI] = {"sslsni", "PGSSLSNI"},
 };
 
-/* Keys libpq (15) accepts that rawwire ignores: TLS files, keepalives,
- * Kerberos, peer checks ... (their defaults are what rawwire does anyway). */
+/* Keys libpq (15) accepts that rawwire ignores: keepalives, Kerberos,
+ * TLS compression (which OpenSSL 3 no longer offers, so libpq's request for
+ * it is a no-op too) ... (their defaults are what rawwire does anyway). */
 static const char *const rw_ignored_keys[] = {
     "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
-    "tcp_user_timeout", "sslcompression", "sslcert", "sslkey", "sslpassword", "sslrootcert",
-    "sslcrl", "sslcrldir", "sslsni", "krbsrvname", "gsslib", "replication", NULL,
+    "tcp_user_timeout", "sslcompression", "krbsrvname", "gsslib", "replication", NULL,
 };
 
 const char *rw_param_name(enum rw_param p)
@@ -97,7 +104,6 @@ static int rw_param_set_requiressl(struct rw_params *p, const char *val, size_t 
     if (rw_param_put(p, RW_P_REQUIRESSL, val, n) ||
         rw_param_put(p, RW_P_SSLMODE, on ? "require" : "prefer", on ? 7 : 6))
         return -2;
-    p->sslmode_from = on ? "requiressl" : NULL;
     return 0;
 }
 
@@ -108,8 +114,6 @@ static int rw_param_set(struct rw_params *p, const char *key, size_t keylen, con
 {
     if (keylen == 10 && memcmp(key, "requiressl", 10) == 0)
         return rw_param_set_requiressl(p, val, n);
-    if (keylen == 7 && memcmp(key, "sslmode", 7) == 0)
-        p->sslmode_from = NULL;
     for (int i = 0; i < RW_P_COUNT; i++) {
         if (strlen(rw_param_info[i].key) == keylen && memcmp(rw_param_info[i].key, key, keylen) == 0) {
             char *v = strndup(val, n);
@@ -463,7 +467,6 @@ int rw_params_from_env(struct rw_params *p)
     if (!p->v[RW_P_SSLMODE] && (e = getenv("PGREQUIRESSL")) && e[0] == '1') {
         if (!(p->v[RW_P_SSLMODE] = strdup("require")))
             return -1;
-        p->sslmode_from = "PGREQUIRESSL";
     }
     return 0;
 }
@@ -508,14 +511,6 @@ static int rw_check_modes(const struct rw_params *p, char *err, size_t errlen)
                              "verify-ca or verify-full)");
         return -1;
     }
-    if (v && !rw_is(v, "disable") && !rw_is(v, "allow") && !rw_is(v, "prefer")) {
-        if (p->sslmode_from && rw_is(v, "require"))
-            rw_errf(err, errlen, "%s starting with \"1\" (libpq: sslmode=require) is not supported "
-                                 "by rawwire (no TLS)", p->sslmode_from);
-        else
-            rw_errf(err, errlen, "sslmode=%s is not supported by rawwire (no TLS)", v);
-        return -1;
-    }
     if ((v = p->v[RW_P_GSSENCMODE]) && !rw_one_of(v, gssmodes)) {
         rw_errf(err, errlen, "invalid gssencmode value (expected disable, prefer or require)");
         return -1;
@@ -526,10 +521,6 @@ static int rw_check_modes(const struct rw_params *p, char *err, size_t errlen)
     }
     if ((v = p->v[RW_P_CHANNEL_BINDING]) && !rw_one_of(v, cbmodes)) {
         rw_errf(err, errlen, "invalid channel_binding value (expected disable, prefer or require)");
-        return -1;
-    }
-    if (rw_is(v, "require")) {
-        rw_errf(err, errlen, "channel_binding=require is not supported by rawwire (no TLS)");
         return -1;
     }
     if ((v = p->v[RW_P_TARGET_SESSION_ATTRS]) && !rw_one_of(v, tsattrs)) {
@@ -557,8 +548,8 @@ static int rw_tls_version_ok(const char *v)
     return 0;
 }
 
-/* ssl_min/max_protocol_version as libpq checks them (meaningless without
- * TLS, but a bad value is refused as libpq refuses it); min defaults to
+/* ssl_min/max_protocol_version as libpq checks them (a bad value is
+ * refused even when no TLS is used, as libpq refuses it); min defaults to
  * TLSv1.2 as in libpq. 0, or -1 with err set. */
 static int rw_check_tls_versions(const struct rw_params *p, char *err, size_t errlen)
 {

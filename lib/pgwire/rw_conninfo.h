@@ -8,10 +8,12 @@
  * environment variables for every key the string leaves out (a key given
  * even as '' is not looked up), then libpq's defaults (rw_params_defaults).
  *
- * Keys libpq knows but that mean nothing without TLS/GSS/keepalive support
- * are accepted and ignored, except where ignoring them would weaken what the
- * user asked for: sslmode require/verify-ca/verify-full, gssencmode=require,
- * channel_binding=require, requiressl=1... and service are refused.
+ * TLS keys (sslmode, sslrootcert, sslcert, sslkey, sslpassword, sslcrl,
+ * sslcrldir, sslsni, ssl_min/max_protocol_version, channel_binding) are
+ * kept for rw_tls.h and rw_auth.h. Keys libpq knows but that mean nothing
+ * without GSS/keepalive support are accepted and ignored, except where
+ * ignoring them would weaken what the user asked for: gssencmode=require
+ * and service are refused.
  * requiressl is libpq's deprecated spelling: a value starting with '1' sets
  * sslmode=require, any other sslmode=prefer (a later key wins, as in libpq);
  * PGREQUIRESSL starting with '1' means sslmode=require when neither sslmode
@@ -46,17 +48,20 @@ enum rw_param {
     RW_P_SERVICE,
     RW_P_REQUIRESSL,
     RW_P_REQUIREPEER,
-    RW_P_SSL_MIN_PROTOCOL_VERSION, /* checked as libpq checks them, else unused */
+    RW_P_SSL_MIN_PROTOCOL_VERSION, /* checked as libpq checks them; rw_tls.h */
     RW_P_SSL_MAX_PROTOCOL_VERSION,
+    RW_P_SSLROOTCERT,              /* the TLS files and settings (rw_tls.h) */
+    RW_P_SSLCERT,
+    RW_P_SSLKEY,
+    RW_P_SSLPASSWORD,
+    RW_P_SSLCRL,
+    RW_P_SSLCRLDIR,
+    RW_P_SSLSNI,
     RW_P_COUNT
 };
 
 struct rw_params {
     char *v[RW_P_COUNT]; /* NULL: not given */
-    /* Where sslmode=require came from when libpq's deprecated spelling set
-     * it: "requiressl" (the key: a value starting with '1'), "PGREQUIRESSL",
-     * or NULL (sslmode itself). For the error message only. */
-    const char *sslmode_from;
     /* The string could hold a password (a password key, or a URI with an
      * '@'): later messages (a bad port) then quote no value of it. */
     int secret_in_string;
@@ -81,8 +86,8 @@ int rw_params_from_env(struct rw_params *p);
  * the user. Refuses what libpq refuses when connecting (a value of sslmode,
  * gssencmode, channel_binding, target_session_attrs, ssl_*_protocol_version
  * or connect_timeout it does not accept, "" included), then what rawwire
- * cannot honour (TLS, GSS encryption, channel binding, target_session_attrs
- * other than any, services). 0, or -1 with err set. */
+ * cannot honour (GSS encryption, target_session_attrs other than any,
+ * services). 0, or -1 with err set. */
 int rw_params_finish(struct rw_params *p, char *err, size_t errlen);
 
 void rw_params_free(struct rw_params *p);

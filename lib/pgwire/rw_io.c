@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "rw_err.h"
+#include "rw_tls.h"
 
 static int64_t rw_now_ns(void)
 {
@@ -65,6 +66,48 @@ static int rw_wait(struct pgcb_conn *c, short events, char *err, size_t errlen)
         }
         ms = rw_ms_left(c);
     }
+}
+
+int rw_io_poll(struct pgcb_conn *c, short events, char *err, size_t errlen)
+{
+    struct pollfd pfd = {.fd = c->fd, .events = events};
+    int n;
+
+    if (c->deadline_ns)
+        return rw_wait(c, events, err, errlen);
+    do
+        n = poll(&pfd, 1, -1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0) {
+        rw_errf(err, errlen, "poll on %s: %s", c->peer, strerror(errno));
+        return PGCB_ERR_IO;
+    }
+    return PGCB_OK;
+}
+
+int rw_io_read_raw(struct pgcb_conn *c, void *p, size_t n, char *err, size_t errlen)
+{
+    char *b = p;
+
+    while (n > 0) {
+        ssize_t k;
+        int rc = rw_wait(c, POLLIN, err, errlen);
+        if (rc != PGCB_OK)
+            return rc;
+        k = recv(c->fd, b, n, 0);
+        if (k > 0) {
+            b += k;
+            n -= (size_t)k;
+        } else if (k == 0) {
+            rw_errf(err, errlen, "server closed the connection unexpectedly (%s)", c->peer);
+            return PGCB_ERR_IO;
+        } else if (errno != EINTR) {
+            rw_errf(err, errlen, "could not receive data from the server (%s): %s", c->peer,
+                    strerror(errno));
+            return PGCB_ERR_IO;
+        }
+    }
+    return PGCB_OK;
 }
 
 /* ---- connect ------------------------------------------------------------ */
@@ -199,6 +242,13 @@ int rw_io_send_buf(struct pgcb_conn *c, const struct rw_buf *b, char *err, size_
 
 int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen)
 {
+    while (c->ssl && n > 0) {
+        long k = rw_tls_write(c, p, n, 0, err, errlen);
+        if (k < 0)
+            return PGCB_ERR_IO;
+        p += k;
+        n -= (size_t)k;
+    }
     while (n > 0) {
         ssize_t k;
         int rc = rw_wait(c, POLLOUT, err, errlen);
@@ -260,6 +310,13 @@ static int rw_rbuf_reserve(struct pgcb_conn *c, size_t need, char *err, size_t e
  * nothing read, with MSG_DONTWAIT), or PGCB_ERR_IO on error or EOF. */
 static int rw_recv(struct pgcb_conn *c, int flags, char *err, size_t errlen)
 {
+    if (c->ssl) {
+        long k = rw_tls_read(c, c->rbuf + c->rend, c->rcap - c->rend, flags != 0, err, errlen);
+        if (k < 0)
+            return PGCB_ERR_IO;
+        c->rend += (size_t)k;
+        return PGCB_OK;
+    }
     for (;;) {
         ssize_t k = recv(c->fd, c->rbuf + c->rend, c->rcap - c->rend, flags);
         if (k > 0) {
@@ -301,7 +358,7 @@ int rw_io_fill(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
 {
     int rc = rw_rbuf_reserve(c, need, err, errlen);
 
-    if (rc == PGCB_OK)
+    if (rc == PGCB_OK && !c->ssl) /* TLS reads wait themselves (OpenSSL may hold bytes) */
         rc = rw_wait(c, POLLIN, err, errlen);
     if (rc == PGCB_OK)
         rc = rw_recv(c, 0, err, errlen);
@@ -371,9 +428,18 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
     if (!c->rbuf && (rc = rw_rbuf_reserve(c, RW_RBUF_INITIAL, err, errlen)) != PGCB_OK)
         return rc;
     while (sent < n) {
-        ssize_t k = send(c->fd, out + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t k;
         struct pollfd pfd = {.fd = c->fd, .events = POLLIN | POLLOUT};
 
+        if (c->ssl) { /* one SSL_write of the whole batch: records of up to 16 kB */
+            k = rw_tls_write(c, out + sent, n - sent, 1, err, errlen);
+            if (k < 0)
+                return PGCB_ERR_IO;
+            if (k == 0)
+                errno = EAGAIN;
+        } else {
+            k = send(c->fd, out + sent, n - sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
         if (k > 0) {
             sent += (size_t)k;
             continue;
@@ -384,8 +450,11 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
             rw_errf(err, errlen, "could not send data to the server (%s): %s", c->peer, strerror(errno));
             return PGCB_ERR_IO;
         }
-        /* The socket is full: the server may be waiting for us to read. */
-        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+        /* The socket is full: the server may be waiting for us to read.
+         * (Bytes OpenSSL already holds are read without waiting.) */
+        if (rw_tls_pending(c))
+            pfd.revents = POLLIN;
+        else if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
             rw_errf(err, errlen, "poll on %s: %s", c->peer, strerror(errno));
             return PGCB_ERR_IO;
         }

@@ -1,6 +1,7 @@
 /*
  * rw_io.h -- the socket: connecting (unix or TCP), writing, reading into the
- * connection's buffer, and the pipelined exchange of a batch.
+ * connection's buffer, and the pipelined exchange of a batch; through TLS
+ * (rw_tls.h) once the connection has it, the same code path otherwise.
  *
  * Every function returns a pgcb_status and writes err on failure. A socket
  * error or EOF is PGCB_ERR_IO; a message header that cannot be valid is
@@ -21,7 +22,18 @@
  * address getaddrinfo gives in turn). Sets c->peer. */
 int rw_io_connect(struct pgcb_conn *c, const struct rw_target *t, char *err, size_t errlen);
 
-/* Write all n bytes (blocking; bounded by the deadline if set). */
+/* Wait until c->fd is ready for `events` (POLLIN / POLLOUT), bounded by
+ * c->deadline_ns when set, for ever otherwise: for a non-blocking socket
+ * (TLS, rw_tls.h). PGCB_OK, PGCB_ERR_CONNECT (timeout) or PGCB_ERR_IO. */
+int rw_io_poll(struct pgcb_conn *c, short events, char *err, size_t errlen);
+
+/* Read exactly n bytes from the socket itself, past the read buffer and any
+ * TLS (the one-byte answer to SSLRequest). Blocking, bounded by the
+ * deadline if set. */
+int rw_io_read_raw(struct pgcb_conn *c, void *p, size_t n, char *err, size_t errlen);
+
+/* Write all n bytes (through TLS once it is up; blocking; bounded by the
+ * deadline if set). */
 int rw_io_write_all(struct pgcb_conn *c, const char *p, size_t n, char *err, size_t errlen);
 
 /* Write the messages encoded in b (rw_codec.h), or PGCB_ERR_NOMEM if

@@ -147,10 +147,13 @@ static int rw_scram_check_cost(long iterations, long long ns_left, char *err, si
 
 /* ---- the exchange ------------------------------------------------------- */
 
-int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce, char *err, size_t errlen)
+int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce,
+                  const struct rw_scram_cb *cb, char *err, size_t errlen)
 {
     char nbuf[4 * ((RW_NONCE_RAW + 2) / 3) + 1];
-    size_t len;
+    const char *gs2 = "n,,";
+    unsigned char cbin[64 + 32];
+    size_t len, cblen;
 
     memset(s, 0, sizeof *s);
     if (!nonce) {
@@ -165,16 +168,32 @@ int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce, char 
     if (strchr(user, ',') || strchr(user, '=')) {
         user = ""; /* would need =2C/=3D escaping; PostgreSQL ignores it anyway */
     }
-    len = strlen(user) + strlen(nonce) + 16;
+    if (cb && cb->flag == 'y')
+        gs2 = "y,,";
+    else if (cb && cb->flag == 'p')
+        gs2 = "p=tls-server-end-point,,";
+    cblen = strlen(gs2);
+    memcpy(cbin, gs2, cblen);
+    if (cb && cb->flag == 'p') {
+        if (cb->len > sizeof cbin - cblen) {
+            rw_errf(err, errlen, "channel binding data too long (%zu bytes)", cb->len);
+            return -1;
+        }
+        memcpy(cbin + cblen, cb->data, cb->len);
+        cblen += cb->len;
+    }
+    len = strlen(gs2) + strlen(user) + strlen(nonce) + 16;
     s->client_nonce = strdup(nonce);
     s->client_first = malloc(len);
-    if (!s->client_nonce || !s->client_first) {
+    s->cbind = malloc(4 * ((cblen + 2) / 3) + 1);
+    if (!s->client_nonce || !s->client_first || !s->cbind) {
         rw_scram_free(s);
         rw_errf(err, errlen, "out of memory");
         return -1;
     }
-    snprintf(s->client_first, len, "n,,n=%s,r=%s", user, nonce);
-    s->client_first_bare = s->client_first + 3;
+    rw_b64_encode(cbin, cblen, s->cbind);
+    snprintf(s->client_first, len, "%sn=%s,r=%s", gs2, user, nonce);
+    s->client_first_bare = s->client_first + strlen(gs2);
     return 0;
 }
 
@@ -227,8 +246,9 @@ int rw_scram_client_final(struct rw_scram *s, const char *password, const char *
         rw_saslprep(password, &pw, err, errlen))
         return -1;
 
-    /* client-final-message-without-proof = "c=biws,r=" nonce; biws = b64("n,,") */
-    wolen = 9 + rlen;
+    /* client-final-message-without-proof = "c=" cbind ",r=" nonce (cbind is
+     * "biws", b64("n,,"), without channel binding) */
+    wolen = 2 + strlen(s->cbind) + 3 + rlen;
     authlen = strlen(s->client_first_bare) + 1 + n + 1 + wolen;
     authmsg = malloc(authlen + 1);
     final = malloc(wolen + 3 + 4 * ((RW_SHA256_LEN + 2) / 3) + 1);
@@ -236,8 +256,10 @@ int rw_scram_client_final(struct rw_scram *s, const char *password, const char *
         rw_errf(err, errlen, "out of memory");
         goto out;
     }
-    memcpy(final, "c=biws,r=", 9);
-    memcpy(final + 9, r, rlen);
+    memcpy(final, "c=", 2);
+    memcpy(final + 2, s->cbind, strlen(s->cbind));
+    memcpy(final + 2 + strlen(s->cbind), ",r=", 3);
+    memcpy(final + wolen - rlen, r, rlen);
     snprintf(authmsg, authlen + 1, "%s,%.*s,%.*s", s->client_first_bare, (int)n, data, (int)wolen,
              final);
 
@@ -304,6 +326,7 @@ void rw_scram_free(struct rw_scram *s)
 {
     free(s->client_first);
     free(s->client_nonce);
+    free(s->cbind);
     OPENSSL_cleanse(s->server_signature, sizeof s->server_signature);
     memset(s, 0, sizeof *s);
 }

@@ -1,7 +1,7 @@
 /*
- * rw_scram.h -- the client side of SCRAM-SHA-256 (RFC 5802, RFC 7677) as
- * PostgreSQL uses it (no channel binding: gs2 header "n,,"), and the MD5
- * password hash. Pure computation on buffers; hashing, HMAC, PBKDF2, base64
+ * rw_scram.h -- the client side of SCRAM-SHA-256 and SCRAM-SHA-256-PLUS
+ * (RFC 5802, RFC 7677; channel binding "tls-server-end-point", RFC 5929) as
+ * PostgreSQL uses them, and the MD5 password hash. Pure computation on buffers; hashing, HMAC, PBKDF2, base64
  * and randomness come from libcrypto.
  *
  * Ownership: struct rw_scram owns the strings it keeps; rw_scram_free wipes
@@ -13,18 +13,31 @@
 
 #include <stddef.h>
 
+/* The channel binding of an exchange: its gs2 header (RFC 5802 section 7)
+ * and, for 'p', the binding data. */
+struct rw_scram_cb {
+    char flag;                  /* 'n': the client does not bind (no TLS, or disabled);
+                                   'y': it could, but the server did not offer -PLUS;
+                                   'p': tls-server-end-point (SCRAM-SHA-256-PLUS) */
+    const unsigned char *data;  /* with 'p': the server certificate's hash (rw_tls.h) */
+    size_t len;
+};
+
 struct rw_scram {
-    char *client_first;       /* "n,,n=USER,r=NONCE" */
-    char *client_first_bare;  /* points into client_first, after "n,," */
+    char *client_first;       /* GS2 header + "n=USER,r=NONCE" */
+    char *client_first_bare;  /* points into client_first, after the GS2 header */
+    char *cbind;              /* base64(GS2 header + binding data): client-final's c= */
     char *client_nonce;       /* owned */
     unsigned char server_signature[32];
     int have_signature;
 };
 
-/* Start an exchange for `user` (PostgreSQL sends "" and ignores it). The
- * client nonce is `nonce` if non-NULL (tests), else 18 bytes from
- * RAND_bytes, base64-encoded. 0, or -1 with err set. */
-int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce, char *err, size_t errlen);
+/* Start an exchange for `user` (PostgreSQL sends "" and ignores it) with
+ * channel binding `cb` (NULL: 'n'; the data is copied). The client nonce is
+ * `nonce` if non-NULL (tests), else 18 bytes from RAND_bytes,
+ * base64-encoded. 0, or -1 with err set. */
+int rw_scram_init(struct rw_scram *s, const char *user, const char *nonce,
+                  const struct rw_scram_cb *cb, char *err, size_t errlen);
 
 /* The most PBKDF2 iterations rawwire accepts from a server: about 2.5 s of
  * CPU on a 2020s x86 core (PostgreSQL's default is 4096). libpq 15 has no

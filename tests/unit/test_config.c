@@ -235,7 +235,8 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
                  ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
-                 "rows_per_txn, ops, warmup_ms, background, connect, connections)");
+                 "rows_per_txn, ops, warmup_ms, background, transport, conninfo, connect, "
+                 "connections)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",

@@ -221,12 +221,8 @@ static void test_refusals(void **state)
     char err[256] = "";
 
     (void)state;
-    finish_bad("sslmode=require", "sslmode=require is not supported by rawwire (no TLS)");
-    finish_bad("sslmode=verify-ca", "sslmode=verify-ca is not supported by rawwire (no TLS)");
-    finish_bad("sslmode=verify-full", "not supported");
     finish_bad("sslmode=bogus", "invalid sslmode value");
     finish_bad("gssencmode=require", "not supported");
-    finish_bad("channel_binding=require", "not supported");
     finish_bad("service=x", "service is not supported");
     finish_bad("connect_timeout=abc", "connect_timeout");
     finish_bad("target_session_attrs=read-write", "not supported");
@@ -252,20 +248,29 @@ static void test_refusals(void **state)
         assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
         rw_params_free(&p);
     }
-    setenv("PGSSLMODE", "require", 1);
+    setenv("PGSSLMODE", "verify-full", 1);
+    setenv("PGSSLROOTCERT", "/ca.crt", 1);
+    setenv("PGSSLSNI", "0", 1);
     parse_ok("", &p);
-    assert_int_equal(rw_params_from_env(&p), 0);
-    assert_int_equal(rw_params_finish(&p, err, sizeof err), -1); /* from the environment too */
+    assert_int_equal(rw_params_from_env(&p), 0); /* the TLS keys from the environment too */
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_string_equal(V(p, SSLMODE), "verify-full");
+    assert_string_equal(V(p, SSLROOTCERT), "/ca.crt");
+    assert_string_equal(V(p, SSLSNI), "0");
     rw_params_free(&p);
     clear_env();
     /* libpq: requiressl starting with '1' is sslmode=require, anything else
      * sslmode=prefer (replacing an earlier sslmode); PGREQUIRESSL=1... is
      * sslmode=require unless sslmode/PGSSLMODE says otherwise */
-    finish_bad("requiressl=1", "requiressl");
-    finish_bad("requiressl=10", "requiressl");
-    finish_bad("requiressl=1x", "requiressl");
-    finish_bad("sslmode=disable requiressl=1", "requiressl");
-    finish_bad("requiressl=0 sslmode=require", "sslmode=require");
+    for (const char *const *m = (const char *const[]){"requiressl=1", "requiressl=10", "requiressl=1x",
+                                                      "sslmode=disable requiressl=1",
+                                                      "requiressl=0 sslmode=require", NULL};
+         *m; m++) {
+        parse_ok(*m, &p);
+        assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+        assert_string_equal(V(p, SSLMODE), "require");
+        rw_params_free(&p);
+    }
     parse_ok("sslmode=require requiressl=0x", &p);
     assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
     assert_string_equal(V(p, SSLMODE), "prefer");
@@ -273,20 +278,24 @@ static void test_refusals(void **state)
     setenv("PGREQUIRESSL", "1x", 1);
     parse_ok("", &p);
     assert_int_equal(rw_params_from_env(&p), 0);
-    assert_int_equal(rw_params_finish(&p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "PGREQUIRESSL"));
+    assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_string_equal(V(p, SSLMODE), "require");
     rw_params_free(&p);
     parse_ok("sslmode=disable", &p); /* sslmode given: PGREQUIRESSL is not read */
     assert_int_equal(rw_params_from_env(&p), 0);
     assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_string_equal(V(p, SSLMODE), "disable");
     rw_params_free(&p);
     setenv("PGREQUIRESSL", "0", 1);
     parse_ok("", &p);
     assert_int_equal(rw_params_from_env(&p), 0);
     assert_int_equal(rw_params_finish(&p, err, sizeof err), 0);
+    assert_null(p.v[RW_P_SSLMODE]);
     rw_params_free(&p);
     clear_env();
-    for (const char *const *m = (const char *const[]){"disable", "allow", "prefer", NULL}; *m; m++) {
+    for (const char *const *m = (const char *const[]){"disable", "allow", "prefer", "require",
+                                                      "verify-ca", "verify-full", NULL};
+         *m; m++) {
         char ci[64];
         snprintf(ci, sizeof ci, "sslmode=%s", *m);
         parse_ok(ci, &p);

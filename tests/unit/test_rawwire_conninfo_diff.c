@@ -24,13 +24,9 @@
  *   where            | libpq 15                     | rawwire
  *   -----------------+------------------------------+----------------------
  *   parse            | (none: every decision and value agrees)
- *   finish: sslmode  | require/verify-* (or         | refused: no TLS
- *     =require ...   | requiressl=1.., PGREQUIRESSL)|
  *   finish: service  | reads pg_service.conf        | refused
  *   finish: gssenc-  | GSS encryption               | refused: no GSSAPI
  *     mode=require   |                              |
- *   finish: channel_ | needs TLS                    | refused
- *     binding=require|                              |
  *   finish: target_  | read-write, standby, ...     | refused (only any)
  *     session_attrs  |                              |
  *   finish: invalid  | refused when connecting      | refused before

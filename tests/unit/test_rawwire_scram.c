@@ -26,7 +26,7 @@ static void test_rfc7677(void **state)
     size_t outlen = 0;
 
     (void)state;
-    assert_int_equal(rw_scram_init(&s, "user", "rOprNGfwEbeRWgbNEkqO", err, sizeof err), 0);
+    assert_int_equal(rw_scram_init(&s, "user", "rOprNGfwEbeRWgbNEkqO", NULL, err, sizeof err), 0);
     assert_string_equal(s.client_first, "n,,n=user,r=rOprNGfwEbeRWgbNEkqO");
     assert_int_equal(rw_scram_client_final(&s, "pencil", SERVER_FIRST, strlen(SERVER_FIRST), -1, &out,
                                            &outlen, err, sizeof err),
@@ -53,7 +53,7 @@ static void bad_first(const char *server_first, const char *part)
     char err[256] = "", *out = NULL;
     size_t outlen;
 
-    assert_int_equal(rw_scram_init(&s, "", "abc", err, sizeof err), 0);
+    assert_int_equal(rw_scram_init(&s, "", "abc", NULL, err, sizeof err), 0);
     assert_int_equal(rw_scram_client_final(&s, "pw", server_first, strlen(server_first), -1, &out, &outlen,
                                            err, sizeof err),
                      -1);
@@ -82,8 +82,8 @@ static void test_random_nonce(void **state)
     char err[256];
 
     (void)state;
-    assert_int_equal(rw_scram_init(&a, "", NULL, err, sizeof err), 0);
-    assert_int_equal(rw_scram_init(&b, "", NULL, err, sizeof err), 0);
+    assert_int_equal(rw_scram_init(&a, "", NULL, NULL, err, sizeof err), 0);
+    assert_int_equal(rw_scram_init(&b, "", NULL, NULL, err, sizeof err), 0);
     assert_int_equal(strlen(a.client_nonce), 24); /* 18 random bytes, base64 */
     assert_string_not_equal(a.client_nonce, b.client_nonce);
     assert_memory_equal(a.client_first, "n,,n=,r=", 8);
