@@ -36,7 +36,7 @@
 /* A connection plan's connection: what open and prepare are given.
  * Borrowed; none is freed here. */
 struct pgcb_connect {
-    const char *conninfo;             /* the group's connection string (session.h) */
+    const char *conninfo;             /* the group's connection string (the host's) */
     const struct pgcb_option *opts;   /* the driver's options */
     size_t nopts;
     const char *name, *sql;           /* the statement: "pgcb_QUERY" and its text */

@@ -13,6 +13,8 @@
  *     (a run where it dominates has at least time_ms of samples), the JSON's
  *     connect and unit, the backends unknown with the reason, the tables per
  *     connection; the bridge skipped with its reason;
+ *   - the same methods in one run by [suite] conninfo (user=pgcb_md5 ...), and
+ *     a suite whose passfile has a wrong password failing alone;
  *   - a wrong password: a write step changes pgcb_md5's password on the
  *     server mid-run (the passfile's is then wrong), so the connection suite
  *     after it fails for each driver with one line naming it, and the query
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <jansson.h>
@@ -385,6 +388,77 @@ static void test_wrong_password(void **state)
     pgcb_result_free(&res);
 }
 
+/* One run, every method by its suite's conninfo ([server] conninfo stays
+ * postgres's, whose session runs the setup): trust, MD5, SCRAM-SHA-256, all
+ * with the same rows; a suite whose passfile has a wrong password fails
+ * for each driver with one line naming it; the query suite after it runs. */
+static void test_suite_conninfo(void **state)
+{
+    (void)state;
+    char wrong[600];
+    snprintf(wrong, sizeof wrong, "%s/wrong.pgpass", e2e_tmp);
+    FILE *f = fopen(wrong, "w");
+    assert_non_null(f);
+    fprintf(f, "*:*:*:pgcb_scram:not-the-password\n");
+    fclose(f);
+    assert_int_equal(chmod(wrong, 0600), 0);
+    char body[4096];
+    snprintf(body, sizeof body,
+             "%s" QUERIES
+             "[suite.trust]\nconnect = yes\nconnections = 4\nqueries = limit_100\n"
+             "[suite.md5]\nconnect = yes\nconnections = 4\nqueries = limit_100\n"
+             "conninfo = user=pgcb_md5\n"
+             "[suite.scram]\nconnect = yes\nconnections = 4\nqueries = limit_100\n"
+             "conninfo = user=pgcb_scram\n"
+             "[suite.wrongpw]\nconnect = yes\nconnections = 4\nqueries = limit_100\n"
+             "conninfo = user=pgcb_scram passfile=%s\n"
+             "[suite.after]\nqueries = limit_100\n",
+             drivers, wrong);
+    char head[800]; /* setup as postgres; the count floor dominating */
+    snprintf(head, sizeof head, "[bench]\ntime_ms = 1\nqueries = 40\nwarmup_ms = 20\n"
+             "orders = all\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    const char *ini = e2e_write_file("suiteci", head, body);
+    const char *out = e2e_json_path("suiteci");
+    struct e2e_run r = run(ini, out);
+    if (r.status != 2)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 2);
+    const char *clients[] = {"libpq_sync", "rawwire"};
+    for (size_t k = 0; k < 2; k++) {
+        char want[160];
+        snprintf(want, sizeof want, "\n  %s: failed: ", clients[k]);
+        const char *at = strstr(strstr(r.out, "wrongpw / limit_100"), want);
+        if (!at)
+            fail_msg("no line '%s' under wrongpw in:\n%s", want + 1, r.out);
+        const char *eol = strchr(at + 1, '\n');
+        char line[1024];
+        snprintf(line, sizeof line, "%.*s", (int)(eol ? eol - at - 1 : 200), at + 1);
+        if (!strstr(line, "password authentication failed for user \"pgcb_scram\""))
+            fail_msg("not a password failure: %s", line);
+    }
+    e2e_run_free(&r);
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ngroups, 5);
+    const char *conninfo[3] = {NULL, "user='pgcb_md5'", "user='pgcb_scram'"};
+    uint64_t sum = 0;
+    for (size_t g = 0; g < 3; g++) {
+        check_connect_group(&res, g, 100, res.norders * 4, 4);
+        if (conninfo[g])
+            assert_non_null(strstr(res.groups[g].conninfo, conninfo[g]));
+        if (g == 0)
+            sum = res.groups[0].cells[0].checksum;
+        assert_int_equal(res.groups[g].cells[0].checksum, sum); /* the same rows */
+    }
+    for (size_t d = 0; d < res.ndrivers; d++) {
+        assert_int_equal(res.groups[3].cells[d].status, PGCB_CELL_FAILED);
+        assert_int_equal(res.groups[4].cells[d].status, PGCB_CELL_OK);
+        assert_int_equal(res.groups[4].cells[d].checksum, sum);
+    }
+    pgcb_result_free(&res);
+}
+
 /* connect = yes with depth = 10: file:line, exit 1, no result. */
 static void test_bad_depth(void **state)
 {
@@ -430,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_md5),
         cmocka_unit_test(test_scram),
         cmocka_unit_test_teardown(test_wrong_password, restore_md5),
+        cmocka_unit_test(test_suite_conninfo),
         cmocka_unit_test(test_bad_depth),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
