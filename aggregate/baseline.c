@@ -14,8 +14,9 @@ char *pgcb_agg_step_name(const struct pgcb_res_group *gr)
     char threads[32] = "";
     if (gr->threads > 1)
         snprintf(threads, sizeof threads, ", %u threads", gr->threads);
-    return pgcb_xasprintf("%s / %s / %s %u%s%s%s", gr->suite, gr->query,
-                          gr->transaction ? "rows_per_txn" : "depth", gr->depth, threads,
+    char shape[64];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    return pgcb_xasprintf("%s / %s / %s%s%s%s", gr->suite, gr->query, shape, threads,
                           gr->transport ? " / " : "", gr->transport ? gr->transport : "");
 }
 

@@ -14,9 +14,12 @@
  *   run, file, label                the run: 1-based index, the file as given, its label
  *                                   (--label, or CPU model and cores)
  *   cpu_model, cores, server_version, started_at    that run's machine and server
- *   suite, query, depth, transaction, threads, ops  the group (depth is rows_per_txn in a
- *                                   transaction group; ops empty for a time budget)
- *   group                           "suite / query, depth D", as in the tables
+ *   suite, query, depth, transaction, connect, threads, ops  the group (depth is
+ *                                   rows_per_txn in a transaction group; connect: a
+ *                                   connection group, whose samples are connections and
+ *                                   whose per-query figures are per connection; ops empty
+ *                                   for a time budget)
+ *   group                           "suite / query, depth D" (or "connect"), as in the tables
  *   driver, reference               the [driver.NAME] label; a reference driver (the floor,
  *                                   null) is never ranked
  *   status, error                   ok, invalid, failed, skipped or not_run, as in the
@@ -49,7 +52,7 @@
 
 static const char *const columns[] = {
     "run", "file", "label", "cpu_model", "cores", "server_version", "started_at", "suite",
-    "query", "depth", "transaction", "threads", "ops", "group", "driver", "reference",
+    "query", "depth", "transaction", "connect", "threads", "ops", "group", "driver", "reference",
     "status", "error", "samples", "queries", "mean_ns", "rme_pct", "median_ns", "p90_ns",
     "p99_ns", "p999_ns", "min_ns", "max_ns", "ops_per_s", "queries_per_s",
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
@@ -166,6 +169,7 @@ static void put_cell(struct row *w, const struct pgcb_agg *a, size_t i, size_t g
     put_str(w, gr->query);
     put_u64(w, gr->depth);
     put_bool(w, gr->transaction);
+    put_bool(w, gr->connect);
     put_u64(w, gr->threads);
     if (gr->ops)
         put_u64(w, gr->ops);

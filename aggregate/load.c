@@ -15,8 +15,9 @@
 
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
 {
-    return pgcb_xasprintf("%s / %s, %s %u%s%s", gr->suite, gr->query,
-                          gr->transaction ? "rows_per_txn" : "depth", gr->depth,
+    char shape[64];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    return pgcb_xasprintf("%s / %s, %s%s%s", gr->suite, gr->query, shape,
                           gr->transport ? ", " : "", gr->transport ? gr->transport : "");
 }
 

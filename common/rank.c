@@ -36,7 +36,8 @@ int pgcb_rank_same_step(const struct pgcb_res_group *a, const struct pgcb_res_gr
 {
     return strcmp(a->suite, b->suite) == 0 && strcmp(a->query, b->query) == 0 &&
            a->depth == b->depth && a->threads == b->threads &&
-           !a->transaction == !b->transaction && a->ops == b->ops;
+           !a->transaction == !b->transaction && a->ops == b->ops &&
+           !a->connect == !b->connect;
 }
 
 int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)

@@ -56,7 +56,7 @@
  *   - scope: the results whose shared drivers and groups count. A driver is
  *     shared when every result in scope has a client driver of that label;
  *     a group when every result in scope has a group of the same suite,
- *     query, depth, threads, transaction, ops and transport
+ *     query, depth, threads, transaction, ops, connect and transport
  *     (pgcb_rank_same_group()).
  *     The rest is not ranked (the aggregate names it;
  *     pgcb_rank_driver_shared() and pgcb_rank_group_shared() tell).
@@ -259,8 +259,8 @@ int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscop
                             const char *label);
 
 /* 1 if a and b are the same group of two runs: suite, query, depth,
- * threads, transaction, ops and transport (both without one, or the same)
- * agree. */
+ * threads, transaction, ops, connect and transport (both without one, or the
+ * same) agree. */
 int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b);
 
 /* The same but for the transport: a and b measure the same step, perhaps

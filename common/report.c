@@ -252,11 +252,27 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                 unk[0] ? "; not saying what they ask (? in the tables): " : "", unk,
                 odd[0] || unk[0] ? "" : "; every driver does so");
     }
+    /* Connection groups count connections instead of queries: their floor,
+     * one value or "as its suite says". */
+    uint64_t conns = 0;
+    int conns_vary = 0;
+    for (size_t g = 0; g < r->ngroups; g++)
+        if (r->groups[g].connect) {
+            conns_vary |= conns && conns != r->groups[g].connections;
+            conns = r->groups[g].connections;
+        }
+    char conn_floor[160] = "";
+    if (conns && conns_vary)
+        snprintf(conn_floor, sizeof conn_floor, " (a connection group: its suite's "
+                 "connections per order instead)");
+    else if (conns)
+        snprintf(conn_floor, sizeof conn_floor, " (a connection group: >= %llu connections "
+                 "per order instead)", (unsigned long long)conns);
     fprintf(out, "Budget   : per group and driver >= %llu ms timed (%llu ms in each of %zu "
-                 "execution orders) and >= %llu queries per order; warm-up %llu ms\n",
+                 "execution orders) and >= %llu queries per order%s; warm-up %llu ms\n",
             (unsigned long long)r->time_ms,
             (unsigned long long)(r->norders ? r->time_ms / r->norders : 0), r->norders,
-            (unsigned long long)r->min_queries, (unsigned long long)r->warmup_ms);
+            (unsigned long long)r->min_queries, conn_floor, (unsigned long long)r->warmup_ms);
 
     /* What a verdict can say with these orders (rank.h). */
     size_t clients = 0;
@@ -580,8 +596,8 @@ static int noise_summary(FILE *out, const struct pgcb_result *r, const struct pg
     else
         snprintf(steal, sizeof steal, "steal not known (/proc/stat)");
     fprintf(out, "%sNoise: %s; involuntary context switches of the measuring thread%s per "
-                 "1000 queries: %s\n", bullet, steal, gr->threads > 1 ? "s" : "",
-            sw[0] ? sw : "-");
+                 "1000 %s: %s\n", bullet, steal, gr->threads > 1 ? "s" : "",
+            gr->connect ? "connections" : "queries", sw[0] ? sw : "-");
     return 1;
 }
 
@@ -719,15 +735,19 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
 {
     const struct pgcb_res_group *gr = &r->groups[g];
     int md = style == PGCB_TABLE_MARKDOWN;
-    const char *depth = gr->transaction ? "rows_per_txn" : "depth";
+    char shape[96];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    if (gr->connect && gr->connections) /* a sample is a connection: said for the depth */
+        snprintf(shape, sizeof shape, "connect: one connection per sample, >= %llu per order",
+                 (unsigned long long)gr->connections);
+    else if (gr->connect)
+        snprintf(shape, sizeof shape, "connect: one connection per sample");
     /* The transport the suite asked for, when it did: "sequential / limit_1 / tls". */
     const char *tsep = gr->transport ? " / " : "", *tname = gr->transport ? gr->transport : "";
     if (md)
-        fprintf(out, "**%s / %s%s%s**  (%s %u, ", gr->suite, gr->query, tsep, tname, depth,
-                gr->depth);
+        fprintf(out, "**%s / %s%s%s**  (%s, ", gr->suite, gr->query, tsep, tname, shape);
     else
-        fprintf(out, "%s / %s%s%s  (%s %u, ", gr->suite, gr->query, tsep, tname, depth,
-                gr->depth);
+        fprintf(out, "%s / %s%s%s  (%s, ", gr->suite, gr->query, tsep, tname, shape);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->nparams > 0)
@@ -738,7 +758,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         fprintf(out, "%u threads on CPUs", gr->threads);
         for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
             fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
-        fprintf(out, ", Queries/s summed over them, ");
+        fprintf(out, ", %s/s summed over them, ", gr->connect ? "Connections" : "Queries");
     }
     size_t ran = pgcb_rank_group_orders(r, g);
     if (gr->partial)
@@ -776,10 +796,14 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     char ratio_head[64];
     snprintf(ratio_head, sizeof ratio_head, "x lowest [%g%% CI]", 100 * pgcb_rank_level(r));
     enum { C_NAME, C_AVG, C_MED, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
+    /* A connection group's figures are per connection (one query each). */
+    const int conn = gr->connect;
     const char *const head_all[C_COUNT] = {
         "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
-        "Throughput avg (ops/s)", "Queries/s", "Samples", "Client CPU (ns/query)",
-        with_backend ? "Backend CPU (ns/query)" : "Server CPU (ns/query)"};
+        "Throughput avg (ops/s)", conn ? "Connections/s" : "Queries/s", "Samples",
+        conn ? "Client CPU (ns/conn)" : "Client CPU (ns/query)",
+        with_backend ? "Backend CPU (ns/query)"
+                     : conn ? "Server CPU (ns/conn)" : "Server CPU (ns/query)"};
     const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
     size_t no_interval = 0, ci_orders = 0;
     const char *head[C_COUNT];
@@ -1001,9 +1025,10 @@ void pgcb_report_ranking(FILE *out, const char *title, const struct pgcb_ranking
         char run[32] = "";
         if (with_run)
             snprintf(run, sizeof run, "run %zu: ", lo->run + 1);
-        fprintf(out, "%sLeft out: %s%s / %s, %s %u%s%s (%s)\n", bullet, run, gr->suite,
-                gr->query, gr->transaction ? "rows_per_txn" : "depth", gr->depth,
-                gr->transport ? ", " : "", gr->transport ? gr->transport : "", lo->why);
+        char shape[64];
+        pgcb_res_group_shape(gr, shape, sizeof shape);
+        fprintf(out, "%sLeft out: %s%s / %s, %s%s%s (%s)\n", bullet, run, gr->suite, gr->query,
+                shape, gr->transport ? ", " : "", gr->transport ? gr->transport : "", lo->why);
     }
     for (size_t i = 0; i < rk->nunranked; i++, notes++)
         fprintf(out, "%sNot ranked: %s (%s)\n", bullet, rk->unranked[i].driver,

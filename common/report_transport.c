@@ -121,10 +121,13 @@ static void summary_table(FILE *out, const struct pgcb_result *r, const struct p
      * columns says it all. */
     int batch = g0->depth > 1 || g0->transaction;
     char dq[64], db[64];
-    snprintf(dq, sizeof dq, "vs %s per query", base);
+    /* A connection group's sample, and its one query, is a whole connection. */
+    const char *unit = g0->connect ? "connection" : "query";
+    snprintf(dq, sizeof dq, "vs %s per %s", base, unit);
     snprintf(db, sizeof db, "vs %s per batch", base);
-    const char *head[6] = {"Driver", "Transport", "Median per query (ns)", dq,
-                           "Median per batch (ns)", db};
+    const char *head[6] = {"Driver", "Transport",
+                           g0->connect ? "Median per connection (ns)" : "Median per query (ns)",
+                           dq, "Median per batch (ns)", db};
     struct pgcb_table *t = pgcb_table_new(batch ? 6 : 4, head);
     if (!t)
         return;
@@ -179,10 +182,11 @@ void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
         char threads[32] = "";
         if (g0->threads > 1)
             snprintf(threads, sizeof threads, ", %u threads", g0->threads);
-        fprintf(out, "%s%s / %s%s  (%s %u%s, baseline %s)\n%s", md ? "**" : "", g0->suite,
-                g0->query, md ? "**" : "", g0->transaction ? "rows_per_txn" : "depth",
-                g0->depth, threads, r->groups[sets[i].groups[sets[i].base]].transport,
-                md ? "\n" : "");
+        char shape[64];
+        pgcb_res_group_shape(g0, shape, sizeof shape);
+        fprintf(out, "%s%s / %s%s  (%s%s, baseline %s)\n%s", md ? "**" : "", g0->suite,
+                g0->query, md ? "**" : "", shape, threads,
+                r->groups[sets[i].groups[sets[i].base]].transport, md ? "\n" : "");
         summary_table(out, r, &sets[i], style);
         fputc('\n', out);
     }

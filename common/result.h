@@ -36,6 +36,16 @@ enum pgcb_cell_status {
 
 const char *pgcb_cell_status_str(enum pgcb_cell_status s);
 
+struct pgcb_res_group;
+
+/* What one sample of group gr is: "connection" (a connection group) or
+ * "batch" -- the JSON group's "unit". */
+const char *pgcb_res_group_unit(const struct pgcb_res_group *gr);
+
+/* Group gr's shape for titles and names: "connect" (a connection group),
+ * "rows_per_txn N" or "depth N". */
+void pgcb_res_group_shape(const struct pgcb_res_group *gr, char *buf, size_t n);
+
 struct pgcb_res_driver {
     char *label;        /* [driver.LABEL] in the INI: the name in tables */
     char *name;         /* the driver's own name */
@@ -181,6 +191,13 @@ struct pgcb_res_group {
                                    the suite has transport or conninfo; NULL: the run's */
     struct pgcb_res_cell *cells; /* one per driver, in pgcb_result.drivers order */
     int transaction;            /* each batch was BEGIN, depth queries, COMMIT */
+    int connect;                /* a connection group ([suite] connect = yes): each sample
+                                   was one whole connection (open, prepare, one execution,
+                                   close), depth 1; every per-query figure of its cells
+                                   (queries, queries_per_s, cpu_ns_per_query, ...) is per
+                                   connection, and the backend figures are unknown */
+    uint64_t connections;       /* a connection group: its count floor, connections per
+                                   driver and order ([suite] connections); 0 otherwise */
     uint64_t ops;               /* fixed queries per driver and order; 0: time budget */
     uint32_t nparams;           /* parameters of the query */
     struct pgcb_res_background *backgrounds;

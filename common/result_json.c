@@ -31,6 +31,19 @@ const char *pgcb_cell_status_str(enum pgcb_cell_status s)
     return "not_run";
 }
 
+const char *pgcb_res_group_unit(const struct pgcb_res_group *gr)
+{
+    return gr->connect ? "connection" : "batch";
+}
+
+void pgcb_res_group_shape(const struct pgcb_res_group *gr, char *buf, size_t n)
+{
+    if (gr->connect)
+        snprintf(buf, n, "connect");
+    else
+        snprintf(buf, n, "%s %u", gr->transaction ? "rows_per_txn" : "depth", gr->depth);
+}
+
 static enum pgcb_cell_status status_from_str(const char *s)
 {
     if (!s)
@@ -297,6 +310,12 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
         return NULL;
     json_object_set_new(one, "transport", str_or_null(gr->transport));
     json_object_set_new(one, "conninfo", str_or_null(gr->conninfo));
+    /* What one sample is (a connection group's figures are per connection). */
+    json_object_set_new(one, "connect", json_boolean(gr->connect));
+    json_object_set_new(one, "unit", json_string(pgcb_res_group_unit(gr)));
+    json_object_set_new(one, "connections",
+                        gr->connections ? json_integer((json_int_t)gr->connections)
+                                        : json_null());
     int ok = 1;
     json_t *results = json_array();
     for (size_t d = 0; d < r->ndrivers; d++)
@@ -719,12 +738,16 @@ static int read_distribution(json_t *o, struct pgcb_res_cell *c, char *why, size
                ? 0 : opt_fail(why, n, who, "percentile_curve", what);
 }
 
-/* A group's keys from issue 8 (and orders_run, issue 13): transaction, ops, params, sla_failed, background. */
+/* A group's keys from issue 8 (and orders_run, issue 13; connect, the
+ * connection suites: connect, connections): transaction, ops, params,
+ * sla_failed, background. ("unit" is derived from connect and not read.) */
 static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, size_t n)
 {
     static const char who[] = "a group";
     uint64_t nparams, orders_run = 0;
     if (opt_bool(o, "transaction", &gr->transaction, who, why, n) != 0 ||
+        opt_bool(o, "connect", &gr->connect, who, why, n) != 0 ||
+        opt_uint(o, "connections", UINT32_MAX, 1, &gr->connections, who, why, n) != 0 ||
         opt_uint(o, "ops", UINT64_MAX, 1, &gr->ops, who, why, n) != 0 ||
         opt_uint(o, "params", UINT32_MAX, 0, &nparams, who, why, n) != 0 ||
         opt_bool(o, "sla_failed", &gr->sla_failed, who, why, n) != 0 ||

@@ -107,6 +107,13 @@ struct pgcb_cfg_suite {
     int transport_line;
     char *conninfo;         /* extra libpq keys for this suite's connections; NULL: none */
     int conninfo_line;
+    /* connect = yes: a connection suite, each sample one whole connection
+     * (open, prepare, one execution at depth 1, close; docs/measuring.md);
+     * its count floor is `connections` per driver and order (all threads
+     * together) instead of [bench] queries. */
+    int connect;
+    uint64_t connections;   /* default PGCB_DEFAULT_CONNECTIONS */
+    int connect_line, connections_line, depth_line, ops_line; /* where given; 0: not */
     int line;
 };
 
@@ -186,6 +193,7 @@ struct pgcb_config {
 /* Defaults (DESIGN.md). */
 #define PGCB_DEFAULT_TIME_MS 9000
 #define PGCB_DEFAULT_QUERIES 5000
+#define PGCB_DEFAULT_CONNECTIONS 50
 #define PGCB_DEFAULT_WARMUP_MS 1000
 #define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
 #define PGCB_DEFAULT_SEED 1

@@ -1,8 +1,9 @@
 /*
  * config_suite.c -- [suite.NAME] sections: depths (or rows_per_txn),
- * threads, ops, warm-up, transports and extra connection keys, and the
- * names of its queries and background loads, resolved into indices once the whole file is read. See
- * config_int.h for the contracts.
+ * threads, ops, warm-up, transports and extra connection keys, connect and
+ * connections, and the names of its queries and background loads, resolved
+ * into indices once the whole file is read. See config_int.h for the
+ * contracts.
  */
 #include "config_int.h"
 
@@ -13,7 +14,7 @@
 
 const char *const pgcb_cfgi_suite_keys[] = {"depth", "queries", "threads", "rows_per_txn",
                                             "ops", "warmup_ms", "background", "transport",
-                                            "conninfo", NULL};
+                                            "conninfo", "connect", "connections", NULL};
 
 void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -21,7 +22,8 @@ void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
     size_t n = cfg->nsuites;
     cfg->suites = pgcb_xrealloc(cfg->suites, (n + 1) * sizeof *cfg->suites);
     cfg->suites[n] = (struct pgcb_cfg_suite){
-        .name = pgcb_xstrdup(name), .threads = 1, .warmup_ms = -1, .line = c->lineno};
+        .name = pgcb_xstrdup(name), .threads = 1, .warmup_ms = -1,
+        .connections = PGCB_DEFAULT_CONNECTIONS, .line = c->lineno};
     c->suite_seen = pgcb_xrealloc(c->suite_seen, (n + 1) * sizeof *c->suite_seen);
     c->suite_seen[n] = 0;
     c->suite_names = pgcb_xrealloc(c->suite_names, (n + 1) * sizeof *c->suite_names);
@@ -126,16 +128,37 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
 {
     struct pgcb_cfg_suite *s = &c->cfg->suites[c->idx];
     uint64_t u;
-    if (strcmp(key, "depth") == 0)
+    if (strcmp(key, "depth") == 0) {
+        s->depth_line = c->lineno;
         return parse_depths(c, s, key, value);
+    }
     if (strcmp(key, "rows_per_txn") == 0) {
         s->transaction = 1;
+        s->depth_line = c->lineno;
         return parse_depths(c, s, key, value);
     }
     if (strcmp(key, "ops") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, UINT32_MAX, &u))
             return 0;
         s->ops = u;
+        s->ops_line = c->lineno;
+        return 1;
+    }
+    if (strcmp(key, "connect") == 0) {
+        int b = pgcb_cfgi_parse_bool(value);
+        if (b < 0) {
+            pgcb_cfgi_fail(c, "[%s] connect: '%s' is not yes or no", c->section, value);
+            return 0;
+        }
+        s->connect = b;
+        s->connect_line = c->lineno;
+        return 1;
+    }
+    if (strcmp(key, "connections") == 0) {
+        if (!pgcb_cfgi_int_key(c, key, value, 1, 1000000, &u))
+            return 0;
+        s->connections = u;
+        s->connections_line = c->lineno;
         return 1;
     }
     if (strcmp(key, "warmup_ms") == 0) {
@@ -224,6 +247,32 @@ static int resolve_queries(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s,
     return 0;
 }
 
+/* A connection suite's sample is one connection running its query once:
+ * depth 1, no transaction, no fixed operation count. `connections` without
+ * connect = yes would be ignored: refused. */
+static int check_connect(struct pgcb_cfgi_ctx *c, const struct pgcb_cfg_suite *s)
+{
+    if (!s->connect) {
+        if (s->connections_line)
+            PGCB_CFGI_FAIL_AT(c, s->connections_line, "[suite.%s] connections: only with "
+                              "connect = yes (a connection suite's count floor)", s->name);
+        return 0;
+    }
+    if (s->transaction)
+        PGCB_CFGI_FAIL_AT(c, s->depth_line, "[suite.%s] rows_per_txn: not with connect = yes "
+                          "(line %d): each sample of a connection suite is one connection "
+                          "running its query once", s->name, s->connect_line);
+    if (s->ndepths > 1 || s->depths[0] != 1)
+        PGCB_CFGI_FAIL_AT(c, s->depth_line, "[suite.%s] depth: must be 1 with connect = yes "
+                          "(line %d): each sample of a connection suite is one connection "
+                          "running its query once", s->name, s->connect_line);
+    if (s->ops)
+        PGCB_CFGI_FAIL_AT(c, s->ops_line, "[suite.%s] ops: not with connect = yes (line %d): a "
+                          "connection suite's budget is time_ms and connections", s->name,
+                          s->connect_line);
+    return 0;
+}
+
 int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
 {
     struct pgcb_config *cfg = c->cfg;
@@ -237,6 +286,8 @@ int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
             s->depths[0] = 1;
             s->ndepths = 1;
         }
+        if (check_connect(c, s) != 0)
+            return -1;
         if (s->ops && s->ops % ((uint64_t)s->threads * s->depths[0]) != 0)
             PGCB_CFGI_FAIL_AT(c, s->line, "[suite.%s] ops = %llu is not a multiple of threads "
                               "x %s (%u x %u)", s->name, (unsigned long long)s->ops,

@@ -20,8 +20,8 @@ void pgcb_eta_init(struct pgcb_eta *e, size_t ngroups, size_t ndrivers)
     e->cells = pgcb_xcalloc(ngroups ? ngroups * nd : 1, sizeof *e->cells);
     e->over_ns = pgcb_xcalloc(nd, sizeof *e->over_ns);
     e->over_jobs = pgcb_xcalloc(nd, sizeof *e->over_jobs);
-    e->tot_ns = pgcb_xcalloc(nd, sizeof *e->tot_ns);
-    e->tot_queries = pgcb_xcalloc(nd, sizeof *e->tot_queries);
+    e->tot_ns = pgcb_xcalloc(2 * nd, sizeof *e->tot_ns);
+    e->tot_queries = pgcb_xcalloc(2 * nd, sizeof *e->tot_queries);
 }
 
 void pgcb_eta_free(struct pgcb_eta *e)
@@ -45,6 +45,18 @@ static double depth_of(const struct pgcb_eta *e, size_t g)
     return e->groups[g].depth ? (double)e->groups[g].depth : 1.0;
 }
 
+/* Group g's kind: 1 for a connection group, else 0. */
+static int kind_of(const struct pgcb_eta *e, size_t g)
+{
+    return e->groups[g].connect != 0;
+}
+
+/* Where driver d's sums of kind k are in tot_ns and tot_queries. */
+static size_t tot_at(const struct pgcb_eta *e, int k, size_t d)
+{
+    return (size_t)k * e->ndrivers + d;
+}
+
 void pgcb_eta_job_done(struct pgcb_eta *e, size_t g, size_t d, int warmup, uint64_t ns,
                        uint64_t batches, uint64_t wall_ns)
 {
@@ -53,8 +65,8 @@ void pgcb_eta_job_done(struct pgcb_eta *e, size_t g, size_t d, int warmup, uint6
     struct pgcb_eta_cell *c = cell(e, g, d);
     c->ns += ns;
     c->batches += batches;
-    e->tot_ns[d] += ns;
-    e->tot_queries[d] += batches * (uint64_t)depth_of(e, g);
+    e->tot_ns[tot_at(e, kind_of(e, g), d)] += ns;
+    e->tot_queries[tot_at(e, kind_of(e, g), d)] += batches * (uint64_t)depth_of(e, g);
     if (warmup)
         c->warmed = 1;
     else if (c->orders_done < e->groups[g].norders)
@@ -93,18 +105,19 @@ static void observed(const struct pgcb_eta *e, const struct pgcb_eta_live *live,
     }
 }
 
-/* Driver d's ns per query over its cells outside group x (x >= ngroups:
- * all of them), the running job's included. 1 and *q, or 0 when it has no
- * timed query there. */
+/* Driver d's ns per query over its cells of kind k outside group x
+ * (x >= ngroups: all of them), the running job's included. 1 and *q, or 0
+ * when it has no timed query there. */
 static int per_query(const struct pgcb_eta *e, const struct pgcb_eta_live *live, size_t d,
-                     size_t x, double *q)
+                     int k, size_t x, double *q)
 {
-    double ns = (double)e->tot_ns[d], queries = (double)e->tot_queries[d];
-    if (live && live->driver == d && live->group < e->ngroups) {
+    double ns = (double)e->tot_ns[tot_at(e, k, d)];
+    double queries = (double)e->tot_queries[tot_at(e, k, d)];
+    if (live && live->driver == d && live->group < e->ngroups && kind_of(e, live->group) == k) {
         ns += (double)live->ns;
         queries += (double)live->batches * depth_of(e, live->group);
     }
-    if (x < e->ngroups) {
+    if (x < e->ngroups && kind_of(e, x) == k) {
         double xns, xb;
         observed(e, live, x, d, &xns, &xb);
         ns -= xns;
@@ -126,6 +139,7 @@ double pgcb_eta_batch_ns(const struct pgcb_eta *e, size_t g, size_t d,
     if (b > 0)
         return ns / b;
     const double depth = depth_of(e, g);
+    const int kind = kind_of(e, g);
     /* The drivers measured in this group: their t, and the group's factor. */
     double log_t = 0, log_f = 0;
     size_t nt = 0, nf = 0;
@@ -139,20 +153,20 @@ double pgcb_eta_batch_ns(const struct pgcb_eta *e, size_t g, size_t d,
         double t = kns / kb;
         log_t += log(t);
         nt++;
-        if (per_query(e, live, k, g, &q)) {
+        if (per_query(e, live, k, kind, g, &q)) {
             log_f += log(t / (q * depth));
             nf++;
         }
     }
     double q;
-    if (per_query(e, live, d, g, &q)) /* 2. the driver elsewhere */
+    if (per_query(e, live, d, kind, g, &q)) /* 2. the driver elsewhere */
         return q * depth * (nf ? exp(log_f / (double)nf) : 1.0);
     if (nt) /* 3. the others here */
         return exp(log_t / (double)nt);
     double log_q = 0; /* 4. the others elsewhere */
     size_t nq = 0;
     for (size_t k = 0; k < e->ndrivers; k++)
-        if (k != d && per_query(e, live, k, e->ngroups, &q)) {
+        if (k != d && per_query(e, live, k, kind, e->ngroups, &q)) {
             log_q += log(q);
             nq++;
         }

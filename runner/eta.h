@@ -31,6 +31,10 @@
  *   4. others were measured elsewhere: the geometric mean of their per-query
  *      times x the depth;
  *   5. nothing measured yet: 0 (the time floors alone).
+ * "Per query" pools only groups of the group's own kind: connection groups
+ * (a sample is a whole connection: milliseconds with SCRAM or TLS) with
+ * connection groups, the others (a query: microseconds) with the others;
+ * a kind not measured yet falls through to the next rule.
  * It can be wrong: a group that is much slower or faster than those before
  * it (another query, another depth) moves the estimate once its first
  * driver has warmed up; a driver whose speed drifts (a JIT warming up, a
@@ -57,6 +61,8 @@ struct pgcb_eta_group {
     uint64_t batch_floor;       /* ... and at least this many batches, per thread */
     uint32_t depth;             /* queries per batch */
     size_t norders;             /* orders per driver (at most: until = decided) */
+    int connect;                /* a connection group: a batch is one whole connection
+                                   (connect, authenticate, one query, close) */
 };
 
 /* What one cell (group x driver) has done. */
@@ -72,7 +78,9 @@ struct pgcb_eta {
     struct pgcb_eta_group *groups;   /* [ngroups], filled by the caller */
     struct pgcb_eta_cell *cells;     /* [g * ndrivers + d] */
     uint64_t *over_ns, *over_jobs;   /* [ndrivers]: overhead beyond the timed ns, and jobs */
-    uint64_t *tot_ns, *tot_queries;  /* [ndrivers]: the sums of its cells' ns and batches x depth */
+    uint64_t *tot_ns, *tot_queries;  /* [kind * ndrivers + d], kind 0 (queries) or 1
+                                        (connection groups): the sums of its cells' ns and
+                                        batches x depth */
 };
 
 /* The job running now, as far as it got. */

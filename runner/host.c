@@ -567,8 +567,10 @@ static void worker_failed(struct cworker *w, struct pgcb_host_thread *ht, const 
         snprintf(ht->err, sizeof ht->err, "%s: %s", when, why);
     /* Whatever failed, the next job starts on a fresh connection: a driver
      * that misjudged a broken connection as a query error cannot make the
-     * next group fail too. */
-    close_conn(w->c, w->index);
+     * next group fail too. A connection job's failure was on a connection of
+     * its own, already closed: the host's was not used and stays. */
+    if (!job->connect)
+        close_conn(w->c, w->index);
 }
 
 /* Tell the driver what starts (ABI 1.2 phase: an adapter collects garbage),
@@ -577,7 +579,8 @@ static int worker_phase(struct cworker *w, struct pgcb_host_thread *ht, const st
                         enum pgcb_phase phase)
 {
     const struct pgcb_driver *drv = w->c->sd->ld.drv;
-    if (!PGCB_DRIVER_HAS(drv, 2, phase))
+    /* A connection job has no connection to tell: each sample opens its own. */
+    if (job->connect || !PGCB_DRIVER_HAS(drv, 2, phase))
         return 0;
     char why[PGCB_ERRLEN] = "";
     int rc = drv->phase(w->c->conns[w->index], phase, why, sizeof why);
@@ -607,7 +610,7 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
     pgcb_measure_block(&first, 1, w->samples, &b, why, sizeof why);
     atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     if (b.rc != PGCB_OK) {
-        worker_failed(w, ht, job, b.rc, "first batch", why);
+        worker_failed(w, ht, job, b.rc, job->connect ? "first connection" : "first batch", why);
         return;
     }
     ht->expect_sum = plan->expect_sum = b.last_sum;
@@ -708,8 +711,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
             w->est_ns = (double)b.wall_ns / (double)b.n;
         if (b.rc != PGCB_OK) {
             char when[96];
-            snprintf(when, sizeof when, "order %zu, batch %llu", job->order + 1,
-                     (unsigned long long)batches + 1);
+            snprintf(when, sizeof when, "order %zu, %s %llu", job->order + 1,
+                     job->connect ? "connection" : "batch", (unsigned long long)batches + 1);
             worker_failed(w, ht, job, b.rc, when, why);
             break;
         }
@@ -792,7 +795,7 @@ static void run_job(struct cworker *w)
     ht->rc = PGCB_OK;
     ht->err[0] = '\0';
     pgcb_hist_reset(&ht->hist);
-    if (!c->conns[w->index]) {
+    if (!job->connect && !c->conns[w->index]) {
         /* Reconnect, waiting up to batch_timeout_ms for a server that is
          * coming back (a restart) before failing the group. */
         char why[PGCB_ERRLEN + 160];
@@ -824,7 +827,22 @@ static void run_job(struct cworker *w)
         .expect_sum = ht->expect_sum,
         .sums = w->sums,
     };
-    if (!plan.stmt) {
+    /* A connection job: every sample opens its own connection on the
+     * host's connection string (the group's: the session started the host
+     * with it) and prepares the statement under the same name as the host's
+     * connections do. */
+    char stmt_name[80];
+    struct pgcb_connect connect = {.conninfo = c->conninfo,
+                                   .opts = c->sd->opts, .nopts = c->sd->nopts,
+                                   .name = stmt_name, .sql = cq->sql};
+    snprintf(stmt_name, sizeof stmt_name, "pgcb_%s", cq->name);
+    if (job->connect) {
+        plan.connect = &connect;
+        plan.conn = NULL;
+        plan.stmt = plan.begin = plan.commit = NULL;
+        plan.sums = NULL;
+        plan.depth = 1;
+    } else if (!plan.stmt) {
         worker_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
                       c->sh->queries[job->query].err[0] ? c->sh->queries[job->query].err
                                                          : "the statement is not prepared");

@@ -47,6 +47,10 @@ struct pgcb_job {
     uint64_t batch_floor;         /* per thread (measure) */
     uint64_t warmup_ns;           /* per thread (warm-up) */
     int transaction;              /* each batch is BEGIN, the batch, COMMIT */
+    int connect;                  /* each sample is a whole connection (measure.h) on the
+                                     host's connection string, the group's (the session
+                                     starts the host with it); the host's own connections
+                                     are not used (nor reopened) */
     int check_rows, check_sum;    /* count batches that disagree */
     uint64_t stream;              /* random parameter stream: the order, or
                                      PGCB_STREAM_WARMUP / _BACKGROUND */

@@ -300,6 +300,8 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
                 for (uint32_t t = 0; t < su->threads; t++)
                     g->thread_cpus[t] = pgcb_session_thread_cpu(sess, t);
                 g->rows = q->rows;
+                g->connect = su->connect; /* the header says its budget */
+                g->connections = su->connect ? su->connections : 0;
                 g->cells = pgcb_xcalloc(r->ndrivers, sizeof *g->cells);
                 query_of[r->ngroups++] = su->queries[k];
             }

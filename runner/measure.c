@@ -1,6 +1,7 @@
 /* measure.c -- see measure.h. */
 #include "measure.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util.h"
@@ -86,9 +87,80 @@ static void measure_self_timed(const struct pgcb_plan *p, size_t n, uint64_t *sa
     };
 }
 
+/* One whole connection of a connection plan: open, prepare, execute once
+ * (batch i of the parameter arrays), close. Returns the failing step's
+ * status, its message in err behind the step's name. */
+static int one_connection(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
+                          size_t errlen)
+{
+    const struct pgcb_connect *k = p->connect;
+    char why[PGCB_ERRLEN];
+    struct pgcb_conn *conn = NULL;
+    struct pgcb_stmt *stmt = NULL;
+    why[0] = '\0';
+    sum->hash = 0;
+    sum->rows = 0;
+    int rc = p->drv->open(k->conninfo, k->opts, k->nopts, &conn, why, sizeof why);
+    if (rc != PGCB_OK) {
+        snprintf(err, errlen, "cannot connect: %s", why);
+        return rc;
+    }
+    const char *step = "prepare failed";
+    rc = p->drv->prepare(conn, k->name, k->sql, &stmt, why, sizeof why);
+    if (rc == PGCB_OK) {
+        step = "execution failed";
+        if (p->nparams) {
+            struct pgcb_params params = {p->nparams, p->values + i * p->nparams,
+                                         p->lengths + i * p->nparams};
+            rc = p->drv->run_batch_params(conn, stmt, 1, &params, sum, why, sizeof why);
+        } else {
+            rc = p->drv->run_batch(conn, stmt, 1, sum, why, sizeof why);
+        }
+    }
+    p->drv->close(conn);
+    if (rc != PGCB_OK)
+        snprintf(err, errlen, "%s: %s", step, why);
+    return rc;
+}
+
+/* The connection block: as the batch loop below, a connection per sample. */
+static void measure_connections(const struct pgcb_plan *p, size_t n, uint64_t *samples,
+                                struct pgcb_measured *out, char *err, size_t errlen)
+{
+    uint64_t rows_bad = 0, sum_bad = 0;
+    struct pgcb_sum sum = {0, 0}, last = {0, 0};
+    size_t i = 0;
+    int rc = PGCB_OK;
+
+    uint64_t cpu0 = pgcb_thread_cpu_ns();
+    uint64_t start = pgcb_now_ns();
+    uint64_t prev = start;
+    for (; i < n; i++) {
+        rc = one_connection(p, i, &sum, err, errlen);
+        uint64_t now = pgcb_now_ns();
+        if (rc != PGCB_OK)
+            break;
+        samples[i] = now - prev;
+        prev = now;
+        last = sum;
+        rows_bad += p->check_rows && sum.rows != p->expect_rows;
+        sum_bad += p->check_sum && sum.hash != p->expect_sum;
+    }
+    uint64_t cpu1 = pgcb_thread_cpu_ns();
+
+    *out = (struct pgcb_measured){
+        .n = i, .wall_ns = prev - start, .cpu_ns = cpu1 - cpu0, .rows_bad = rows_bad,
+        .sum_bad = sum_bad, .last_rows = last.rows, .last_sum = last.hash, .rc = rc,
+    };
+}
+
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
                         struct pgcb_measured *out, char *err, size_t errlen)
 {
+    if (p->connect) {
+        measure_connections(p, n, samples, out, err, errlen);
+        return;
+    }
     if (p->sums) {
         measure_self_timed(p, n, samples, out, err, errlen);
         return;

@@ -15,6 +15,15 @@
  * runs the whole block in one run_block call: the driver times each batch
  * (in its adapter process) and the runner times the call, so that what the
  * call cost beyond the samples is the driver's overhead, never a sample.
+ *
+ * A connection plan ([suite] connect = yes) makes every sample one whole
+ * connection, as a program that connects for one query does: the driver's
+ * open (connect, TLS if asked, authenticate, startup), prepare of the
+ * statement, one execution at depth 1 (run_batch, or run_batch_params with
+ * the sample's parameters) and close, timed together with the same one clock
+ * read per sample; the plan's long-lived conn and stmt are not used. The
+ * driver allocates in open and frees in close: such a loop allocates, as the
+ * program it measures does, but the runner's own code in it does not.
  */
 #ifndef PGCB_MEASURE_H
 #define PGCB_MEASURE_H
@@ -23,6 +32,15 @@
 #include <stdint.h>
 
 #include "pgcb/driver.h"
+
+/* A connection plan's connection: what open and prepare are given.
+ * Borrowed; none is freed here. */
+struct pgcb_connect {
+    const char *conninfo;             /* the group's connection string (the host's) */
+    const struct pgcb_option *opts;   /* the driver's options */
+    size_t nopts;
+    const char *name, *sql;           /* the statement: "pgcb_QUERY" and its text */
+};
 
 /* What every batch of a block runs. Borrowed pointers; none is freed here. */
 struct pgcb_plan {
@@ -38,6 +56,8 @@ struct pgcb_plan {
     uint64_t expect_rows, expect_sum;
     struct pgcb_sum *sums;            /* non-NULL: self-timed (run_block), one sum per
                                          batch of a block, PGCB_BLOCK_MAX of them */
+    const struct pgcb_connect *connect; /* non-NULL: a connection plan (above); conn,
+                                         stmt, begin, commit and sums unused, depth 1 */
 };
 
 struct pgcb_measured {
@@ -64,7 +84,10 @@ int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum
 /* Run up to n batches (n >= 1) of plan p, storing each batch's latency in
  * samples[0..]. Stops at the first failing batch (its time is not stored;
  * its message is in err). A self-timed plan: one run_block call, whose
- * cpu_ns is the driver's CPU time of the timed batches. */
+ * cpu_ns is the driver's CPU time of the timed batches. A connection plan:
+ * n connections, each a sample; a failing one is closed, and err says which
+ * step failed ("cannot connect: ...", "prepare failed: ...", "execution
+ * failed: ..."). */
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
                         struct pgcb_measured *out, char *err, size_t errlen);
 

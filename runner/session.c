@@ -909,6 +909,10 @@ void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_gro
         out->time_floor_ns = 0;
         out->batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
     }
+    if (su->connect) { /* a sample is a connection: its count floor instead of queries */
+        out->connect = 1;
+        out->batch_floor = (su->connections + nthreads - 1) / nthreads;
+    }
 }
 
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
@@ -937,6 +941,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     pgcb_session_budget(s, gr, &budget);
     gr->transaction = su->transaction;
     gr->ops = su->ops;
+    gr->connect = su->connect;
+    gr->connections = su->connect ? su->connections : 0;
     gr->nparams = (uint32_t)cq->nparams;
 
     if (pgcb_hist_init(&order_hist) != 0) {
@@ -956,10 +962,12 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     }
     struct pgcb_job base = {.query = q, .group = g, .ngroups = r->ngroups,
                             .norders = s->norders, .depth = gr->depth, .nthreads = nthreads,
-                            .transaction = su->transaction, .check_sum = check_sum};
-    snprintf(base.label, sizeof base.label, "%s / %s %s %u%s%s", gr->suite, gr->query,
-             su->transaction ? "rows_per_txn" : "depth", gr->depth, gr->transport ? " " : "",
-             gr->transport ? gr->transport : "");
+                            .transaction = su->transaction, .check_sum = check_sum,
+                            .connect = su->connect};
+    char shape[64];
+    pgcb_res_group_shape(gr, shape, sizeof shape);
+    snprintf(base.label, sizeof base.label, "%s / %s %s%s%s", gr->suite, gr->query, shape,
+             gr->transport ? " " : "", gr->transport ? gr->transport : "");
 
     /* 0. The background load runs from before the warm-up to after the last
      * order. */
@@ -972,6 +980,17 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
         struct pgcb_res_cell *c = &gr->cells[d];
         c->status = PGCB_CELL_OK;
         char why[PGCB_ERRLEN + 256];
+        if (su->connect && pgcb_sdriver_self_timed(sd)) {
+            /* Its connection is an adapter process of its own, started by
+             * open: a sample would time a process start, not a client's
+             * connection. */
+            cell_fail(c, "skipped: a self-timed driver (the bridge) cannot be measured by a "
+                         "connection suite: its connection is an adapter process, so a "
+                         "sample would time a process start and the adapter's start-up");
+            c->status = PGCB_CELL_SKIPPED;
+            gs[d].failed = 1;
+            continue;
+        }
         const char *ci = group_conninfo(s, gr);
         struct pgcb_host_spec spec = driver_spec(s, d, ci);
         /* Another connection string than its connections have (another
@@ -1028,8 +1047,10 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             /* A host kept from the last group may have reopened a connection
              * in the warm-up (one that failed there): its backends and how
              * they connect are read again for this group, outside any
-             * timing. */
-            if (!started && !gs[d].failed) {
+             * timing. Not after a connection group's warm-up: it used no
+             * connection of the host's, and its samples' backends may still
+             * be exiting. */
+            if (!started && !gs[d].failed && !su->connect) {
                 find_backends(s, d);
                 pgcb_result_transport_free(&c->transport);
                 cell_transport(c, &sd->host.transport, gr->transport);
@@ -1071,8 +1092,12 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
             int srv = s->postmaster_pid && !(s->drivers[d].caps & PGCB_CAP_NO_IO) &&
                       pgcb_srvcpu_read(s->postmaster_pid, &cpu0) == 0;
-            struct backend_mark bm;
-            backend_begin(&bm, &s->drivers[d], &gs[d]);
+            /* A connection group's backends come and go with its samples:
+             * the host's, found once, serve none of them (cell_figures says
+             * so); the whole server's CPU time still applies. */
+            struct backend_mark bm = {.ok = 0};
+            if (!su->connect)
+                backend_begin(&bm, &s->drivers[d], &gs[d]);
             int ok = run_job(s, r, g, d, &gs[d]) == 0;
             backend_end(&bm, &s->drivers[d], &gs[d], ok);
             if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {
@@ -1113,7 +1138,12 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     /* 3. Figures and checks. */
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_res_cell *c = &gr->cells[d];
-        cell_figures(c, &gs[d], gr->depth, nthreads, s->drivers[d].host.backends.why);
+        const char *bwhy = s->drivers[d].host.backends.why;
+        if (su->connect && !(s->drivers[d].caps & PGCB_CAP_NO_IO))
+            bwhy = "a connection suite: each sample's backend starts and exits within it, "
+                   "and the backends found when the driver's host started serve none of its "
+                   "connections; Server CPU is the whole server's";
+        cell_figures(c, &gs[d], gr->depth, nthreads, bwhy);
         if (stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "

@@ -5,19 +5,35 @@
 #       initdb into DIR/data, listen on a unix socket in DIR/sock (by default
 #       only there: no TCP), trust auth, fsync/synchronous_commit/
 #       full_page_writes off, log in DIR/log; with --cpus the server runs under
-#       `taskset -c LIST`. Creates the database pgcb.
+#       `taskset -c LIST`. Creates the database pgcb and three login roles
+#       besides the superuser postgres, for connection suites that measure
+#       authentication (docs/tests.md):
+#         pgcb_md5    password stored as MD5, pg_hba method md5
+#         pgcb_scram  password stored as SCRAM-SHA-256, method scram-sha-256
+#         pgcb_cert   (--ssl only) no password, method cert: TLS over TCP with
+#                     the client certificate (CN=pgcb_cert), refused otherwise
+#       (their pg_hba lines, on the socket and on 127.0.0.1, come before the
+#       trust lines, so postgres keeps trust). Their passwords are random,
+#       made at each start, and written to DIR/pgpass (a libpq password
+#       file, mode 0600, removed by stop), which the export line names as
+#       PGPASSFILE. In database pgcb they may SELECT every table postgres
+#       creates in schema public (ALTER DEFAULT PRIVILEGES): the benchmark
+#       tables that [server] setup makes as postgres (sql/benchmark_rows.sql).
 #       --tcp: also listen on 127.0.0.1, on the same port number, chosen free
 #       on both (trust for 127.0.0.1/32 in pg_hba.conf).
 #       --ssl (implies --tcp): ssl = on, with a CA, a server certificate for
-#       localhost and 127.0.0.1 and a client certificate for the user postgres
-#       made at start with openssl in DIR/tls (removed by stop). TCP
-#       connections may use TLS or not (hostssl and hostnossl both trust); a
-#       client certificate is asked for but not required (ssl_ca_file).
+#       localhost and 127.0.0.1 and a client certificate for the user
+#       pgcb_cert (CN=pgcb_cert) made at start with openssl in DIR/tls
+#       (removed by stop). TCP connections may use TLS or not (hostssl and
+#       hostnossl both trust, except for the roles above); a client
+#       certificate is asked for but not required (ssl_ca_file), except by
+#       pgcb_cert.
 #       On success prints one line on stdout:
-#         export PGHOST=DIR/sock PGPORT=N PGUSER=postgres PGDATABASE=pgcb [PGCB_SERVER_CPUS=LIST]
+#         export PGHOST=DIR/sock PGPORT=N PGUSER=postgres PGDATABASE=pgcb
+#                PGPASSFILE=DIR/pgpass [PGCB_SERVER_CPUS=LIST]
 #                [PGCB_TCP_HOST=127.0.0.1 PGCB_TCP_PORT=N]
-#                [PGCB_SSL_ROOTCERT=DIR/tls/ca.crt PGCB_SSL_CERT=DIR/tls/client.crt
-#                 PGCB_SSL_KEY=DIR/tls/client.key]
+#                [PGCB_SSL_ROOTCERT=DIR/tls/ca.crt PGSSLROOTCERT=DIR/tls/ca.crt
+#                 PGCB_SSL_CERT=DIR/tls/client.crt PGCB_SSL_KEY=DIR/tls/client.key]
 #       so that a caller can do: eval "$(scripts/pgserver.sh start "$dir" --cpus 1)"
 #       (PGHOST stays the socket: TCP and TLS are what a caller asks for by
 #       name, e.g. host=$PGCB_TCP_HOST port=$PGCB_TCP_PORT sslmode=verify-full
@@ -80,8 +96,9 @@ conf_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 tcp_port_used() { [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
 
 # make_tls DIR USER: a CA, a server certificate (localhost, 127.0.0.1) and a
-# client certificate (CN=postgres) signed by it, in DIR; keys 0600, owned by
-# USER (the server's) except the client's, which stays the caller's.
+# client certificate (CN=pgcb_cert: the role whose pg_hba method is cert)
+# signed by it, in DIR; keys 0600, owned by USER (the server's) except the
+# client's, which stays the caller's.
 make_tls() {
     local t=$1 user=$2 log=$1/openssl.log
     mkdir -p -- "$t" || die "cannot create $t"
@@ -93,7 +110,7 @@ make_tls() {
         printf 'subjectAltName = DNS:localhost, IP:127.0.0.1\nextendedKeyUsage = serverAuth\n' >"$t/server.ext" &&
         openssl x509 -req -in "$t/server.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
             -days 2 -extfile "$t/server.ext" -out "$t/server.crt" &&
-        openssl req -new -newkey rsa:2048 -nodes -subj "/CN=postgres" \
+        openssl req -new -newkey rsa:2048 -nodes -subj "/CN=pgcb_cert" \
             -keyout "$t/client.key" -out "$t/client.csr" &&
         printf 'extendedKeyUsage = clientAuth\n' >"$t/client.ext" &&
         openssl x509 -req -in "$t/client.csr" -CA "$t/ca.crt" -CAkey "$t/ca.key" -CAcreateserial \
@@ -104,6 +121,41 @@ make_tls() {
     chmod 0644 -- "$t/ca.crt" "$t/server.crt" "$t/client.crt"
     chmod 0755 -- "$t"
     if ((EUID == 0)); then chown "$user": -- "$t/server.key" "$t/server.crt"; fi
+}
+
+# A random password: 24 hex digits (no character a passfile would escape).
+random_password() { od -An -N12 -tx1 /dev/urandom | tr -d ' \n'; }
+
+# make_roles BINDIR SOCK PORT PASSFILE SSL: create the login roles (the
+# header says which), write their passwords to PASSFILE (mode 0600, the
+# caller's: libpq refuses a password file others can read) and let them
+# read the tables postgres makes in database pgcb.
+make_roles() {
+    local bindir=$1 sock=$2 port=$3 passfile=$4 ssl=$5 md5pw scrampw
+    md5pw=$(random_password)
+    scrampw=$(random_password)
+    [[ ${#md5pw} == 24 && ${#scrampw} == 24 ]] || { note "cannot read /dev/urandom"; return 1; }
+    local readers="pgcb_md5, pgcb_scram" cert=""
+    if ((ssl)); then
+        readers+=", pgcb_cert"
+        cert="CREATE ROLE pgcb_cert LOGIN;"
+    fi
+    # The passwords go in on psql's standard input, never on a command line.
+    "$bindir/psql" -X -q -v ON_ERROR_STOP=1 -h "$sock" -p "$port" -U postgres -d pgcb >&2 <<SQL || return 1
+SET password_encryption = 'md5';
+CREATE ROLE pgcb_md5 LOGIN PASSWORD '$md5pw';
+SET password_encryption = 'scram-sha-256';
+CREATE ROLE pgcb_scram LOGIN PASSWORD '$scrampw';
+$cert
+ALTER DEFAULT PRIVILEGES FOR ROLE postgres IN SCHEMA public GRANT SELECT ON TABLES TO $readers;
+SQL
+    (
+        umask 077
+        printf '# written by scripts/pgserver.sh start; removed by stop\n'
+        printf '*:%s:*:pgcb_md5:%s\n' "$port" "$md5pw"
+        printf '*:%s:*:pgcb_scram:%s\n' "$port" "$scrampw"
+    ) >"$passfile" || return 1
+    chmod 0600 -- "$passfile"
 }
 
 # PID of the running postmaster of data dir $1, or nothing.
@@ -181,14 +233,15 @@ cmd_start() {
     cd -- "$dir"
 
     # Pick a port: no socket for it in our dir nor in the usual shared dirs
-    # (and, with --tcp, nothing listening on it).
+    # and nothing listening on it over TCP (needed with --tcp; without it,
+    # so that a port number still names one server on this machine).
     local port="" p d used
     for ((p = port_first; p <= port_last; p++)); do
         used=0
         for d in "$sock" /run/postgresql /var/run/postgresql /tmp; do
             if [[ -e $d/.s.PGSQL.$p || -e $d/.s.PGSQL.$p.lock ]]; then used=1; break; fi
         done
-        if ((!used && tcp)) && tcp_port_used "$p"; then used=1; fi
+        if ((!used)) && tcp_port_used "$p"; then used=1; fi
         if ((!used)); then port=$p; break; fi
     done
     [[ -n $port ]] || die "no free port in $port_first-$port_last"
@@ -204,22 +257,35 @@ cmd_start() {
         note "making a CA, a server and a client certificate in $tls"
         make_tls "$tls" "$user"
     fi
-    if ((tcp)); then
-        {
-            printf '\n# --- added by scripts/pgserver.sh: TCP on loopback, trust ---\n'
+    # pg_hba.conf: the login roles' lines first (the first matching line
+    # decides), then TCP's trust lines, then initdb's (local trust, host
+    # reject: --auth-host=reject).
+    {
+        printf '# --- added by scripts/pgserver.sh: the login roles, by method ---\n'
+        printf 'local     all pgcb_md5   md5\n'
+        printf 'host      all pgcb_md5   127.0.0.1/32 md5\n'
+        printf 'local     all pgcb_scram scram-sha-256\n'
+        printf 'host      all pgcb_scram 127.0.0.1/32 scram-sha-256\n'
+        if ((ssl)); then
+            printf 'hostssl   all pgcb_cert  127.0.0.1/32 cert\n'
+        fi
+        printf 'local     all pgcb_cert  reject\n'
+        printf 'host      all pgcb_cert  127.0.0.1/32 reject\n'
+        if ((tcp)); then
+            printf '# --- added by scripts/pgserver.sh: TCP on loopback, trust ---\n'
             if ((ssl)); then
                 printf 'hostssl   all all 127.0.0.1/32 trust\n'
                 printf 'hostnossl all all 127.0.0.1/32 trust\n'
             else
                 printf 'host      all all 127.0.0.1/32 trust\n'
             fi
-        } >"$data/pg_hba.conf.add"
-        # Ours first: initdb's file rejects host connections (--auth-host=reject).
-        cat -- "$data/pg_hba.conf.add" "$data/pg_hba.conf" >"$data/pg_hba.conf.new"
-        mv -- "$data/pg_hba.conf.new" "$data/pg_hba.conf"
-        rm -f -- "$data/pg_hba.conf.add"
-        if ((EUID == 0)); then chown "$user": -- "$data/pg_hba.conf"; fi
-    fi
+        fi
+        printf '\n'
+    } >"$data/pg_hba.conf.add"
+    cat -- "$data/pg_hba.conf.add" "$data/pg_hba.conf" >"$data/pg_hba.conf.new"
+    mv -- "$data/pg_hba.conf.new" "$data/pg_hba.conf"
+    rm -f -- "$data/pg_hba.conf.add"
+    if ((EUID == 0)); then chown "$user": -- "$data/pg_hba.conf"; fi
 
     {
         printf '\n# --- added by scripts/pgserver.sh: throw-away benchmark cluster ---\n'
@@ -262,6 +328,15 @@ cmd_start() {
         die "could not create database pgcb"
     fi
 
+    local roles="pgcb_md5, pgcb_scram"
+    if ((ssl)); then roles+=", pgcb_cert"; fi
+    note "creating the login roles $roles (passwords in $dir/pgpass)"
+    if ! make_roles "$bindir" "$sock" "$port" "$dir/pgpass" "$ssl"; then
+        run_as "$user" "$bindir/pg_ctl" -D "$data" -m immediate -w -t 30 -s stop >&2 || true
+        tail_log "$log"
+        die "could not create the login roles"
+    fi
+
     local pid
     pid=$(postmaster_pid "$data")
     local where="socket $sock, port $port"
@@ -270,7 +345,8 @@ cmd_start() {
     note "PostgreSQL running: pid ${pid:-?}, $where, CPUs ${cpus:-any}, log $log"
 
     local out
-    out=$(printf 'export PGHOST=%q PGPORT=%q PGUSER=postgres PGDATABASE=pgcb' "$sock" "$port")
+    out=$(printf 'export PGHOST=%q PGPORT=%q PGUSER=postgres PGDATABASE=pgcb PGPASSFILE=%q' \
+        "$sock" "$port" "$dir/pgpass")
     if ((have_cpus)); then
         out+=$(printf ' PGCB_SERVER_CPUS=%q' "$cpus")
     fi
@@ -278,8 +354,8 @@ cmd_start() {
         out+=$(printf ' PGCB_TCP_HOST=127.0.0.1 PGCB_TCP_PORT=%q' "$port")
     fi
     if ((ssl)); then
-        out+=$(printf ' PGCB_SSL_ROOTCERT=%q PGCB_SSL_CERT=%q PGCB_SSL_KEY=%q' \
-            "$tls/ca.crt" "$tls/client.crt" "$tls/client.key")
+        out+=$(printf ' PGCB_SSL_ROOTCERT=%q PGSSLROOTCERT=%q PGCB_SSL_CERT=%q PGCB_SSL_KEY=%q' \
+            "$tls/ca.crt" "$tls/ca.crt" "$tls/client.crt" "$tls/client.key")
     fi
     printf '%s\n' "$out"
 }
@@ -318,12 +394,12 @@ cmd_stop() {
         cd /
     fi
 
-    # Only remove what start created: data/, sock/, log/, tls/.
+    # Only remove what start created: data/, sock/, log/, tls/, pgpass.
     local entry extra=()
     shopt -s nullglob dotglob
     for entry in "$dir"/*; do
         case ${entry##*/} in
-            data|sock|log|tls) ;;
+            data|sock|log|tls|pgpass) ;;
             *) extra+=("${entry##*/}") ;;
         esac
     done

@@ -20,7 +20,7 @@ import sys
 
 COLUMNS = [
     "run", "file", "label", "cpu_model", "cores", "server_version", "started_at", "suite",
-    "query", "depth", "transaction", "threads", "ops", "group", "driver", "reference",
+    "query", "depth", "transaction", "connect", "threads", "ops", "group", "driver", "reference",
     "status", "error", "samples", "queries", "mean_ns", "rme_pct", "median_ns", "p90_ns",
     "p99_ns", "p999_ns", "min_ns", "max_ns", "ops_per_s", "queries_per_s",
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
@@ -107,10 +107,12 @@ def main():
                 same_str(get("threads"), g.get("threads", 1), at + " threads")
                 txn = bool(g.get("transaction", False))
                 same_str(get("transaction"), "true" if txn else "false", at + " transaction")
+                conn = bool(g.get("connect", False))
+                same_str(get("connect"), "true" if conn else "false", at + " connect")
                 same_str(get("ops"), g.get("ops") or None, at + " ops")
                 kind = "rows_per_txn" if txn else "depth"
-                same_str(get("group"), f"{g['suite']} / {g['query']}, {kind} {g['depth']}",
-                         at + " group")
+                shape = "connect" if conn else f"{kind} {g['depth']}"
+                same_str(get("group"), f"{g['suite']} / {g['query']}, {shape}", at + " group")
                 same_str(get("driver"), drv["name"], at + " driver")
                 same_str(get("driver"), cell["driver"], at + " driver of the result")
                 ref = "reference" in (drv.get("caps") or [])

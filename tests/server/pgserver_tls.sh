@@ -5,13 +5,14 @@
 #   - --ssl: the export line names the TCP port and the certificates; over TCP
 #     sslmode=verify-full with the CA connects with TLS (pg_stat_ssl), and
 #     sslmode=disable connects without it; the client certificate is seen
-#     (client_dn /CN=postgres); verify-full against another host name, and
+#     (client_dn /CN=pgcb_cert, the role of cert authentication:
+#     pgserver_auth.sh); verify-full against another host name, and
 #     verify-ca against another CA, fail with libpq's reasons; the socket
 #     still works; stop removes the certificates with the rest;
 #   - --tcp without --ssl: sslmode=require fails ("does not support SSL"),
 #     prefer connects in clear; a second server started beside it gets
 #     another port;
-#   - neither: nothing listens on TCP.
+#   - neither: the server listens on no TCP address.
 #           tests/server/pgserver_tls.sh BUILD_DIR   (BUILD_DIR unused)
 set -euo pipefail
 
@@ -57,12 +58,14 @@ refused() {
 start s1 --ssl
 (
     eval "$line"
-    for v in PGCB_TCP_HOST PGCB_TCP_PORT PGCB_SSL_ROOTCERT PGCB_SSL_CERT PGCB_SSL_KEY; do
+    for v in PGCB_TCP_HOST PGCB_TCP_PORT PGCB_SSL_ROOTCERT PGSSLROOTCERT PGCB_SSL_CERT PGCB_SSL_KEY; do
         [[ -n ${!v:-} ]] || fail "--ssl: the export line has no $v: $line"
     done
     # shellcheck disable=SC2153 # set by eval "$line"
     [[ $PGCB_TCP_HOST == 127.0.0.1 && $PGCB_TCP_PORT == "$PGPORT" ]] \
         || fail "--ssl: TCP $PGCB_TCP_HOST:$PGCB_TCP_PORT, socket port $PGPORT"
+    [[ $PGSSLROOTCERT == "$PGCB_SSL_ROOTCERT" ]] \
+        || fail "--ssl: PGSSLROOTCERT $PGSSLROOTCERT is not PGCB_SSL_ROOTCERT $PGCB_SSL_ROOTCERT"
     [[ ! -e $tmp/s1/tls/ca.key ]] || fail "--ssl: the CA's key is left in $tmp/s1/tls"
     [[ $(stat -c %a "$PGCB_SSL_KEY") == 600 ]] || fail "--ssl: the client key is not 0600"
     tcp="host=$PGCB_TCP_HOST port=$PGCB_TCP_PORT"
@@ -76,7 +79,7 @@ start s1 --ssl
     got=$(q "host=localhost port=$PGCB_TCP_PORT sslmode=verify-full sslrootcert=$PGCB_SSL_ROOTCERT \
 sslcert=$PGCB_SSL_CERT sslkey=$PGCB_SSL_KEY" \
         "SELECT client_dn FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
-    [[ $got == /CN=postgres ]] || fail "client certificate: client_dn '$got'"
+    [[ $got == /CN=pgcb_cert ]] || fail "client certificate: client_dn '$got'"
     ok "--ssl: the client certificate is seen (client_dn $got), host name localhost verified"
     refused "host=wrong.example hostaddr=127.0.0.1 port=$PGCB_TCP_PORT sslmode=verify-full \
 sslrootcert=$PGCB_SSL_ROOTCERT" 'does not match host name "wrong.example"'
@@ -100,7 +103,7 @@ start s3 --tcp
 (
     eval "$line2"
     p2=$PGCB_TCP_PORT
-    [[ -z ${PGCB_SSL_ROOTCERT:-} ]] || fail "--tcp: the export line names certificates: $line2"
+    [[ -z ${PGCB_SSL_ROOTCERT:-}${PGSSLROOTCERT:-} ]] || fail "--tcp: the export line names certificates: $line2"
     refused "host=127.0.0.1 port=$p2 sslmode=require" "server does not support SSL"
     ok "--tcp: sslmode=require against a server without TLS fails"
     got=$(q "host=127.0.0.1 port=$p2 sslmode=prefer" \
@@ -121,8 +124,9 @@ start s4
 (
     eval "$line"
     [[ -z ${PGCB_TCP_PORT:-} ]] || fail "no --tcp: the export line names a TCP port: $line"
-    [[ -z $(ss -Htln "sport = :$PGPORT" 2>/dev/null) ]] || fail "no --tcp: something listens on TCP port $PGPORT"
-    ok "no --tcp: nothing listens on TCP port $PGPORT"
+    got=$(q "host=$PGHOST port=$PGPORT" "SHOW listen_addresses")
+    [[ -z $got ]] || fail "no --tcp: listen_addresses is '$got'"
+    ok "no --tcp: the server listens on no TCP address (listen_addresses '')"
 ) || exit 1
 "$pgserver" stop "$tmp/s4" 2>/dev/null
 

@@ -235,7 +235,8 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\ndepth = 2 2\n", ":9: [suite.t] depth: 2 listed twice");
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
                  ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
-                 "rows_per_txn, ops, warmup_ms, background, transport, conninfo)");
+                 "rows_per_txn, ops, warmup_ms, background, transport, conninfo, connect, "
+                 "connections)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
@@ -274,6 +275,31 @@ static void test_errors(void **state)
     snprintf(text, sizeof text, MINIMAL "[query.r]\n%s", longline);
     expect_error(text, ":9: line longer than 198 characters: continue a long value on "
                        "indented lines");
+}
+
+/* connect = yes: a connection suite, depth 1, its connections floor (50
+ * by default); other suites keep connect = 0. */
+static void test_connect_suites(void **state)
+{
+    (void)state;
+    const char *text = "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n"
+                       "[suite.plain]\ndepth = 1 10\n"
+                       "[suite.conn]\nconnect = yes\n"
+                       "[suite.conn2]\nconnect = true\ndepth = 1\nconnections = 7\nthreads = 2\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.nsuites, 3);
+    assert_int_equal(cfg.suites[0].connect, 0);
+    assert_int_equal(cfg.suites[1].connect, 1);
+    assert_int_equal(cfg.suites[1].ndepths, 1);
+    assert_int_equal(cfg.suites[1].depths[0], 1);
+    assert_int_equal(cfg.suites[1].connections, PGCB_DEFAULT_CONNECTIONS);
+    assert_int_equal(PGCB_DEFAULT_CONNECTIONS, 50);
+    assert_int_equal(cfg.suites[2].connect, 1);
+    assert_int_equal(cfg.suites[2].connections, 7);
+    assert_int_equal(cfg.suites[2].threads, 2);
+    pgcb_config_free(&cfg);
 }
 
 static void test_missing_file(void **state)
@@ -399,6 +425,27 @@ static void test_write_workloads(void **state)
                  ":6: [suite.s] ops: give one depth with ops");
     expect_error(D Q "[suite.s]\nops = 0\n",
                  ":7: [suite.s] ops: '0' is not an integer from 1 to 4294967295");
+    /* Connection suites: one connection, one execution per sample; the line
+     * named is the key that conflicts with connect = yes, in either order. */
+    expect_error(D Q "[suite.s]\nconnect = yes\ndepth = 10\n",
+                 ":8: [suite.s] depth: must be 1 with connect = yes (line 7): each sample of a "
+                 "connection suite is one connection running its query once");
+    expect_error(D Q "[suite.s]\ndepth = 1 10\nconnect = yes\n",
+                 ":7: [suite.s] depth: must be 1 with connect = yes (line 8): each sample of a "
+                 "connection suite is one connection running its query once");
+    expect_error(D Q "[suite.s]\nrows_per_txn = 1\nconnect = on\n",
+                 ":7: [suite.s] rows_per_txn: not with connect = yes (line 8): each sample of "
+                 "a connection suite is one connection running its query once");
+    expect_error(D Q "[suite.s]\nconnect = yes\nops = 10\n",
+                 ":8: [suite.s] ops: not with connect = yes (line 7): a connection suite's "
+                 "budget is time_ms and connections");
+    expect_error(D Q "[suite.s]\nconnections = 10\n",
+                 ":7: [suite.s] connections: only with connect = yes (a connection suite's "
+                 "count floor)");
+    expect_error(D Q "[suite.s]\nconnect = yes\nconnections = 0\n",
+                 ":8: [suite.s] connections: '0' is not an integer from 1 to 1000000");
+    expect_error(D Q "[suite.s]\nconnect = maybe\n",
+                 ":7: [suite.s] connect: 'maybe' is not yes or no");
     expect_error(D Q "[suite.s]\nbackground = nope\n",
                  ":7: [suite.s] background: no [background.nope] section");
     expect_error(D Q "[suite.s]\n[background.b]\nquery = q\nrate = 5\n",
@@ -442,6 +489,7 @@ int main(void)
         cmocka_unit_test_setup(test_full_config, setup),
         cmocka_unit_test_setup(test_defaults_and_env, setup),
         cmocka_unit_test_setup(test_errors, setup),
+        cmocka_unit_test_setup(test_connect_suites, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
         cmocka_unit_test_setup(test_write_workloads, setup),

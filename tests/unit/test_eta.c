@@ -8,6 +8,7 @@
  *     (scaled by depth and by how much slower this group is for the drivers
  *     measured in it), the other drivers of the group, the others
  *     elsewhere;
+ *   - connection groups and query groups estimated apart;
  *   - the running job (warm-up and order), each driver's overhead per job;
  *   - dropped cells, ended groups, the step count, and an estimate that
  *     goes down to 0 as a simulated run goes on;
@@ -122,6 +123,42 @@ static void test_group_factor(void **state)
     pgcb_eta_job_done(&e, 0, 1, 1, 100 * MS, 250, 100 * MS); /* 400 us */
     NEAR(pgcb_eta_batch_ns(&e, 1, 2, NULL), sqrt(100e3 * 400e3) * 10);
     NEAR(pgcb_eta_batch_ns(&e, 1, 0, NULL), 100e3 * 10); /* rule 2, factor 1 */
+    pgcb_eta_free(&e);
+}
+
+/* Connection groups and query groups are never pooled: a driver measured
+ * only in query groups (50 us a query) has no estimate in a connection
+ * group from them, and the connection group's count floor (not the query
+ * floor) is what it has to meet; once a connection group is measured
+ * (5 ms a connection), another connection group takes its rate, and the
+ * query groups keep theirs. */
+static void test_connect_kind(void **state)
+{
+    (void)state;
+    struct pgcb_eta e;
+    make(&e, 3, 2); /* group 0: queries; 1 and 2: connection groups */
+    for (size_t g = 1; g < 3; g++) {
+        e.groups[g].connect = 1;
+        e.groups[g].time_floor_ns = 10 * MS;
+        e.groups[g].batch_floor = 50;   /* [suite] connections */
+    }
+    pgcb_eta_job_done(&e, 0, 0, 1, 100 * MS, 2000, 100 * MS); /* 50 us a query */
+    pgcb_eta_job_done(&e, 0, 1, 1, 100 * MS, 2000, 100 * MS);
+    NEAR(pgcb_eta_batch_ns(&e, 1, 0, NULL), 0); /* not 50 us: nothing of its kind yet */
+    NEAR(pgcb_eta_batch_ns(&e, 2, 1, NULL), 0);
+    pgcb_eta_job_done(&e, 1, 0, 1, 100 * MS, 20, 100 * MS); /* 5 ms a connection */
+    NEAR(pgcb_eta_batch_ns(&e, 1, 0, NULL), 5 * MS);          /* 1. measured */
+    NEAR(pgcb_eta_batch_ns(&e, 2, 0, NULL), 5 * MS);          /* 2. its connections */
+    NEAR(pgcb_eta_batch_ns(&e, 1, 1, NULL), 5 * MS);          /* 3. the others here */
+    NEAR(pgcb_eta_batch_ns(&e, 2, 1, NULL), 5 * MS);          /* 4. the others' connections */
+    NEAR(pgcb_eta_batch_ns(&e, 0, 0, NULL), 50e3);            /* the query group unchanged */
+    /* An order of a connection group: max(10 ms, 50 x 5 ms) = 250 ms. */
+    pgcb_eta_free(&e);
+    make(&e, 1, 1);
+    e.groups[0] = (struct pgcb_eta_group){.time_floor_ns = 10 * MS, .batch_floor = 50,
+                                          .depth = 1, .norders = 4, .connect = 1};
+    pgcb_eta_job_done(&e, 0, 0, 0, 250 * MS, 50, 250 * MS); /* one order done, 5 ms each */
+    NEAR(pgcb_eta_left_ns(&e, NULL), 3 * 250.0 * MS);
     pgcb_eta_free(&e);
 }
 
@@ -245,6 +282,7 @@ int main(void)
         cmocka_unit_test(test_nothing_measured),
         cmocka_unit_test(test_query_floor_dominates),
         cmocka_unit_test(test_group_factor),
+        cmocka_unit_test(test_connect_kind),
         cmocka_unit_test(test_live_job),
         cmocka_unit_test(test_overhead),
         cmocka_unit_test(test_run_to_the_end),

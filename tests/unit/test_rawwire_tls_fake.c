@@ -228,5 +228,12 @@ int main(void)
         cmocka_unit_test(test_injected_after_answer), cmocka_unit_test(test_no_tls_under_require),
     };
     setenv("HOME", "/nonexistent-pgcb-home", 1); /* no ~/.postgresql of the caller's */
+    /* Nor the caller's PGSSL* variables (a shell that ran pgserver.sh --ssl's
+     * export line has PGSSLROOTCERT): the cases give every key they need. */
+    static const char *const vars[] = {"PGSSLMODE", "PGSSLROOTCERT", "PGSSLCERT", "PGSSLKEY",
+                                       "PGSSLCRL", "PGSSLCRLDIR", "PGSSLSNI", "PGREQUIRESSL",
+                                       NULL};
+    for (size_t i = 0; vars[i]; i++)
+        unsetenv(vars[i]);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
