@@ -453,11 +453,14 @@ struct rank_work {
     size_t *idx;         /* idx[i * m + k]: driver index of labels[k] in runs[i] */
 };
 
-/* Is `label` valid in any shared group of any run (every suite)? If not,
- * *all_skipped tells whether it skipped every one of them (and there was one). */
+/* Is `label` valid in any shared group of any run -- of `suite`, or of
+ * every suite when it is NULL? If not, *all_skipped tells whether it skipped
+ * every one of them (and there was one). A suite's ranking thus leaves out
+ * a driver the suite never measured (the bridge in a connection suite)
+ * rather than every group of the suite. */
 static int valid_anywhere(const struct pgcb_result *const *runs, size_t nruns,
                           const struct pgcb_result *const *scope, size_t nscope,
-                          const char *label, int *all_skipped)
+                          const char *suite, const char *label, int *all_skipped)
 {
     size_t shared = 0, skipped = 0;
     for (size_t i = 0; i < nruns; i++) {
@@ -465,7 +468,8 @@ static int valid_anywhere(const struct pgcb_result *const *runs, size_t nruns,
         if (d == PGCB_RANK_NONE)
             continue;
         for (size_t g = 0; g < runs[i]->ngroups; g++) {
-            if (!pgcb_rank_group_shared(scope, nscope, &runs[i]->groups[g]))
+            if ((suite && strcmp(runs[i]->groups[g].suite, suite) != 0) ||
+                !pgcb_rank_group_shared(scope, nscope, &runs[i]->groups[g]))
                 continue;
             if (pgcb_rank_cell_valid(runs[i], g, d))
                 return 1;
@@ -516,7 +520,7 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
             !pgcb_rank_driver_shared(runs, nruns, label))
             continue;
         int all_skipped;
-        if (!valid_anywhere(runs, nruns, scope, nscope, label, &all_skipped)) {
+        if (!valid_anywhere(runs, nruns, scope, nscope, suite, label, &all_skipped)) {
             out->unranked = pgcb_xrealloc(out->unranked,
                                           (out->nunranked + 1) * sizeof *out->unranked);
             out->unranked[out->nunranked].driver = pgcb_xstrdup(label);
