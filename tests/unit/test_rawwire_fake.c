@@ -9,8 +9,8 @@
  *
  * The fake server is a forked child listening on a unix socket in a
  * temporary directory, so the driver runs its real code path: conninfo
- * host=DIR port=5432, connect, startup, prepare, run_batch. The driver's .c
- * files are compiled in by #including them.
+ * host=DIR port=5432, connect, startup, prepare, run_batch. The driver's
+ * objects and lib/pgwire are linked in (Makefile: TEST_OBJS_test_rawwire_fake).
  */
 #include <stdarg.h>
 #include <stddef.h>
