@@ -123,44 +123,9 @@ static int one_connection(const struct pgcb_plan *p, size_t i, struct pgcb_sum *
     return rc;
 }
 
-/* The connection block: as the batch loop below, a connection per sample. */
-static void measure_connections(const struct pgcb_plan *p, size_t n, uint64_t *samples,
-                                struct pgcb_measured *out, char *err, size_t errlen)
-{
-    uint64_t rows_bad = 0, sum_bad = 0;
-    struct pgcb_sum sum = {0, 0}, last = {0, 0};
-    size_t i = 0;
-    int rc = PGCB_OK;
-
-    uint64_t cpu0 = pgcb_thread_cpu_ns();
-    uint64_t start = pgcb_now_ns();
-    uint64_t prev = start;
-    for (; i < n; i++) {
-        rc = one_connection(p, i, &sum, err, errlen);
-        uint64_t now = pgcb_now_ns();
-        if (rc != PGCB_OK)
-            break;
-        samples[i] = now - prev;
-        prev = now;
-        last = sum;
-        rows_bad += p->check_rows && sum.rows != p->expect_rows;
-        sum_bad += p->check_sum && sum.hash != p->expect_sum;
-    }
-    uint64_t cpu1 = pgcb_thread_cpu_ns();
-
-    *out = (struct pgcb_measured){
-        .n = i, .wall_ns = prev - start, .cpu_ns = cpu1 - cpu0, .rows_bad = rows_bad,
-        .sum_bad = sum_bad, .last_rows = last.rows, .last_sum = last.hash, .rc = rc,
-    };
-}
-
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
                         struct pgcb_measured *out, char *err, size_t errlen)
 {
-    if (p->connect) {
-        measure_connections(p, n, samples, out, err, errlen);
-        return;
-    }
     if (p->sums) {
         measure_self_timed(p, n, samples, out, err, errlen);
         return;
@@ -168,6 +133,7 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
     uint64_t rows_bad = 0, sum_bad = 0;
     const uint64_t expect_rows = p->expect_rows, expect_sum = p->expect_sum;
     const int check_rows = p->check_rows, check_sum = p->check_sum;
+    const int connect = p->connect != NULL; /* a connection suite: a connection per sample */
     const struct hot h = hot_of(p);
     struct pgcb_sum sum = {0, 0};
     size_t i = 0;
@@ -177,7 +143,7 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
     uint64_t start = pgcb_now_ns();
     uint64_t prev = start;
     for (; i < n; i++) {
-        rc = batch(h, i, &sum, err, errlen);
+        rc = connect ? one_connection(p, i, &sum, err, errlen) : batch(h, i, &sum, err, errlen);
         uint64_t now = pgcb_now_ns();
         if (rc != PGCB_OK)
             break;
