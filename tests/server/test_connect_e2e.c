@@ -333,6 +333,24 @@ static int restore_md5(void **state)
  * password to one no passfile holds (the drivers' hosts are connected by
  * then); the connection suite, whose every connection is refused; a query
  * suite, on the long-lived connections, which still works. */
+/* Under `from` (the output, or a group's title in it), the failure line of
+ * `client` starts with "  CLIENT: PREFIX" and says the password of `user`
+ * was refused. */
+static void check_password_failure(const char *from, const char *client, const char *prefix,
+                                   const char *user)
+{
+    char want[160], line[1024], why[128];
+    snprintf(want, sizeof want, "\n  %s: %s", client, prefix);
+    const char *at = from ? strstr(from, want) : NULL;
+    if (!at)
+        fail_msg("no line '%s' in:\n%s", want + 1, from ? from : "(no such group)");
+    const char *eol = strchr(at + 1, '\n');
+    snprintf(line, sizeof line, "%.*s", (int)(eol ? eol - at - 1 : 200), at + 1);
+    snprintf(why, sizeof why, "password authentication failed for user \"%s\"", user);
+    if (!strstr(line, why))
+        fail_msg("not a password failure: %s", line);
+}
+
 static void test_wrong_password(void **state)
 {
     (void)state;
@@ -357,19 +375,9 @@ static void test_wrong_password(void **state)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 2); /* written, a driver failed somewhere */
     const char *clients[] = {"libpq_sync", "rawwire"};
-    for (size_t k = 0; k < 2; k++) {
-        char want[160];
-        snprintf(want, sizeof want, "\n  %s: failed: first connection: cannot connect: ",
-                 clients[k]);
-        const char *at = strstr(r.out, want);
-        if (!at)
-            fail_msg("no line '%s' in:\n%s", want + 1, r.out);
-        const char *eol = strchr(at + 1, '\n');
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", (int)(eol ? eol - at - 1 : 200), at + 1);
-        if (!strstr(line, "password authentication failed for user \"pgcb_md5\""))
-            fail_msg("not a password failure: %s", line);
-    }
+    for (size_t k = 0; k < 2; k++)
+        check_password_failure(r.out, clients[k], "failed: first connection: cannot connect: ",
+                               "pgcb_md5");
     e2e_run_free(&r);
     struct pgcb_result res;
     char err[512];
@@ -424,18 +432,9 @@ static void test_suite_conninfo(void **state)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 2);
     const char *clients[] = {"libpq_sync", "rawwire"};
-    for (size_t k = 0; k < 2; k++) {
-        char want[160];
-        snprintf(want, sizeof want, "\n  %s: failed: ", clients[k]);
-        const char *at = strstr(strstr(r.out, "wrongpw / limit_100"), want);
-        if (!at)
-            fail_msg("no line '%s' under wrongpw in:\n%s", want + 1, r.out);
-        const char *eol = strchr(at + 1, '\n');
-        char line[1024];
-        snprintf(line, sizeof line, "%.*s", (int)(eol ? eol - at - 1 : 200), at + 1);
-        if (!strstr(line, "password authentication failed for user \"pgcb_scram\""))
-            fail_msg("not a password failure: %s", line);
-    }
+    for (size_t k = 0; k < 2; k++)
+        check_password_failure(strstr(r.out, "wrongpw / limit_100"), clients[k], "failed: ",
+                               "pgcb_scram");
     e2e_run_free(&r);
     struct pgcb_result res;
     char err[512];
