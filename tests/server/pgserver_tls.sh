@@ -19,16 +19,8 @@ set -euo pipefail
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)
 prog=pgserver_tls.sh
 pgserver=$root/scripts/pgserver.sh
-tmp=$(mktemp -d /tmp/pgcb-tls.XXXXXX)
-chmod 0755 "$tmp" # the server may run as postgres (when we are root)
-cleanup() {
-    local s
-    for s in "$tmp"/s*; do "$pgserver" stop "$s" >/dev/null 2>&1 || true; done
-    rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGCB_CONNINFO PGHOSTADDR PGSERVICE \
-    PGSSLMODE PGSSLROOTCERT PGSSLCERT PGSSLKEY
+. "$root/tests/lib/own_servers.sh"
+own_servers pgcb-tls
 
 fail() { printf '%s: FAILED: %s\n' "$prog" "$*" >&2; exit 1; }
 # One line per check passed, also from the subshells (each server's

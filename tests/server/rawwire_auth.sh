@@ -19,17 +19,10 @@ check=$build/tests/test_rawwire_connect
 [[ -x $check ]] || { echo "$prog: $check not built" >&2; exit 1; }
 [[ -x $build/runner ]] || { echo "$prog: $build/runner not built" >&2; exit 1; }
 
-tmp=$(mktemp -d /tmp/rw-auth.XXXXXX)
-chmod 0755 "$tmp" # the server may run as postgres (when we are root)
-srv=$tmp/srv
-cleanup() {
-    "$root/scripts/pgserver.sh" stop "$srv" >/dev/null 2>&1 || true
-    rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-
 # Our own server: the caller's PG* variables name another one.
-unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGCB_CONNINFO PGHOSTADDR PGSERVICE
+. "$root/tests/lib/own_servers.sh"
+own_servers rw-auth
+srv=$tmp/srv
 env_line=$("$root/scripts/pgserver.sh" start "$srv" 2>"$tmp/pgserver.log") \
     || { cat "$tmp/pgserver.log" >&2; echo "$prog: could not start the server" >&2; exit 1; }
 eval "$env_line"

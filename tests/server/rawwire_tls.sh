@@ -32,20 +32,10 @@ probe=$build/tests/test_rawwire_tls
 [[ -x $probe ]] || { echo "$prog: $probe not built" >&2; exit 1; }
 command -v openssl >/dev/null || { echo "$prog: openssl is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 
-tmp=$(mktemp -d /tmp/rw-tls.XXXXXX)
-chmod 0755 "$tmp" # the servers may run as postgres (when we are root)
-cleanup() {
-    "$root/scripts/pgserver.sh" stop "$tmp/a" >/dev/null 2>&1 || true
-    "$root/scripts/pgserver.sh" stop "$tmp/b" >/dev/null 2>&1 || true
-    rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-
 # Our own servers: the caller's PG* variables name another one; no
-# ~/.postgresql of the caller's may change what libpq does.
-unset PGHOST PGPORT PGUSER PGDATABASE PGPASSWORD PGPASSFILE PGCB_CONNINFO PGHOSTADDR PGSERVICE \
-      PGSSLMODE PGSSLROOTCERT PGSSLCERT PGSSLKEY PGSSLCRL PGSSLCRLDIR PGSSLSNI PGREQUIRESSL \
-      PGCHANNELBINDING PGSSLMINPROTOCOLVERSION PGSSLMAXPROTOCOLVERSION
+# ~/.postgresql of the caller's may change what libpq does (HOME below).
+. "$root/tests/lib/own_servers.sh"
+own_servers rw-tls
 start() { # DIR FLAG -> the export line's variables, prefixed
     "$root/scripts/pgserver.sh" start "$1" "$2" 2>"$1.log" \
         || { cat "$1.log" >&2; echo "$prog: could not start a server ($2)" >&2; exit 1; }
