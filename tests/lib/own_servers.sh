@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/lib/own_servers.sh -- sourced by the server tests that start
 # throw-away servers of their own (scripts/pgserver.sh) instead of using the
 # one tests/run.sh started:
