@@ -75,16 +75,11 @@ struct pv_num {
     int64_t total;     /* decimal digits printed: 4 x (top + 1) + dscale */
 };
 
-/* Decimal digit number k (0 = the first printed) of the display form. */
-static unsigned pv_num_digit(const struct pv_num *n, int64_t k)
+/* The base-10000 group of weight g (0 where none is stored). */
+static unsigned pv_num_group(const struct pv_num *n, int64_t g)
 {
-    int64_t g = n->top - k / 4;           /* the weight of its group */
-    int64_t idx = n->weight - g;          /* the group's index in d */
-    unsigned v = 0;
-    if (idx >= 0 && idx < n->ndigits)
-        v = pgcb_value_be16(n->d + 2 * idx);
-    static const unsigned pow10[4] = {1000, 100, 10, 1};
-    return v / pow10[k % 4] % 10;
+    int64_t idx = n->weight - g;
+    return idx >= 0 && idx < n->ndigits ? pgcb_value_be16(n->d + 2 * idx) : 0;
 }
 
 int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len)
@@ -118,11 +113,20 @@ int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len
             return -1;
     n.top = n.weight > 0 ? n.weight : 0;
     n.total = 4 * ((int64_t)n.top + 1) + dscale;
-    /* the unscaled value's digits: from the first non-zero one */
-    int64_t first = 0;
-    while (first < n.total && pv_num_digit(&n, first) == 0)
-        first++;
-    if (first == n.total) {
+    /* the printed digits, group by group from weight `top` down, the last
+     * group cut to the scale; the unscaled value's digits start at the
+     * first non-zero one */
+    const int64_t last = -(int64_t)((dscale + 3) / 4); /* weight of the last group printed */
+    int64_t first = 0, k = 0;
+    for (int64_t g = n.top; g >= last; g--, k += 4) {
+        unsigned v = pv_num_group(&n, g);
+        if (v) {
+            first = k + (v < 10 ? 3 : v < 100 ? 2 : v < 1000 ? 1 : 0);
+            break;
+        }
+        first = k + 4;
+    }
+    if (first >= n.total) {
         pgcb_sum_numeric(s, PGCB_NUMERIC_POS, (int32_t)dscale, "0", 1);
         return 0;
     }
@@ -130,8 +134,15 @@ int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len
                               sign ? PGCB_NUMERIC_NEG : PGCB_NUMERIC_POS);
     h = pgcb_sum_mix(h, dscale);
     pv_stream_start(&st, h, (size_t)(n.total - first));
-    for (int64_t k = first; k < n.total; k++)
-        pv_stream_put(&st, (unsigned char)('0' + pv_num_digit(&n, k)));
+    k = 0;
+    for (int64_t g = n.top; g >= last; g--) {
+        unsigned v = pv_num_group(&n, g);
+        const unsigned char dig[4] = {(unsigned char)('0' + v / 1000), (unsigned char)('0' + v / 100 % 10),
+                                      (unsigned char)('0' + v / 10 % 10), (unsigned char)('0' + v % 10)};
+        for (int j = 0; j < 4; j++, k++)
+            if (k >= first && k < n.total)
+                pv_stream_put(&st, dig[j]);
+    }
     s->hash = pv_stream_end(&st);
     return 0;
 }
