@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "bulk.h"
 #include "config.h"
 #include "connplan.h"
 #include "journal.h"
@@ -578,6 +579,12 @@ int main(int argc, char **argv)
         need_server |= !(s.drivers[i].caps & PGCB_CAP_NO_IO);
     struct pgcb_server_info si = {0};
     if (need_server && pgcb_server_prepare(cfg.conninfo, cfg.setup, &si, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+    /* The COPY payloads and params_from rows (bulk.h), before the hosts are
+     * forked, outside any timing. */
+    if (need_server && pgcb_bulk_fetch(cfg.conninfo, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }
