@@ -176,7 +176,7 @@ int rw_run_copy(struct pgcb_conn *c, const struct pgcb_copy *copy, uint64_t *row
     if ((rc = copy_bytes(c, copy, err, errlen)) != PGCB_OK)
         return rc; /* nothing was sent */
     rw_copy_reply_init(&r);
-    rc = rw_io_pipeline(c, c->copy.data, c->copy.len, rw_copy_feed, &r, err, errlen);
+    rc = rw_io_pipeline_rest(c, c->copy.data, c->copy.len, rw_copy_feed, &r, err, errlen);
     if (rc == PGCB_OK && !r.have_error && r.not_copy) {
         rw_errf(err, errlen, "the statement is not a COPY FROM STDIN (no CopyInResponse)");
         return PGCB_ERR_UNSUPPORTED;
