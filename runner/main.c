@@ -158,6 +158,10 @@ static void list_drivers(const struct pgcb_session *s)
                 printf("  asks the server for: %s%s\n", asks,
                        diff ? " (not the run's choice: not like for like)" : "");
         }
+        if (!(s->drivers[i].caps & PGCB_CAP_NO_IO))
+            printf("  COPY FROM STDIN: %s\n", PGCB_DRIVER_HAS(d, 4, run_copy)
+                       ? "yes (run_copy, ABI 1.4)"
+                       : "no (no ABI 1.4 run_copy): COPY queries skip it");
         if (d->description)
             printf("  %s\n", d->description);
         for (const struct pgcb_option_spec *o = d->options; o && o->key; o++)

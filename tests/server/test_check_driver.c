@@ -166,7 +166,7 @@ static void test_shipped_drivers_pass(void **state)
         struct out o = check(so, NULL);
         if (o.rc != 0)
             fail_msg("%s: exit %d\n%s", name, o.rc, o.text);
-        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.3)", name);
+        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.4)", name);
         expect_line(&o, want, NULL);
         expect_line(&o, "Reference: ", "(next to the checked driver)");
         expect_line(&o, "PASS open: ", NULL);
@@ -237,7 +237,7 @@ static void test_shipped_adapters_pass(void **state)
         if (r.rc != 0)
             fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
         int noio = strcmp(clients[i][1], "null") == 0;
-        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.3), caps: ", "self-timed, links: ");
+        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.4), caps: ", "self-timed, links: ");
         expect_line(&r, "PASS phase: phase(WARMUP) and phase(ORDER) returned PGCB_OK", NULL);
         for (size_t q = 0; q < 3; q++) {
             char b[128];
@@ -439,7 +439,7 @@ static void test_sloppy_driver(void **state)
     use_reference();
     struct out o = check("tests/fixtures/check_sloppy.so", NULL);
     assert_int_equal(o.rc, 1);
-    expect_line(&o, "PASS load: check_sloppy  (ABI 1.3)", NULL);
+    expect_line(&o, "PASS load: check_sloppy  (ABI 1.4)", NULL);
     expect_line(&o, "FAIL version: empty", NULL);
     expect_line(&o, "FAIL caps: unknown capability bits 0x80", NULL);
     expect_line(&o, "FAIL options: option \"rows\" declared twice", NULL);
