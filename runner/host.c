@@ -606,15 +606,21 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
         if (cq->copy && !PGCB_DRIVER_HAS(drv, 4, run_copy)) {
             if (t == 0) {
                 hq->failed = hq->skipped = 1;
-                snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver %s "
-                         "has no run_copy (ABI 1.4; it has %u.%u or leaves the slot empty)",
-                         cq->name, c->sd->cfg->name, (unsigned)drv->abi_major,
-                         (unsigned)drv->abi_minor);
+                if (drv->abi_minor < 4)
+                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                             "%s has ABI %u.%u, without run_copy (ABI 1.4)", cq->name,
+                             c->sd->cfg->name, (unsigned)drv->abi_major,
+                             (unsigned)drv->abi_minor);
+                else
+                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                             "%s has no run_copy (ABI 1.4, optional)", cq->name,
+                             c->sd->cfg->name);
             }
             continue;
         }
         struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
-        if (cq->bulk && cq->bulk->read_back_sql) {
+        /* A driver without I/O writes nothing: there is nothing to read back. */
+        if (cq->bulk && cq->bulk->read_back_sql && !(c->sd->caps & PGCB_CAP_NO_IO)) {
             int v = bulk_open(c, t, q, who, err, errlen);
             if (v < 0)
                 return -1;
@@ -685,7 +691,7 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
     for (size_t q = 0; q < cfg->nqueries; q++) {
         const struct pgcb_cfg_query *cq = &cfg->queries[q];
         if (t != 0 || !query_used(cfg, q) || c->sh->queries[q].failed || cq->copy || !cq->bulk ||
-            !cq->bulk->read_back_sql)
+            !cq->bulk->read_back_sql || (c->sd->caps & PGCB_CAP_NO_IO))
             continue;
         if (bulk_verify(c, t, q, who, err, errlen) != 0)
             return -1;
