@@ -429,8 +429,12 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
         pgcb_chk_run_task(&c, pgcb_chk_task_copy, "copy", 0);
     else if (!no_io) {
         /* Optional, as run_batch_params: COPY queries skip such a driver. */
-        fprintf(out, "SKIP copy: run_copy (ABI %d.4) is not set (optional): COPY queries skip "
-                "the driver\n", PGCB_ABI_MAJOR);
+        if (c.abi_minor < 4)
+            fprintf(out, "SKIP copy: the driver has ABI %d.%u; run_copy came in ABI %d.4: COPY "
+                    "queries skip it\n", PGCB_ABI_MAJOR, c.abi_minor, PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP copy: run_copy (ABI %d.4) is not set (optional): COPY queries "
+                    "skip the driver\n", PGCB_ABI_MAJOR);
         fflush(out);
     }
     if (c.has_block || c.has_phase)
