@@ -7,7 +7,6 @@
 
 #include <pgcb/value.h>
 
-#include "br_compat.h"
 
 uint32_t br_dumpval_elem(uint32_t oid)
 {
@@ -42,10 +41,6 @@ int br_dumpval_converted(uint32_t oid)
 const char *br_dumpval_type_name(uint32_t oid, char *buf, size_t n)
 {
     const char *name = pgcb_value_type_name(oid);
-#if PGCB_ABI_MINOR < 4
-    if (!name)
-        name = br_compat_type_name(oid);
-#endif
     if (name)
         return name;
     snprintf(buf, n, "type %u", oid);
@@ -208,7 +203,7 @@ static enum br_dumpval_rc dv_scalar(struct pgcb_sum *s, enum pgcb_value_kind k,
         }
         if (rc == 0)
             return BR_DUMPVAL_OK;
-        if (rc == -2) /* PGCB_VALUE_UNSUPPORTED: the text of a 2-D array */
+        if (rc == PGCB_VALUE_UNSUPPORTED) /* the text of a 2-D array */
             return BR_DUMPVAL_UNSUPPORTED;
         break;
     }

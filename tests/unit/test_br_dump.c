@@ -19,7 +19,6 @@
 #include <jansson.h>
 #include <pgcb/value.h>
 
-#include "../../drivers/bridge/br_compat.h"
 #include "../../drivers/bridge/br_dump.h"
 
 static locale_t c_loc;
