@@ -96,20 +96,22 @@ const (
 // appendTyped encodes a value of a column of type oid so that the bridge
 // can fold the types the C drivers convert exactly when pgx kept the value
 // exactly (docs/bridge-protocol.md, "Dumps"):
-//   time.Time       -> {"other": the server's text}: a timestamptz in UTC
-//                      with "+00", a timestamp's wall time, a date; every
-//                      fractional digit; a year <= 0 as 1 - year and " BC"
-//   int64 of a time column (pgx's pgtype.Time gives microseconds) ->
-//                      {"other": "HH:MM:SS[.ffffff]"}
-//   pgtype.Numeric  -> {"other": its digits with the point at -Exp, no
-//                      exponent}; NaN; an infinity of a numeric column
-//                      "Infinity" / "-Infinity"
-//   [16]uint8 (uuid) -> {"bytes": hex}
-//   a json/jsonb value (pgx unmarshals it) -> {"other": json.Marshal of it,
-//                      without HTML escapes}: re-serialised, not the server's
-//   pgtype.Int4Array, Int8Array, TextArray, Float8Array of one dimension
-//                      with lower bound 1 -> a JSON array of the elements
-//                      (others: pgx's own PostgreSQL text of the array)
+//
+//	time.Time       -> {"other": the server's text}: a timestamptz in UTC
+//	                   with "+00", a timestamp's wall time, a date; every
+//	                   fractional digit; a year <= 0 as 1 - year and " BC"
+//	int64 of a time column (pgx's pgtype.Time gives microseconds) ->
+//	                   {"other": "HH:MM:SS[.ffffff]"}
+//	pgtype.Numeric  -> {"other": its digits with the point at -Exp, no
+//	                   exponent}; NaN; an infinity of a numeric column
+//	                   "Infinity" / "-Infinity"
+//	[16]uint8 (uuid) -> {"bytes": hex}
+//	a json/jsonb value (pgx unmarshals it) -> {"other": json.Marshal of it,
+//	                   without HTML escapes}: re-serialised, not the server's
+//	pgtype.Int4Array, Int8Array, TextArray, Float8Array of one dimension
+//	                   with lower bound 1 -> a JSON array of the elements
+//	                   (others: pgx's own PostgreSQL text of the array)
+//
 // and anything else as appendValue does.
 func appendTyped(b []byte, v interface{}, oid uint32, ci *pgtype.ConnInfo) []byte {
 	if v == nil {
