@@ -335,7 +335,7 @@ async function run(req) {
     // The dump: encoded now, after the batch was timed and folded.
     const entries = out.last.map((r) => ({ columns: client.columnsOf(r), rows: client.rowsOf(r) }));
     const head = JSON.stringify(reply);
-    return `${head.slice(0, -1)},"results":${encodeResults(entries)}}`;
+    return `${head.slice(0, -1)},"results":${encodeResults(entries, client.dumpOptions)}}`;
 }
 
 async function phase(req) {

@@ -57,6 +57,9 @@ struct pgcb_stmt {
     uint64_t expect_rows;
     uint32_t expect_fold;     /* the fold of the dump with `kinds` */
     uint64_t expect_hash;
+    /* What the client made of converted types in that dump (br_dump's
+     * note): what a message about a disagreeing checksum would say. */
+    char note[256];
 };
 
 struct pgcb_conn {

@@ -1,12 +1,13 @@
 /* br_dump.c -- see br_dump.h. */
 #include "br_dump.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <pgcb/value.h>
+
+#include "br_dumpval.h"
 
 const char *br_kind_name(unsigned k)
 {
@@ -42,139 +43,43 @@ static uint32_t br_text_len(const char *s, size_t len, enum br_textlen tl)
     return n;
 }
 
-/* The text a dumped value stands for, where it has one: a string's bytes, an
- * integer's digits, the text of {"int"|"float"|"other": ...}, "\x" + hex of
- * {"bytes": ...}. Points into v or into buf (n bytes). Returns the length,
- * or -1 when v has no text form. */
-static long br_value_text(const json_t *v, char *buf, size_t n, const char **out)
+/* Add to d->note what the client delivered for column j (0-based) of type
+ * oid, once per column: a value of a converted type that the client turned
+ * into a value of its language ({"other": ..., "type": T}), or one that is
+ * no value of the column's type at all (a stand-in). */
+static void br_dump_note(struct br_dump *d, uint32_t j, const char *name, uint32_t oid,
+                         const json_t *v, enum br_dumpval_rc vr)
 {
-    if (json_is_string(v)) {
-        *out = json_string_value(v);
-        return (long)json_string_length(v);
+    const json_t *t = json_is_object(v) ? json_object_get(v, "type") : NULL;
+    const char *lang = json_is_string(t) ? json_string_value(t) : NULL;
+    if (j < 64 && (d->noted & (UINT64_C(1) << j)))
+        return;
+    if (vr != BR_DUMPVAL_STANDIN && !(lang && br_dumpval_converted(oid)))
+        return;
+    if (j < 64)
+        d->noted |= UINT64_C(1) << j;
+    size_t used = strlen(d->note);
+    if (used + 8 >= sizeof d->note)
+        return; /* full: the first columns say enough */
+    char tb[32];
+    const char *tn = br_dumpval_type_name(oid, tb, sizeof tb);
+    char what[96];
+    if (vr == BR_DUMPVAL_STANDIN) {
+        char *j_text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(what, sizeof what, "%s%s%.40s%s, not a %s value", lang ? lang : "",
+                 lang ? " " : "", j_text ? j_text : "?",
+                 j_text && strlen(j_text) > 40 ? "..." : "", tn);
+        free(j_text);
+    } else {
+        snprintf(what, sizeof what, "%s", lang);
     }
-    if (json_is_integer(v)) {
-        *out = buf;
-        return snprintf(buf, n, "%lld", (long long)json_integer_value(v));
-    }
-    if (json_is_boolean(v)) {
-        *out = json_is_true(v) ? "t" : "f";
-        return 1;
-    }
-    if (json_is_real(v)) {
-        *out = buf;
-        return snprintf(buf, n, "%.17g", json_real_value(v));
-    }
-    if (!json_is_object(v) || json_object_size(v) < 1)
-        return -1;
-    const json_t *s;
-    if ((s = json_object_get(v, "int")) || (s = json_object_get(v, "float")) ||
-        (s = json_object_get(v, "other"))) {
-        if (!json_is_string(s))
-            return -1;
-        *out = json_string_value(s);
-        return (long)json_string_length(s);
-    }
-    return -1;
-}
-
-/* The number a float column's dumped value stands for. 0, or -1. */
-static int br_value_double(const json_t *v, locale_t c_locale, double *out)
-{
-    if (json_is_number(v)) {
-        *out = json_number_value(v);
-        return 0;
-    }
-    const char *t = NULL;
-    size_t len = 0;
-    if (json_is_string(v)) {
-        t = json_string_value(v);
-        len = json_string_length(v);
-    } else if (json_is_object(v) && json_is_string(json_object_get(v, "float"))) {
-        const json_t *f = json_object_get(v, "float");
-        t = json_string_value(f);
-        len = json_string_length(f);
-        if (strcmp(t, "-0") == 0) {
-            *out = -0.0;
-            return 0;
-        }
-    }
-    return t ? pgcb_value_parse_float8(t, len, c_locale, out) : -1;
-}
-
-/* Fold one non-null dumped value of a column converted as `k` into s, as
- * libpq_sync folds the server's text of it. A value that is not of the
- * column's type folds as the text of its JSON, which no driver's checksum
- * matches: the runner then marks the driver invalid in that group. */
-static void br_fold_value(struct pgcb_sum *s, enum pgcb_value_kind k, const json_t *v,
-                          locale_t c_locale)
-{
-    char buf[64];
-    const char *t;
-    long len;
-    switch (k) {
-    case PGCB_VALUE_T_BOOL:
-        if (json_is_boolean(v)) {
-            pgcb_sum_bool(s, json_is_true(v));
-            return;
-        }
-        break;
-    case PGCB_VALUE_T_INT:
-        if (json_is_integer(v)) {
-            pgcb_sum_int(s, (int64_t)json_integer_value(v));
-            return;
-        }
-        if ((json_is_string(v) || json_is_object(v)) &&
-            (len = br_value_text(v, buf, sizeof buf, &t)) >= 0 &&
-            pgcb_value_fold(s, k, t, (size_t)len, c_locale) == 0)
-            return;
-        break;
-    case PGCB_VALUE_T_FLOAT4: {
-        double d;
-        if (br_value_double(v, c_locale, &d) == 0) {
-            pgcb_sum_float4(s, (float)d);
-            return;
-        }
-        break;
-    }
-    case PGCB_VALUE_T_FLOAT8: {
-        double d;
-        if (br_value_double(v, c_locale, &d) == 0) {
-            pgcb_sum_float8(s, d);
-            return;
-        }
-        break;
-    }
-    default: /* PGCB_VALUE_TEXT: text, numeric and every other type */
-        if (json_is_object(v) && json_is_string(json_object_get(v, "bytes"))) {
-            /* bytea: the server's text is \x and the lower-case hex. */
-            const json_t *h = json_object_get(v, "bytes");
-            size_t hl = json_string_length(h);
-            char *x = malloc(hl + 3);
-            if (x) {
-                x[0] = '\\';
-                x[1] = 'x';
-                memcpy(x + 2, json_string_value(h), hl);
-                pgcb_sum_text(s, x, hl + 2);
-                free(x);
-                return;
-            }
-            break;
-        }
-        if ((len = br_value_text(v, buf, sizeof buf, &t)) >= 0) {
-            pgcb_sum_text(s, t, (size_t)len);
-            return;
-        }
-        break;
-    }
-    /* Not a value of the column's type: fold its JSON text. */
-    char *j = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    pgcb_sum_text(s, j ? j : "?", j ? strlen(j) : 1);
-    free(j);
+    snprintf(d->note + used, sizeof d->note - used, "%scolumn %u \"%s\" (%s): the client "
+             "delivered %s", used ? "; " : "", j + 1, name, tn, what);
 }
 
 /* The columns of one result: names and OIDs. Returns the count, or -1. */
-static long br_columns(const json_t *r, uint32_t *oids, size_t max, char *err, size_t errlen,
-                       size_t ri)
+static long br_columns(const json_t *r, uint32_t *oids, const char **names, size_t max,
+                       char *err, size_t errlen, size_t ri)
 {
     const json_t *cols = json_object_get(r, "columns");
     if (!json_is_array(cols)) {
@@ -191,8 +96,11 @@ static long br_columns(const json_t *r, uint32_t *oids, size_t max, char *err, s
                      "column's type OID)", ri + 1, j + 1);
             return -1;
         }
-        if (j < max)
+        if (j < max) {
+            const json_t *name = json_object_get(c, "name");
             oids[j] = (uint32_t)json_integer_value(type);
+            names[j] = json_is_string(name) ? json_string_value(name) : "?";
+        }
     }
     return (long)n;
 }
@@ -208,6 +116,8 @@ int br_dump_read(const json_t *results, uint32_t depth, enum br_textlen tl, loca
         return -1;
     }
     uint32_t *oids = NULL, ncols = 0;
+    const char **names = NULL;
+    int rc = -1;
     /* Per column: may it be bool / int / str (every non-null value so). */
     unsigned char *can_bool = NULL, *can_int = NULL, *can_str = NULL, *seen = NULL;
     out->nresults = depth;
@@ -226,24 +136,25 @@ int br_dump_read(const json_t *results, uint32_t depth, enum br_textlen tl, loca
             goto fail;
         }
         if (ri == 0) {
-            long n = br_columns(r, NULL, 0, err, errlen, ri);
+            long n = br_columns(r, NULL, NULL, 0, err, errlen, ri);
             if (n < 0)
                 goto fail;
             ncols = (uint32_t)n;
             out->ncols = ncols;
             size_t k = ncols ? ncols : 1;
             oids = calloc(k, sizeof *oids);
+            names = calloc(k, sizeof *names);
             can_bool = calloc(k, 1), can_int = calloc(k, 1), can_str = calloc(k, 1);
             seen = calloc(k, 1);
             out->cols = calloc((size_t)depth * k, sizeof *out->cols);
             out->kinds = calloc(k, 1);
-            if (!oids || !can_bool || !can_int || !can_str || !seen || !out->cols || !out->kinds)
+            if (!oids || !names || !can_bool || !can_int || !can_str || !seen || !out->cols || !out->kinds)
                 goto nomem;
             memset(can_bool, 1, k), memset(can_int, 1, k), memset(can_str, 1, k);
-            br_columns(r, oids, ncols, err, errlen, ri);
+            br_columns(r, oids, names, ncols, err, errlen, ri);
         } else {
             uint32_t other[1];
-            long n = br_columns(r, other, 0, err, errlen, ri);
+            long n = br_columns(r, other, NULL, 0, err, errlen, ri);
             if (n < 0)
                 goto fail;
             if ((uint32_t)n != ncols) {
@@ -283,7 +194,16 @@ int br_dump_read(const json_t *results, uint32_t depth, enum br_textlen tl, loca
                     st[j].sum_len += br_text_len(json_string_value(v), json_string_length(v), tl);
                 else
                     can_str[j] = 0;
-                br_fold_value(&out->sum, pgcb_value_kind_of(oids[j], 0), v, c_locale);
+                enum br_dumpval_rc vr = br_dumpval_fold(&out->sum, oids[j], v, c_locale);
+                if (vr == BR_DUMPVAL_UNSUPPORTED) {
+                    char tb[32];
+                    snprintf(err, errlen, "column %u \"%s\" (%s), row %zu: an array of more "
+                             "than one dimension, which the fold does not take", j + 1,
+                             names[j], br_dumpval_type_name(oids[j], tb, sizeof tb), i + 1);
+                    rc = -2;
+                    goto fail;
+                }
+                br_dump_note(out, j, names[j], oids[j], v, vr);
             }
             pgcb_sum_row(&out->sum);
         }
@@ -297,14 +217,14 @@ int br_dump_read(const json_t *results, uint32_t depth, enum br_textlen tl, loca
                         : can_str[j]            ? BR_KIND_STR
                                                 : BR_KIND_ANY;
     }
-    free(oids), free(can_bool), free(can_int), free(can_str), free(seen);
+    free(oids), free(names), free(can_bool), free(can_int), free(can_str), free(seen);
     return 0;
 nomem:
     snprintf(err, errlen, "out of memory reading a dump");
 fail:
-    free(oids), free(can_bool), free(can_int), free(can_str), free(seen);
+    free(oids), free(names), free(can_bool), free(can_int), free(can_str), free(seen);
     br_dump_free(out);
-    return -1;
+    return rc;
 }
 
 uint32_t br_dump_fold(const struct br_dump *d, const unsigned char *kinds)

@@ -44,6 +44,13 @@ struct br_dump {
     struct br_colstat *cols; /* [result * ncols + column] */
     unsigned char *kinds;    /* ncols: the kind each column's values allow (enum br_kind) */
     struct pgcb_sum sum;     /* the checksum of the batch (every result, in order) */
+    /* What the client made of the columns of converted types, for a message
+     * when the checksum disagrees with the C drivers': e.g. `column 4 "ts"
+     * (timestamptz): the client delivered Date` ("; " between columns, each
+     * column once, truncated at the end). "" when every value came as the
+     * server's text or as its exact value. */
+    char note[256];
+    uint64_t noted;          /* the columns (of the first 64) already in note */
 };
 
 /* The fold's step and start (the protocol's mix). */
@@ -58,7 +65,9 @@ static inline uint32_t br_fold_mix(uint32_t h, uint32_t x)
  * the checksum the batch continues -- as libpq_sync would fold the server's
  * text of it, per column type; the statistics; the kinds. `c_locale` is the
  * "C" locale, for text floats. Returns 0, or -1 with err naming what is
- * malformed (out is then empty). */
+ * malformed (out is then empty), or -2 with err naming the column and row
+ * of a value the fold does not take (an array of more than one dimension,
+ * which the C drivers refuse too: PGCB_ERR_UNSUPPORTED). */
 int br_dump_read(const json_t *results, uint32_t depth, enum br_textlen tl, locale_t c_locale,
                  const struct pgcb_sum *start, struct br_dump *out, char *err, size_t errlen);
 

@@ -199,10 +199,15 @@ int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
     uint64_t rows, sample;
     uint32_t fold;
     struct br_dump d;
+    int drc = 0;
     if (br_arrays(c, r, 1, &sample, &rows, &fold, why, sizeof why) ||
-        br_dump_read(json_object_get(r, "results"), depth, c->hello.text_length, c->c_locale,
-                     sum, &d, why, sizeof why) != 0) {
+        (drc = br_dump_read(json_object_get(r, "results"), depth, c->hello.text_length,
+                            c->c_locale, sum, &d, why, sizeof why)) != 0) {
         json_decref(r);
+        if (drc == -2) { /* a value the fold does not take: the C drivers refuse it too */
+            snprintf(err, errlen, "%s", why);
+            return PGCB_ERR_UNSUPPORTED;
+        }
         return br_conn_fail(c, err, errlen, "its dump of a batch is malformed: %s", why);
     }
     json_decref(r);
@@ -223,6 +228,7 @@ int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
         s->expect_rows = d.total_rows;
         s->expect_fold = br_dump_fold(&d, s->kinds);
         s->expect_hash = d.sum.hash;
+        snprintf(s->note, sizeof s->note, "%s", d.note);
     }
     *sum = d.sum;
     br_dump_free(&d);

@@ -268,7 +268,8 @@ class Session:
             reply[Channel.ARRAYS] = buf.raw(done)
         reply["cpu_ns"] = cpu_ns
         if dump:
-            reply["results"] = [encode_result(plan.columns(k), rows)
+            jp = bool(getattr(self.client, "json_parsed", False))
+            reply["results"] = [encode_result(plan.columns(k), rows, jp)
                                 for k, rows in enumerate(kept[-1])]
         return reply
 

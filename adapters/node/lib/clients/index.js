@@ -21,6 +21,8 @@
 //   client.rowsOf(result) -> the rows (objects keyed by column name).
 //   client.namesOf(result) -> the column names, in order.
 //   client.columnsOf(result) -> [{name, type: OID}] for a dump.
+//   client.dumpOptions (optional) -> dump.js's encodeResults options: how
+//     the client made its values ({timestampLocal: true} for postgres.js).
 //   client.failure(err) -> AdapterError: kind "query" with the SQLSTATE when
 //     the server refused a statement and the connection still works, "io" when
 //     the connection broke, "protocol" for any other refusal.

@@ -130,6 +130,12 @@ class PostgresClient {
         return (result.columns || []).map((c) => ({ name: c.name, type: c.type }));
     }
 
+    // postgres.js makes a timestamp's Date with new Date(text): a text
+    // without a zone is local time (dump.js prints its local fields).
+    get dumpOptions() {
+        return { timestampLocal: true };
+    }
+
     broken() {
         return this.lost !== null;
     }

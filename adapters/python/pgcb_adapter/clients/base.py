@@ -52,6 +52,7 @@ def check_conn(conn, client: str) -> dict:
 class Client:
     name = "?"
     no_io = False
+    json_parsed = False  # json/jsonb values delivered parsed (dump.encode_result)
     options = {}  # option name -> (default, allowed values or None, help)
 
     def __init__(self, options: dict, result_format=None):

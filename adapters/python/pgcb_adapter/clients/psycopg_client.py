@@ -92,6 +92,7 @@ def _reader(cur, st):
 
 class Client(BaseClient):
     name = "psycopg"
+    json_parsed = True  # its json/jsonb loaders return json.loads() of the text
     options = {"pipeline": ("auto", ("auto", "no"),
                             "auto: pipeline mode for a batch of more than one statement")}
 
