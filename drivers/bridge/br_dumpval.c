@@ -21,21 +21,9 @@ uint32_t br_dumpval_elem(uint32_t oid)
 
 int br_dumpval_converted(uint32_t oid)
 {
-    switch (oid) {
-    case PGCB_OID_BYTEA:
-    case PGCB_OID_JSON:
-    case PGCB_OID_JSONB:
-    case PGCB_OID_DATE:
-    case PGCB_OID_TIME:
-    case PGCB_OID_TIMESTAMP:
-    case PGCB_OID_TIMESTAMPTZ:
-    case PGCB_OID_INTERVAL:
-    case PGCB_OID_UUID:
-    case PGCB_OID_NUMERIC:
-        return 1;
-    default:
-        return br_dumpval_elem(oid) != 0;
-    }
+    /* exactly the types value.h converts out of line (text kinds from
+     * PGCB_VALUE_FIRST_MORE on) */
+    return pgcb_value_kind_of(oid, 0) >= PGCB_VALUE_FIRST_MORE;
 }
 
 const char *br_dumpval_type_name(uint32_t oid, char *buf, size_t n)

@@ -64,6 +64,54 @@ static int pv_is(const char *p, size_t len, const char *word)
     return len == n && memcmp(p, word, n) == 0;
 }
 
+/* 1 for "infinity", -1 for "-infinity", else 0. */
+static int pv_inf(const char *p, size_t len)
+{
+    return pv_is(p, len, "infinity") ? 1 : pv_is(p, len, "-infinity") ? -1 : 0;
+}
+
+/* " BC" at *p (advanced past it): 1, else 0. */
+static int pv_bc(const char **p, const char *end)
+{
+    if (end - *p >= 3 && memcmp(*p, " BC", 3) == 0) {
+        *p += 3;
+        return 1;
+    }
+    return 0;
+}
+
+/* ":MM:SS[.f{1,6}]" at *p (advanced): minutes and seconds (at most 59, or
+ * 60 for a time of day's leap second) as microseconds, the fraction
+ * zero-padded to six digits. */
+static int pv_mmss(const char **p, const char *end, int64_t max_s, int64_t *us)
+{
+    int64_t mi, s, f = 0;
+    if (*p >= end || **p != ':')
+        return -1;
+    (*p)++;
+    if ((mi = pv_digits(p, end, 2)) < 0 || mi > 59 || *p >= end || **p != ':')
+        return -1;
+    (*p)++;
+    if ((s = pv_digits(p, end, 2)) < 0 || s > max_s)
+        return -1;
+    if (*p < end && **p == '.') {
+        int n = 0;
+        (*p)++;
+        while (*p < end && (unsigned)(**p - '0') <= 9) {
+            if (++n > 6)
+                return -1;
+            f = f * 10 + (**p - '0');
+            (*p)++;
+        }
+        if (n == 0)
+            return -1;
+        for (; n < 6; n++)
+            f *= 10;
+    }
+    *us = (mi * 60 + s) * PV_US_PER_SEC + f;
+    return 0;
+}
+
 /* "YYYY-MM-DD" (4 to 7 year digits) at *p: the astronomical year, month, day
  * before any " BC", which the caller applies. */
 static int pv_ymd(const char **p, const char *end, int64_t *y, unsigned *m, unsigned *d)
@@ -103,30 +151,10 @@ static int pv_ymd_days(int64_t y, unsigned m, unsigned d, int bc, int64_t *days)
 /* "HH:MM:SS[.f{1,6}]" at *p, as microseconds; at most 24:00:00. */
 static int pv_hms(const char **p, const char *end, int64_t *us)
 {
-    int64_t h = pv_digits(p, end, 2), mi, s, f = 0;
-    if (h < 0 || *p >= end || **p != ':')
+    int64_t h = pv_digits(p, end, 2), ms;
+    if (h < 0 || pv_mmss(p, end, 60, &ms))
         return -1;
-    (*p)++;
-    if ((mi = pv_digits(p, end, 2)) < 0 || mi > 59 || *p >= end || **p != ':')
-        return -1;
-    (*p)++;
-    if ((s = pv_digits(p, end, 2)) < 0 || s > 60)
-        return -1;
-    if (*p < end && **p == '.') {
-        int n = 0;
-        (*p)++;
-        while (*p < end && (unsigned)(**p - '0') <= 9) {
-            if (++n > 6)
-                return -1;
-            f = f * 10 + (**p - '0');
-            (*p)++;
-        }
-        if (n == 0)
-            return -1;
-        for (; n < 6; n++)
-            f *= 10;
-    }
-    *us = ((h * 60 + mi) * 60 + s) * PV_US_PER_SEC + f;
+    *us = h * 3600 * PV_US_PER_SEC + ms;
     return *us > PV_US_PER_DAY ? -1 : 0;
 }
 
@@ -137,20 +165,15 @@ int pgcb_value_parse_date(const char *p, size_t len, int32_t *out)
     unsigned m, d;
     int bc = 0;
 
-    if (pv_is(p, len, "infinity")) {
-        *out = INT32_MAX;
-        return 0;
-    }
-    if (pv_is(p, len, "-infinity")) {
-        *out = INT32_MIN;
+    int inf = pv_inf(p, len);
+
+    if (inf) {
+        *out = inf > 0 ? INT32_MAX : INT32_MIN;
         return 0;
     }
     if (pv_ymd(&p, end, &y, &m, &d))
         return -1;
-    if (end - p == 3 && memcmp(p, " BC", 3) == 0) {
-        bc = 1;
-        p += 3;
-    }
+    bc = pv_bc(&p, end);
     if (p != end || pv_ymd_days(y, m, d, bc, &days) || days <= INT32_MIN || days >= INT32_MAX)
         return -1;
     *out = (int32_t)days;
@@ -174,12 +197,10 @@ int pgcb_value_parse_timestamp(const char *p, size_t len, int with_zone, int64_t
     unsigned m, d;
     int bc = 0;
 
-    if (pv_is(p, len, "infinity")) {
-        *out = INT64_MAX;
-        return 0;
-    }
-    if (pv_is(p, len, "-infinity")) {
-        *out = INT64_MIN;
+    int inf = pv_inf(p, len);
+
+    if (inf) {
+        *out = inf > 0 ? INT64_MAX : INT64_MIN;
         return 0;
     }
     /* the date, ' ' (or ISO 8601's 'T', which the server never prints) and the time */
@@ -209,10 +230,7 @@ int pgcb_value_parse_timestamp(const char *p, size_t len, int with_zone, int64_t
         }
         off = sign * ((oh * 60 + om) * 60 + os) * PV_US_PER_SEC;
     }
-    if (end - p == 3 && memcmp(p, " BC", 3) == 0) {
-        bc = 1;
-        p += 3;
-    }
+    bc = pv_bc(&p, end);
     if (p != end || pv_ymd_days(y, m, d, bc, &days))
         return -1;
     /* 7 year digits: |days| < 3.7e9, |days x us per day| < 3.2e20 > INT64_MAX:
@@ -277,36 +295,17 @@ int pgcb_value_parse_interval(const char *p, size_t len, int64_t *us_out, int32_
             q++;
         if (q < end && *q == ':') {
             int sign = 1;
-            int64_t h, mi, s, f = 0;
+            int64_t h, ms;
             if (*p == '-' || *p == '+')
                 sign = *p++ == '-' ? -1 : 1;
-            if ((h = pv_number(&p, end, 12)) < 0 || p >= end || *p != ':')
+            if ((h = pv_number(&p, end, 12)) < 0 || pv_mmss(&p, end, 59, &ms))
                 return -1;
-            p++;
-            if ((mi = pv_digits(&p, end, 2)) < 0 || mi > 59 || p >= end || *p != ':')
-                return -1;
-            p++;
-            if ((s = pv_digits(&p, end, 2)) < 0 || s > 59)
-                return -1;
-            if (p < end && *p == '.') {
-                int n = 0;
-                p++;
-                while (p < end && (unsigned)(*p - '0') <= 9) {
-                    if (++n > 6)
-                        return -1;
-                    f = f * 10 + (*p++ - '0');
-                }
-                if (n == 0)
-                    return -1;
-                for (; n < 6; n++)
-                    f *= 10;
-            }
             /* up to 12 hour digits: the magnitude is computed unsigned and
              * checked (the server's limits are +-2562047788:00:54.775807
              * and .775808) */
             uint64_t mag;
             if (__builtin_mul_overflow((uint64_t)h, (uint64_t)3600 * PV_US_PER_SEC, &mag) ||
-                __builtin_add_overflow(mag, (uint64_t)((mi * 60 + s) * PV_US_PER_SEC + f), &mag) ||
+                __builtin_add_overflow(mag, (uint64_t)ms, &mag) ||
                 mag > (uint64_t)INT64_MAX + (sign < 0))
                 return -1;
             us = sign < 0 ? (int64_t)(0 - mag) : (int64_t)mag;
