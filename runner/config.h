@@ -83,6 +83,8 @@ struct pgcb_cfg_query {
     struct pgcb_gen *params;/* generators of $1..$nparams */
     size_t nparams;
     int prime;              /* executed once at connect time (default: read-only SQL) */
+    char *versus;           /* [query] versus: its twin, the same shape with the columns cast
+                               to text (the conversion-cost table, common/versus.h); NULL */
     int line;
 };
 
