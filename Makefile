@@ -51,6 +51,9 @@ SHLIBS     = $(patsubst lib/%/,%,$(sort $(dir $(wildcard lib/*/*.c))))
 SHLIB_ARS  = $(SHLIBS:%=$(B)/lib/lib%.a)
 PGWIRE_A   = $(B)/lib/libpgwire.a
 PQUTIL_A   = $(B)/lib/libpqutil.a
+# The conversions of pgcb/value.h's types beyond the inline ones: every user
+# of pgcb_value_fold links it (installed as libpgcbvalue.a).
+PGVALUE_A  = $(B)/lib/libpgvalue.a
 # pgwire's own libraries: libssl (TLS), libcrypto (SCRAM, MD5) and libidn (SASLprep).
 PGWIRE_LIBS = $(shell pkg-config --libs libssl libcrypto libidn)
 
@@ -58,10 +61,12 @@ DRIVERS     = $(patsubst drivers/%/,%,$(sort $(dir $(wildcard drivers/*/*.c))))
 DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
 # Per driver: the static libraries of lib/ it links (DRIVER_AR_NAME, also
 # prerequisites) and its other libraries (DRIVER_LIBS_NAME).
-DRIVER_AR_libpq_sync       = $(PQUTIL_A)
-DRIVER_AR_libpq_pipeline   = $(PQUTIL_A)
-DRIVER_AR_rawwire          = $(PGWIRE_A)
-DRIVER_AR_floor            = $(PGWIRE_A)
+DRIVER_AR_libpq_sync       = $(PQUTIL_A) $(PGVALUE_A)
+DRIVER_AR_libpq_pipeline   = $(PQUTIL_A) $(PGVALUE_A)
+DRIVER_AR_rawwire          = $(PGWIRE_A) $(PGVALUE_A)
+DRIVER_AR_floor            = $(PGWIRE_A) $(PGVALUE_A)
+DRIVER_AR_bridge           = $(PGVALUE_A)
+DRIVER_AR_null             = $(PGVALUE_A)
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
 DRIVER_LIBS_rawwire        = $(PGWIRE_LIBS)
@@ -142,7 +147,7 @@ $(B)/libpgcbrunner.a: $(RUNNER_OBJ)
 	$(AR) rcs $@ $^
 
 # What the runner (and a test of its parts) links, in link order.
-RUNNER_LINK = $(B)/libpgcbrunner.a $(B)/libpgcbcommon.a $(PQUTIL_A)
+RUNNER_LINK = $(B)/libpgcbrunner.a $(B)/libpgcbcommon.a $(PQUTIL_A) $(PGVALUE_A)
 AGG_LIBS    = $(shell pkg-config --libs jansson) -lm
 
 # The version (git describe) is compiled into main.o, which is rebuilt when
@@ -182,9 +187,9 @@ $(B)/drivers/%.so: $$(patsubst drivers/$$*/$$(PCT).c,$(B)/obj/drivers/$$*/$$(PCT
 	@mkdir -p $(dir $@)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(DRIVER_LIBS_$*)
 
-$(B)/tests/fixtures/%.so: tests/fixtures/%.c include/pgcb/driver.h
+$(B)/tests/fixtures/%.so: tests/fixtures/%.c include/pgcb/driver.h $(PGVALUE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $< $(PGVALUE_A)
 
 $(B)/libpgcbtest.a: $(TESTLIB_OBJ)
 	@mkdir -p $(dir $@)

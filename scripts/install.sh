@@ -19,6 +19,7 @@
 #   libdir/pgclientbench/adapters/                           the bridge's adapters (and
 #                                                            node/node_modules, copied)
 #   includedir/pgcb/*.h                                      the public headers
+#   libdir/libpgcbvalue.a                                    pgcb/value.h's conversions
 #   pkgconfigdir/pgclientbench.pc                            cflags and directories
 #   datarootdir/pgclientbench/{conf,sql,docs,templates/driver}, README.md
 #   datarootdir/pgclientbench/install-manifest               what install created
@@ -99,7 +100,7 @@ node_modules=$B/adapters/node/node_modules
 
 # Everything must be built before anything is written: install never
 # compiles (it may run as root, and build-san must stay as its flags made it).
-need=("$B/runner" "$B/aggregate" "$B/version.stamp")
+need=("$B/runner" "$B/aggregate" "$B/version.stamp" "$B/lib/libpgvalue.a")
 for d in "${drivers[@]}"; do need+=("$B/drivers/$d.so"); done
 for a in "${adapters[@]}"; do need+=("$B/adapters/$a"); done
 for f in "${need[@]}"; do
@@ -173,8 +174,10 @@ for d in "${drivers[@]}"; do put 755 "$B/drivers/$d.so" "$driverdir/$d.so"; done
 for a in "${adapters[@]}"; do put_same "$B/adapters/$a" "$adapterdir/$a"; done
 put_tree "$node_modules" "$adapterdir/node/node_modules"
 
-# The public headers.
+# The public headers, and the library of pgcb/value.h's out-of-line
+# conversions (lib/pgvalue), which a driver using value.h links.
 for h in include/pgcb/*.h; do put 644 "$h" "$includedir/pgcb/${h##*/}"; done
+put 644 "$B/lib/libpgvalue.a" "$libdir/libpgcbvalue.a"
 
 # pkg-config: everything a driver needs to compile, and where things are.
 # Paths under PREFIX are written as ${prefix}/..., so that
@@ -214,6 +217,8 @@ abi_minor=$(sed -n 's/^#define PGCB_ABI_MINOR \([0-9][0-9]*\)$/\1/p' include/pgc
     printf 'Version: %s\n' "$version"
     printf '# -D_GNU_SOURCE: pgcb/value.h uses strtof_l, strtod_l and locale_t\n'
     printf 'Cflags: -I${includedir} -D_GNU_SOURCE\n'
+    printf '# pgcb/value.h: the conversions of dates, numeric, arrays ... (lib/pgvalue)\n'
+    printf 'Libs: -L${libdir} -lpgcbvalue\n'
 } >"$tmp/pgclientbench.pc"
 put 644 "$tmp/pgclientbench.pc" "$pkgconfigdir/pgclientbench.pc"
 

@@ -432,7 +432,8 @@ static int pp_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
     const int per_query = c->sync_per_query;
     uint32_t sent = 0, got = 0, done = 0, syncs_sent = 0, syncs_got = 0;
     int want_null = 0;   /* a query's result was read: its NULL comes next */
-    int stop = 0;        /* per_batch after an error: send no more queries */
+    int stop = 0;        /* send no more queries: per_batch after an error, or a value refused */
+    int value_rc = PGCB_OK; /* the first value refused (pgcb_pq_fold_result), once the sum is lost */
     int rc = PGCB_OK;    /* the first failure, reported after draining */
     int f;
 
@@ -505,13 +506,17 @@ static int pp_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
             case PGRES_TUPLES_OK: {
                 /* Also after another query failed (sync = per_query): its
                  * rows are read and folded like any. */
+                if (value_rc != PGCB_OK)
+                    break; /* a value refused before: the sum is lost, drain */
                 int frc = pgcb_pq_fold_result(res, st, c->c_locale, sum, err, errlen);
                 if (frc != PGCB_OK) {
-                    /* PROTOCOL, which overrides an earlier QUERY error: the
-                     * runner closes the connection, no need to drain. */
+                    /* a value that does not convert (PROTOCOL, UNSUPPORTED;
+                     * the result itself was whole): it overrides an earlier
+                     * QUERY error; nothing more is sent, what was is read,
+                     * so that the connection stays usable */
                     pp_add_query_index(err, errlen, got, depth);
-                    PQclear(res);
-                    return frc;
+                    rc = value_rc = frc;
+                    stop = 1;
                 }
                 break;
             }

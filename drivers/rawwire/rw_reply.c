@@ -15,7 +15,11 @@ void rw_reply_init(struct rw_reply *r, const unsigned char *kinds, unsigned ncol
                    struct pgcb_sum *sum, locale_t c_locale, uint32_t depth, unsigned flags)
 {
     r->kinds = kinds;
+    r->oids = NULL;
     r->ncols = ncols;
+    r->query_rows = sum->rows;
+    r->value_rc = 0;
+    r->verr[0] = '\0';
     r->sum = sum;
     r->c_locale = c_locale;
     r->depth = depth;
@@ -41,6 +45,34 @@ static uint32_t rw_query_no(const struct rw_reply *r)
 {
     uint32_t q = r->done + 1;
     return q > r->depth ? r->depth : q;
+}
+
+/* Record that column i's value of `flen` bytes in the row after `rows` rows
+ * of the batch was refused by pgcb_value_fold with `vr` (the first such). */
+static void rw_value_error(struct rw_reply *r, int vr, uint64_t rows, unsigned i, uint32_t flen)
+{
+    char *err = r->verr;
+    size_t errlen = sizeof r->verr;
+    const char *tn = r->oids ? pgcb_value_type_name(r->oids[i]) : NULL;
+    char type[48], where[48] = "";
+    int binary = pgcb_value_kind_binary((enum pgcb_value_kind)r->kinds[i]);
+
+    if (tn)
+        snprintf(type, sizeof type, "%s %s", binary ? "binary" : "text", tn);
+    else if (r->oids)
+        snprintf(type, sizeof type, "%s oid %u", binary ? "binary" : "text", r->oids[i]);
+    else
+        snprintf(type, sizeof type, "kind %u", r->kinds[i]);
+    if (r->depth > 1)
+        snprintf(where, sizeof where, " of query %u of the batch", rw_query_no(r));
+    r->value_rc = vr;
+    if (vr == PGCB_VALUE_UNSUPPORTED)
+        rw_errf(err, errlen, "row %llu%s column %u: %s value with more than one dimension: "
+                "only one-dimensional arrays are converted", (unsigned long long)(rows - r->query_rows + 1),
+                where, i + 1, type);
+    else
+        rw_errf(err, errlen, "row %llu%s column %u: malformed %s value (%u bytes)",
+                (unsigned long long)(rows - r->query_rows + 1), where, i + 1, type, flen);
 }
 
 /* One DataRow body: every value folded, then the row. */
@@ -73,10 +105,10 @@ static int rw_datarow(struct rw_reply *r, const char *b, size_t n, char *err, si
         }
         if (flen > (size_t)(end - f))
             goto past_end;
-        if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], f, flen, r->c_locale)) {
-            rw_errf(err, errlen, "DataRow column %u: malformed value of %u bytes for its type", i + 1,
-                    flen);
-            return -1;
+        if (!r->value_rc) {
+            int vr = pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], f, flen, r->c_locale);
+            if (vr)
+                rw_value_error(r, vr, s.rows, i, flen);
         }
         f += flen;
     }
@@ -164,6 +196,7 @@ int rw_reply_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need
             if (r->state != RW_RS_ROWS)
                 return rw_unexpected(r, type, err, errlen);
             r->done++;
+            r->query_rows = r->sum->rows;
             r->state = r->syncs == 1 && r->done < r->depth ? RW_RS_BIND : RW_RS_DONE;
             break;
         case 'E': {

@@ -13,7 +13,10 @@
  * anything.
  *
  * Values are parsed in place and folded into *sum as they come; nothing is
- * allocated. Every length is checked against the message and the message
+ * allocated. A value that does not convert in its column's type (or an
+ * array of two dimensions) stops the folding, not the parsing: the replies
+ * are read to their end, so the connection stays usable, and the batch
+ * ends with value_rc and verr set (the sum is then meaningless). Every length is checked against the message and the message
  * against the bytes available before anything is read.
  */
 #ifndef RW_REPLY_H
@@ -42,7 +45,12 @@ enum rw_reply_state {
 
 struct rw_reply {
     const unsigned char *kinds; /* enum pgcb_value_kind per column (the statement's) */
+    const uint32_t *oids;       /* type OID per column, for messages only; NULL: the
+                                   message names the kind (rw_reply_init sets NULL) */
     unsigned ncols;
+    uint64_t query_rows;        /* rows of the batch before the current query's */
+    int value_rc;               /* the first value pgcb_value_fold refused (-1 malformed,
+                                   PGCB_VALUE_UNSUPPORTED), 0 if none; message in verr */
     struct pgcb_sum *sum;
     locale_t c_locale;
     uint32_t depth;             /* executions in the batch */
@@ -56,6 +64,7 @@ struct rw_reply {
                                    rw_reply_feed returned RW_FEED_FATAL */
     uint32_t error_query;       /* 1-based index of the query that failed first */
     char qerr[PGCB_ERRLEN];     /* "SQLSTATE: message (query i of n)" */
+    char verr[PGCB_ERRLEN];     /* "row r column c: malformed binary timestamptz value ..." */
 };
 
 /* Start parsing the replies of `depth` executions of a statement with

@@ -55,7 +55,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 3
+#define PGCB_ABI_MINOR 4
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -155,7 +155,18 @@ enum pgcb_sum_tag {
     PGCB_TAG_FLOAT8 = 5,
     PGCB_TAG_TEXT = 6,  /* text, varchar, name, bpchar, numeric (as text), any
                            type the driver does not convert */
-    PGCB_TAG_ROW = 7
+    PGCB_TAG_ROW = 7,
+    /* ABI 1.4 (pgcb/value.h converts them; before, all folded as TEXT): */
+    PGCB_TAG_TIMESTAMP = 8,    /* int64 us since 2000-01-01 00:00:00, no zone */
+    PGCB_TAG_TIMESTAMPTZ = 9,  /* int64 us since 2000-01-01 00:00:00 UTC */
+    PGCB_TAG_DATE = 10,        /* int32 days since 2000-01-01 */
+    PGCB_TAG_TIME = 11,        /* int64 us since midnight */
+    PGCB_TAG_INTERVAL = 12,    /* us, days, months */
+    PGCB_TAG_UUID = 13,        /* 16 bytes */
+    PGCB_TAG_NUMERIC = 14,     /* class, scale, decimal digits */
+    PGCB_TAG_JSON = 15,        /* json and jsonb: their text */
+    PGCB_TAG_BYTEA = 16,       /* raw bytes */
+    PGCB_TAG_ARRAY = 17        /* one dimension: count, lower bound, then the elements */
 };
 
 /* One mixing step: cheap, order-sensitive, identical on every platform. */
@@ -206,12 +217,12 @@ static inline void pgcb_sum_float8(struct pgcb_sum *s, double v)
     s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_FLOAT8), bits);
 }
 
-/* Text of `len` bytes (need not be NUL-terminated): the length, then the
- * bytes eight at a time (little-endian), the tail zero-padded. */
-static inline void pgcb_sum_text(struct pgcb_sum *s, const char *p, size_t len)
+/* The length, then the bytes eight at a time (little-endian), the tail
+ * zero-padded, into h: the body of every byte-string fold. */
+static inline uint64_t pgcb_sum_bytes(uint64_t h, const char *p, size_t len)
 {
-    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_TEXT), len);
     size_t i = 0;
+    h = pgcb_sum_mix(h, len);
     for (; i + 8 <= len; i += 8) {
         uint64_t w = 0;
         for (int k = 0; k < 8; k++)
@@ -224,7 +235,108 @@ static inline void pgcb_sum_text(struct pgcb_sum *s, const char *p, size_t len)
             w |= (uint64_t)(unsigned char)p[i + k] << (8 * k);
         h = pgcb_sum_mix(h, w);
     }
-    s->hash = h;
+    return h;
+}
+
+/* Text of `len` bytes (need not be NUL-terminated): the length, then the
+ * bytes eight at a time (little-endian), the tail zero-padded. */
+static inline void pgcb_sum_text(struct pgcb_sum *s, const char *p, size_t len)
+{
+    s->hash = pgcb_sum_bytes(pgcb_sum_mix(s->hash, PGCB_TAG_TEXT), p, len);
+}
+
+/* ---- ABI 1.4: the types pgcb/value.h converts beyond the above. Every
+ * date and time value is counted from 2000-01-01, as PostgreSQL's binary
+ * form counts it; `infinity` and `-infinity` are the largest and smallest
+ * value of the count's type (INT64_MAX/MIN, for a date INT32_MAX/MIN). */
+
+/* timestamp: microseconds since 2000-01-01 00:00:00 of its wall time. */
+static inline void pgcb_sum_timestamp(struct pgcb_sum *s, int64_t us)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_TIMESTAMP), (uint64_t)us);
+}
+
+/* timestamptz: microseconds since 2000-01-01 00:00:00 UTC. */
+static inline void pgcb_sum_timestamptz(struct pgcb_sum *s, int64_t us)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_TIMESTAMPTZ), (uint64_t)us);
+}
+
+/* date: days since 2000-01-01 (sign-extended to 64 bits). */
+static inline void pgcb_sum_date(struct pgcb_sum *s, int32_t days)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_DATE), (uint64_t)(int64_t)days);
+}
+
+/* time (without time zone): microseconds since midnight, 0 .. 86400000000. */
+static inline void pgcb_sum_time(struct pgcb_sum *s, int64_t us)
+{
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_TIME), (uint64_t)us);
+}
+
+/* interval: its three fields as PostgreSQL keeps them (months = years * 12
+ * + months), never normalised into one another. */
+static inline void pgcb_sum_interval(struct pgcb_sum *s, int64_t us, int32_t days, int32_t months)
+{
+    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_INTERVAL), (uint64_t)us);
+    h = pgcb_sum_mix(h, (uint64_t)(int64_t)days);
+    s->hash = pgcb_sum_mix(h, (uint64_t)(int64_t)months);
+}
+
+/* uuid: its 16 bytes, as two big-endian halves. */
+static inline void pgcb_sum_uuid(struct pgcb_sum *s, const unsigned char b[16])
+{
+    uint64_t hi = 0, lo = 0;
+    for (int k = 0; k < 8; k++) {
+        hi = hi << 8 | b[k];
+        lo = lo << 8 | b[8 + k];
+    }
+    s->hash = pgcb_sum_mix(pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_UUID), hi), lo);
+}
+
+/* The class of a numeric value (pgcb_sum_numeric). */
+enum pgcb_numeric_class {
+    PGCB_NUMERIC_POS = 0,  /* finite, >= 0 (zero is never negative) */
+    PGCB_NUMERIC_NEG = 1,  /* finite, < 0 */
+    PGCB_NUMERIC_NAN = 2,
+    PGCB_NUMERIC_PINF = 3, /* Infinity */
+    PGCB_NUMERIC_NINF = 4  /* -Infinity */
+};
+
+/* numeric, exactly: its class, its display scale (digits after the point,
+ * as the server prints it), and the `n` decimal digits ('0'..'9') of
+ * |value| x 10^scale without leading zeros ("0" for zero). NaN and the
+ * infinities: scale 0, n 0. */
+static inline void pgcb_sum_numeric(struct pgcb_sum *s, enum pgcb_numeric_class cls,
+                                    int32_t scale, const char *digits, size_t n)
+{
+    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_NUMERIC), (uint64_t)cls);
+    h = pgcb_sum_mix(h, (uint64_t)(int64_t)scale);
+    s->hash = pgcb_sum_bytes(h, digits, n);
+}
+
+/* json and jsonb: the JSON text as the server prints it (for binary jsonb,
+ * the bytes after its version byte, which are the same text). */
+static inline void pgcb_sum_json(struct pgcb_sum *s, const char *p, size_t len)
+{
+    s->hash = pgcb_sum_bytes(pgcb_sum_mix(s->hash, PGCB_TAG_JSON), p, len);
+}
+
+/* bytea: the raw bytes (a text-format value decoded from its hex). */
+static inline void pgcb_sum_bytea(struct pgcb_sum *s, const char *p, size_t len)
+{
+    s->hash = pgcb_sum_bytes(pgcb_sum_mix(s->hash, PGCB_TAG_BYTEA), p, len);
+}
+
+/* The head of a one-dimensional array of `nelems` elements whose first
+ * subscript is `lbound` (1 unless declared otherwise; 1 for an empty
+ * array); the elements follow, each folded as a value of the element type
+ * (pgcb_sum_int, pgcb_sum_text, pgcb_sum_float8 ...; pgcb_sum_null for a
+ * NULL element). */
+static inline void pgcb_sum_array(struct pgcb_sum *s, uint32_t nelems, int32_t lbound)
+{
+    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_ARRAY), nelems);
+    s->hash = pgcb_sum_mix(h, (uint64_t)(int64_t)lbound);
 }
 
 /* End of a row: counts it and folds a row marker. */
@@ -247,7 +359,21 @@ enum pgcb_oid {
     PGCB_OID_FLOAT8 = 701,
     PGCB_OID_BPCHAR = 1042,
     PGCB_OID_VARCHAR = 1043,
-    PGCB_OID_NUMERIC = 1700
+    PGCB_OID_NUMERIC = 1700,
+    /* ABI 1.4 */
+    PGCB_OID_BYTEA = 17,
+    PGCB_OID_JSON = 114,
+    PGCB_OID_INT4_ARRAY = 1007,
+    PGCB_OID_TEXT_ARRAY = 1009,
+    PGCB_OID_INT8_ARRAY = 1016,
+    PGCB_OID_FLOAT8_ARRAY = 1022,
+    PGCB_OID_DATE = 1082,
+    PGCB_OID_TIME = 1083,
+    PGCB_OID_TIMESTAMP = 1114,
+    PGCB_OID_TIMESTAMPTZ = 1184,
+    PGCB_OID_INTERVAL = 1186,
+    PGCB_OID_UUID = 2950,
+    PGCB_OID_JSONB = 3802
 };
 
 /* ------------------------------------------------------------------------ */

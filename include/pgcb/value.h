@@ -11,10 +11,13 @@
  * run_batch, for each non-NULL value call pgcb_value_fold() with the
  * column's kind (pgcb_sum_null for a NULL, pgcb_sum_row after each row).
  *
- * Everything is static (inline but for the text float parsers): the hot
- * path switches once per value on a small enum and is inlined into the
- * driver's row loop. Nothing allocates, prints or keeps state; bytes are
- * never read past `len` and need not be NUL-terminated.
+ * The types of ABI 1.0 (bool, integers, floats, text) are static inline
+ * (but for the text float parsers): the hot path switches once per value on
+ * a small enum and is inlined into the driver's row loop. The types of ABI
+ * 1.4 (dates and times, interval, uuid, numeric, json, bytea, arrays) are
+ * converted out of line, in lib/pgvalue, which a driver using this header
+ * links. Nothing allocates, prints or keeps state; bytes are never read
+ * past `len` and need not be NUL-terminated.
  *
  * Return convention of the parsers and of pgcb_value_fold: 0 on success;
  * -1 if the bytes are not a valid value of the type (a driver reports
@@ -61,7 +64,7 @@ extern "C" {
  * pgcb_value_kind_of. A driver may store it in an unsigned char. */
 enum pgcb_value_kind {
     PGCB_VALUE_TEXT = 0, /* folded as its bytes (pgcb_sum_text): the text types in
-                            either format; numeric and any other type in text */
+                            either format; any type not below, in text */
     PGCB_VALUE_T_BOOL,   /* text "t" or "f" */
     PGCB_VALUE_T_INT,    /* text int2, int4 or int8 (pgcb_value_parse_int) */
     PGCB_VALUE_T_FLOAT4, /* text float4 (pgcb_value_parse_float4) */
@@ -71,18 +74,52 @@ enum pgcb_value_kind {
     PGCB_VALUE_B_INT4,   /* the type's width (2, 4, 8; 4, 8) */
     PGCB_VALUE_B_INT8,
     PGCB_VALUE_B_FLOAT4,
-    PGCB_VALUE_B_FLOAT8
+    PGCB_VALUE_B_FLOAT8,
+    /* ABI 1.4: converted by lib/pgvalue (pgcb_value_fold_more), each into
+     * its tag's value (driver.h). Text: */
+    PGCB_VALUE_T_TIMESTAMP,   /* DateStyle ISO: 2000-01-01 12:00:00.5[ BC] */
+    PGCB_VALUE_T_TIMESTAMPTZ, /* the same with the offset the server printed */
+    PGCB_VALUE_T_DATE,
+    PGCB_VALUE_T_TIME,
+    PGCB_VALUE_T_INTERVAL,    /* IntervalStyle postgres: 1 year 2 mons -3 days 04:05:06 */
+    PGCB_VALUE_T_UUID,
+    PGCB_VALUE_T_NUMERIC,     /* digits, scale, NaN, Infinity, -Infinity */
+    PGCB_VALUE_JSON,          /* json in either format, jsonb in text: the text */
+    PGCB_VALUE_T_BYTEA,       /* bytea_output hex (\x...) or escape */
+    PGCB_VALUE_T_ARRAY_INT,   /* int4[] and int8[] (array_out: {1,NULL,3}) */
+    PGCB_VALUE_T_ARRAY_TEXT,  /* text[]: quoted and escaped elements */
+    PGCB_VALUE_T_ARRAY_FLOAT8,
+    /* binary: */
+    PGCB_VALUE_B_TIMESTAMP,   /* int64 us since 2000-01-01 */
+    PGCB_VALUE_B_TIMESTAMPTZ,
+    PGCB_VALUE_B_DATE,        /* int32 days since 2000-01-01 */
+    PGCB_VALUE_B_TIME,        /* int64 us */
+    PGCB_VALUE_B_INTERVAL,    /* int64 us, int32 days, int32 months */
+    PGCB_VALUE_B_UUID,        /* 16 bytes */
+    PGCB_VALUE_B_NUMERIC,     /* ndigits, weight, sign, dscale, base-10000 digits */
+    PGCB_VALUE_B_JSONB,       /* version byte 1, then the text */
+    PGCB_VALUE_B_BYTEA,       /* the bytes */
+    PGCB_VALUE_B_ARRAY_INT4,  /* array_send: ndim, flags, element type, dims, elements */
+    PGCB_VALUE_B_ARRAY_INT8,
+    PGCB_VALUE_B_ARRAY_TEXT,
+    PGCB_VALUE_B_ARRAY_FLOAT8
 };
 /* The number of kinds (they are 0 .. PGCB_VALUE_NKINDS - 1). */
-#define PGCB_VALUE_NKINDS (PGCB_VALUE_B_FLOAT8 + 1)
+#define PGCB_VALUE_NKINDS (PGCB_VALUE_B_ARRAY_FLOAT8 + 1)
+/* The first kind pgcb_value_fold() leaves to pgcb_value_fold_more(). */
+#define PGCB_VALUE_FIRST_MORE PGCB_VALUE_T_TIMESTAMP
+
+/* What pgcb_value_fold() returns for a valid value that it does not fold:
+ * an array of more than one dimension (a driver reports
+ * PGCB_ERR_UNSUPPORTED). */
+#define PGCB_VALUE_UNSUPPORTED (-2)
 
 /* ---- per column ---------------------------------------------------------- */
 
-/* True if a value of type `oid` in binary format folds exactly as its text
- * form does: the converted types (bool, int2/4/8, float4/8) and
- * text/varchar/name/bpchar (whose binary form is their text in the client
- * encoding). False for numeric and every other type, whose binary form would
- * have to be turned into text first: ask for those in text. */
+/* True if values of type `oid` are converted in binary format too (the
+ * kinds PGCB_VALUE_B_*, and the text types, whose binary form is their text
+ * in the client encoding): every type pgcb_value_kind_of knows. False for
+ * any other type, which is folded as its text form: ask for those in text. */
 static inline int pgcb_value_binary_foldable(uint32_t oid)
 {
     switch (oid) {
@@ -96,6 +133,20 @@ static inline int pgcb_value_binary_foldable(uint32_t oid)
     case PGCB_OID_VARCHAR:
     case PGCB_OID_NAME:
     case PGCB_OID_BPCHAR:
+    case PGCB_OID_NUMERIC:
+    case PGCB_OID_BYTEA:
+    case PGCB_OID_JSON:
+    case PGCB_OID_JSONB:
+    case PGCB_OID_DATE:
+    case PGCB_OID_TIME:
+    case PGCB_OID_TIMESTAMP:
+    case PGCB_OID_TIMESTAMPTZ:
+    case PGCB_OID_INTERVAL:
+    case PGCB_OID_UUID:
+    case PGCB_OID_INT4_ARRAY:
+    case PGCB_OID_INT8_ARRAY:
+    case PGCB_OID_TEXT_ARRAY:
+    case PGCB_OID_FLOAT8_ARRAY:
         return 1;
     default:
         return 0;
@@ -125,8 +176,30 @@ static inline enum pgcb_value_kind pgcb_value_kind_of(uint32_t oid, int binary)
     case PGCB_OID_INT8:   return binary ? PGCB_VALUE_B_INT8 : PGCB_VALUE_T_INT;
     case PGCB_OID_FLOAT4: return binary ? PGCB_VALUE_B_FLOAT4 : PGCB_VALUE_T_FLOAT4;
     case PGCB_OID_FLOAT8: return binary ? PGCB_VALUE_B_FLOAT8 : PGCB_VALUE_T_FLOAT8;
+    case PGCB_OID_TIMESTAMP:   return binary ? PGCB_VALUE_B_TIMESTAMP : PGCB_VALUE_T_TIMESTAMP;
+    case PGCB_OID_TIMESTAMPTZ: return binary ? PGCB_VALUE_B_TIMESTAMPTZ : PGCB_VALUE_T_TIMESTAMPTZ;
+    case PGCB_OID_DATE:        return binary ? PGCB_VALUE_B_DATE : PGCB_VALUE_T_DATE;
+    case PGCB_OID_TIME:        return binary ? PGCB_VALUE_B_TIME : PGCB_VALUE_T_TIME;
+    case PGCB_OID_INTERVAL:    return binary ? PGCB_VALUE_B_INTERVAL : PGCB_VALUE_T_INTERVAL;
+    case PGCB_OID_UUID:        return binary ? PGCB_VALUE_B_UUID : PGCB_VALUE_T_UUID;
+    case PGCB_OID_NUMERIC:     return binary ? PGCB_VALUE_B_NUMERIC : PGCB_VALUE_T_NUMERIC;
+    case PGCB_OID_JSON:        return PGCB_VALUE_JSON;
+    case PGCB_OID_JSONB:       return binary ? PGCB_VALUE_B_JSONB : PGCB_VALUE_JSON;
+    case PGCB_OID_BYTEA:       return binary ? PGCB_VALUE_B_BYTEA : PGCB_VALUE_T_BYTEA;
+    case PGCB_OID_INT4_ARRAY:  return binary ? PGCB_VALUE_B_ARRAY_INT4 : PGCB_VALUE_T_ARRAY_INT;
+    case PGCB_OID_INT8_ARRAY:  return binary ? PGCB_VALUE_B_ARRAY_INT8 : PGCB_VALUE_T_ARRAY_INT;
+    case PGCB_OID_TEXT_ARRAY:  return binary ? PGCB_VALUE_B_ARRAY_TEXT : PGCB_VALUE_T_ARRAY_TEXT;
+    case PGCB_OID_FLOAT8_ARRAY:
+        return binary ? PGCB_VALUE_B_ARRAY_FLOAT8 : PGCB_VALUE_T_ARRAY_FLOAT8;
     default:              return PGCB_VALUE_TEXT;
     }
+}
+
+/* True if kind `k` reads the binary format (PGCB_VALUE_JSON, which reads
+ * json's either way, counts as text), for messages. */
+static inline int pgcb_value_kind_binary(enum pgcb_value_kind k)
+{
+    return (k >= PGCB_VALUE_B_BOOL && k <= PGCB_VALUE_B_FLOAT8) || k >= PGCB_VALUE_B_TIMESTAMP;
 }
 
 /* A short name of type `oid` for messages ("int4", "numeric"), or NULL for
@@ -145,6 +218,19 @@ static inline const char *pgcb_value_type_name(uint32_t oid)
     case PGCB_OID_BPCHAR:  return "bpchar";
     case PGCB_OID_VARCHAR: return "varchar";
     case PGCB_OID_NUMERIC: return "numeric";
+    case PGCB_OID_BYTEA:       return "bytea";
+    case PGCB_OID_JSON:        return "json";
+    case PGCB_OID_JSONB:       return "jsonb";
+    case PGCB_OID_DATE:        return "date";
+    case PGCB_OID_TIME:        return "time";
+    case PGCB_OID_TIMESTAMP:   return "timestamp";
+    case PGCB_OID_TIMESTAMPTZ: return "timestamptz";
+    case PGCB_OID_INTERVAL:    return "interval";
+    case PGCB_OID_UUID:        return "uuid";
+    case PGCB_OID_INT4_ARRAY:  return "int4[]";
+    case PGCB_OID_INT8_ARRAY:  return "int8[]";
+    case PGCB_OID_TEXT_ARRAY:  return "text[]";
+    case PGCB_OID_FLOAT8_ARRAY: return "float8[]";
     default:               return NULL;
     }
 }
@@ -298,10 +384,51 @@ static inline int64_t pgcb_value_be_int8(const char *p)
     return v;
 }
 
+/* ---- the types of ABI 1.4: lib/pgvalue --------------------------------------
+ * Not inline: a driver that includes this header links lib/pgvalue
+ * (libpgvalue.a in the tree; `pkg-config --libs pgclientbench` names the
+ * installed copy, libpgcbvalue.a). Each returns 0, or -1 for bytes that are
+ * not a valid value of the type (then nothing is folded, *out unchanged). */
+
+/* date: YYYY-MM-DD[ BC] (4 to 7 year digits), infinity, -infinity -> days
+ * since 2000-01-01 (INT32_MAX, INT32_MIN). */
+int pgcb_value_parse_date(const char *p, size_t len, int32_t *out);
+/* time: HH:MM:SS[.ffffff], at most 24:00:00 -> microseconds. */
+int pgcb_value_parse_time(const char *p, size_t len, int64_t *out);
+/* timestamp (with_zone 0) or timestamptz (1): the date, ' ', the time, for
+ * timestamptz the offset (+HH[:MM[:SS]], required), then [ BC]; infinity,
+ * -infinity -> microseconds since 2000-01-01 (UTC for timestamptz;
+ * INT64_MAX, INT64_MIN). ISO 8601's 'T' is taken for the ' '. */
+int pgcb_value_parse_timestamp(const char *p, size_t len, int with_zone, int64_t *out);
+/* interval, IntervalStyle postgres: [N year(s)] [N mon(s)] [N day(s)]
+ * [[+-]H:MM:SS[.f]] -> its three fields (months = years x 12 + mons). */
+int pgcb_value_parse_interval(const char *p, size_t len, int64_t *us, int32_t *days,
+                              int32_t *months);
+/* uuid: 8-4-4-4-12 hex digits (either case) -> its 16 bytes. */
+int pgcb_value_parse_uuid(const char *p, size_t len, unsigned char out[16]);
+
+/* Fold one numeric (pgcb_sum_numeric), in text or binary form; bytea in
+ * text form (hex or escape); a one-dimensional array in text (kind
+ * PGCB_VALUE_T_ARRAY_*) or binary (PGCB_VALUE_B_ARRAY_*) form. 0, -1, or
+ * PGCB_VALUE_UNSUPPORTED for an array of two or more dimensions. */
+int pgcb_value_fold_numeric_text(struct pgcb_sum *s, const char *p, size_t len);
+int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len);
+int pgcb_value_fold_bytea_text(struct pgcb_sum *s, const char *p, size_t len);
+int pgcb_value_fold_array_text(struct pgcb_sum *s, enum pgcb_value_kind k, const char *p,
+                               size_t len, locale_t c_locale);
+int pgcb_value_fold_array_binary(struct pgcb_sum *s, enum pgcb_value_kind k, const char *p,
+                                 size_t len);
+
+/* Fold one value of a kind from PGCB_VALUE_FIRST_MORE on (pgcb_value_fold
+ * calls it for those): as pgcb_value_fold. */
+int pgcb_value_fold_more(struct pgcb_sum *s, enum pgcb_value_kind k, const char *p, size_t len,
+                         locale_t c_locale);
+
 /* ---- folding ---------------------------------------------------------------- */
 
 /* Convert one non-NULL value of kind `k` (`len` bytes at p) and fold it
- * into *s. `c_locale` is read only for the text floats. */
+ * into *s. `c_locale` is read only for the text floats. 0, -1 (malformed),
+ * or PGCB_VALUE_UNSUPPORTED (a valid value it does not fold). */
 static inline int pgcb_value_fold(struct pgcb_sum *s, enum pgcb_value_kind k, const char *p,
                                   size_t len, locale_t c_locale)
 {
@@ -377,8 +504,11 @@ static inline int pgcb_value_fold(struct pgcb_sum *s, enum pgcb_value_kind k, co
         pgcb_sum_float8(s, d);
         return 0;
     }
+    default:
+        /* the kinds of ABI 1.4: out of line, so that this switch (inlined
+         * into every driver's row loop) stays as small as before them */
+        return pgcb_value_fold_more(s, k, p, len, c_locale);
     }
-    return -1;
 }
 
 #ifdef __cplusplus

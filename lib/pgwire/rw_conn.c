@@ -67,6 +67,7 @@ static void rw_free_stmts(struct pgcb_conn *c)
         struct pgcb_stmt *next = c->stmts->next;
         free(c->stmts->exec);
         free(c->stmts->fmts);
+        free(c->stmts->oids);
         free(c->stmts);
         c->stmts = next;
     }

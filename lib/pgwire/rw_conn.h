@@ -25,6 +25,7 @@ struct pgcb_stmt {
     struct pgcb_stmt *next;   /* the connection's list */
     unsigned ncols;
     unsigned char *kinds;     /* enum pgcb_value_kind per column, in this allocation */
+    uint32_t *oids;           /* type OID per column, for messages (malloc'd) */
     unsigned nparams;         /* from ParameterDescription; values come per batch */
     int16_t *fmts;            /* result format codes of its Bind (malloc'd) */
     size_t nfmts;

@@ -110,14 +110,19 @@ struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
     size_t namelen = strlen(name);
     struct pgcb_stmt *st = calloc(1, sizeof *st + namelen + 1 + d->ncols);
     int16_t *fmts = malloc(((size_t)d->ncols + 1) * sizeof *fmts);
+    uint32_t *oids = malloc(((size_t)d->ncols + 1) * sizeof *oids);
     size_t nfmts = d->ncols;
     struct rw_buf b;
 
-    if (!st || !fmts) {
+    if (!st || !fmts || !oids) {
         free(st);
         free(fmts);
+        free(oids);
         return NULL;
     }
+    if (d->ncols)
+        memcpy(oids, d->oids, (size_t)d->ncols * sizeof *oids);
+    st->oids = oids;
     memcpy(st->name, name, namelen + 1);
     st->nparams = d->nparams;
     st->ncols = d->ncols;
@@ -142,6 +147,7 @@ struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
     if (b.failed) {
         rw_buf_free(&b);
         free(fmts);
+        free(oids);
         free(st);
         return NULL;
     }

@@ -1,6 +1,7 @@
 /* pq_fold.c -- see pq_fold.h. */
 #include "pq_fold.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,25 +27,35 @@ int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, locale_
      * kept in a local, which the PQ* calls cannot reach, so that it stays in
      * registers across them. */
     struct pgcb_sum s = *sum;
+    int vr = 0;
     for (r = 0; r < nrows; r++) {
         for (i = 0; i < ncols; i++) {
             int len = PQgetlength(res, r, i);
             if (len == 0 && PQgetisnull(res, r, i))
                 pgcb_sum_null(&s);
-            else if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], PQgetvalue(res, r, i),
-                                     (size_t)len, c_locale))
-                goto malformed;
+            else if ((vr = pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i],
+                                           PQgetvalue(res, r, i), (size_t)len, c_locale)))
+                goto refused;
         }
         pgcb_sum_row(&s);
     }
     *sum = s;
     return PGCB_OK;
 
-malformed: {
+refused: {
+        /* the result was read whole: the connection stays usable */
         const char *tn = pgcb_value_type_name(PQftype(res, i));
+        char oid[24];
+        snprintf(oid, sizeof oid, "oid %u", PQftype(res, i));
         *sum = s;
+        if (vr == PGCB_VALUE_UNSUPPORTED) {
+            pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": %s value with more than one "
+                         "dimension: only one-dimensional arrays are converted", r + 1, i + 1,
+                         PQfname(res, i), tn ? tn : oid);
+            return PGCB_ERR_UNSUPPORTED;
+        }
         pgcb_pq_errf(err, errlen, "row %d column %d \"%s\": malformed %s %s value", r + 1, i + 1,
-                     PQfname(res, i), PQfformat(res, i) ? "binary" : "text", tn ? tn : "?");
+                     PQfname(res, i), PQfformat(res, i) ? "binary" : "text", tn ? tn : oid);
         return PGCB_ERR_PROTOCOL;
     }
 }

@@ -142,7 +142,10 @@ ok "every installed header compiles alone (gcc, clang: -std=c11 -pedantic), or w
 # ------------------------------------------------------------------ template
 work=$tmp/mydriver
 cp -r -- "$templatedir" "$work"
-tcflags=(CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Werror -pedantic" PGCB_CFLAGS="$cflags")
+libs=$(pc --libs pgclientbench | sed 's/[[:space:]]*$//')
+[[ " $libs " == *" -lpgcbvalue "* && -f $P/lib/libpgcbvalue.a ]] \
+    || fail "pkg-config --libs pgclientbench = '$libs': no -lpgcbvalue, or no $P/lib/libpgcbvalue.a"
+tcflags=(CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Werror -pedantic" PGCB_CFLAGS="$cflags" PGCB_LIBS="$libs")
 for cc in clang cc; do # cc last: its skeleton.so is the one checked
     (cd "$work" && env -u CPATH -u C_INCLUDE_PATH make --no-print-directory -B CC="$cc" "${tcflags[@]}") \
         >"$work/build.$cc.log" 2>&1 || { show "$work/build.$cc.log"; fail "the template does not build with $cc"; }

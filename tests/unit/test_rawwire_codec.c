@@ -323,8 +323,20 @@ static void test_reply_malformed(void **state)
     b[23] = 9; /* text field of 9 bytes with 8 left in the message */
     expect_bad(b, sizeof b, 2, "past the end");
     memcpy(b, batch2, sizeof b);
-    b[31] = 2; /* bool 2 */
-    expect_bad(b, sizeof b, 2, "malformed value");
+    {
+        /* bool 2: a value, not the framing: the replies are read to their
+         * end (the connection stays usable), the value's error kept */
+        struct pgcb_sum s = {0, 0};
+        struct rw_reply r;
+        char err[PGCB_ERRLEN] = "";
+        b[31] = 2;
+        rw_reply_init(&r, kinds3, 3, &s, drvtest_c_locale, 2, 0);
+        assert_int_equal(feed_all(&r, b, sizeof b, sizeof b, err, sizeof err), RW_FEED_DONE);
+        assert_int_equal(r.value_rc, -1);
+        if (!strstr(r.verr, "row 1 of query 1 of the batch column 3: malformed kind"))
+            print_error("verr \"%s\"\n", r.verr);
+        assert_non_null(strstr(r.verr, "row 1 of query 1 of the batch column 3: malformed kind"));
+    }
     memcpy(b, batch2, sizeof b);
     expect_bad(b + 5, sizeof b - 5, 2, "unexpected message type 'D'"); /* no BindComplete */
     b[5] = 'C';

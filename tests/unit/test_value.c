@@ -295,9 +295,24 @@ static void test_kinds(void **state)
         {PGCB_OID_BOOL, PGCB_VALUE_T_BOOL, PGCB_VALUE_B_BOOL},
         {PGCB_OID_TEXT, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
         {PGCB_OID_VARCHAR, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
-        {PGCB_OID_NUMERIC, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
-        {1082 /* date */, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
-        {1186 /* interval */, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
+        {PGCB_OID_NUMERIC, PGCB_VALUE_T_NUMERIC, PGCB_VALUE_B_NUMERIC},
+        {PGCB_OID_DATE, PGCB_VALUE_T_DATE, PGCB_VALUE_B_DATE},
+        {PGCB_OID_TIME, PGCB_VALUE_T_TIME, PGCB_VALUE_B_TIME},
+        {PGCB_OID_TIMESTAMP, PGCB_VALUE_T_TIMESTAMP, PGCB_VALUE_B_TIMESTAMP},
+        {PGCB_OID_TIMESTAMPTZ, PGCB_VALUE_T_TIMESTAMPTZ, PGCB_VALUE_B_TIMESTAMPTZ},
+        {PGCB_OID_INTERVAL, PGCB_VALUE_T_INTERVAL, PGCB_VALUE_B_INTERVAL},
+        {PGCB_OID_UUID, PGCB_VALUE_T_UUID, PGCB_VALUE_B_UUID},
+        {PGCB_OID_JSON, PGCB_VALUE_JSON, PGCB_VALUE_JSON},
+        {PGCB_OID_JSONB, PGCB_VALUE_JSON, PGCB_VALUE_B_JSONB},
+        {PGCB_OID_BYTEA, PGCB_VALUE_T_BYTEA, PGCB_VALUE_B_BYTEA},
+        {PGCB_OID_INT4_ARRAY, PGCB_VALUE_T_ARRAY_INT, PGCB_VALUE_B_ARRAY_INT4},
+        {PGCB_OID_INT8_ARRAY, PGCB_VALUE_T_ARRAY_INT, PGCB_VALUE_B_ARRAY_INT8},
+        {PGCB_OID_TEXT_ARRAY, PGCB_VALUE_T_ARRAY_TEXT, PGCB_VALUE_B_ARRAY_TEXT},
+        {PGCB_OID_FLOAT8_ARRAY, PGCB_VALUE_T_ARRAY_FLOAT8, PGCB_VALUE_B_ARRAY_FLOAT8},
+        /* not converted: their text, in either preference */
+        {1266 /* timetz */, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
+        {600 /* point */, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
+        {1015 /* varchar[] */, PGCB_VALUE_TEXT, PGCB_VALUE_TEXT},
     };
 
     (void)state;
@@ -313,25 +328,34 @@ static void test_kinds(void **state)
     assert_true(pgcb_value_binary_foldable(PGCB_OID_BPCHAR));
     assert_true(pgcb_value_binary_foldable(PGCB_OID_INT8));
     assert_true(pgcb_value_binary_foldable(PGCB_OID_BOOL));
-    assert_false(pgcb_value_binary_foldable(PGCB_OID_NUMERIC));
-    assert_false(pgcb_value_binary_foldable(1186));
+    assert_true(pgcb_value_binary_foldable(PGCB_OID_NUMERIC));
+    assert_true(pgcb_value_binary_foldable(PGCB_OID_INTERVAL));
+    assert_false(pgcb_value_binary_foldable(1266 /* timetz */));
     assert_false(pgcb_value_binary_foldable(0));
 
     assert_string_equal(pgcb_value_type_name(PGCB_OID_NUMERIC), "numeric");
-    assert_null(pgcb_value_type_name(1186));
+    assert_string_equal(pgcb_value_type_name(PGCB_OID_TIMESTAMPTZ), "timestamptz");
+    assert_string_equal(pgcb_value_type_name(PGCB_OID_TEXT_ARRAY), "text[]");
+    assert_null(pgcb_value_type_name(1266));
+    assert_false(pgcb_value_kind_binary(PGCB_VALUE_JSON));
+    assert_true(pgcb_value_kind_binary(PGCB_VALUE_B_JSONB));
+    assert_true(pgcb_value_kind_binary(PGCB_VALUE_B_INT4));
+    assert_false(pgcb_value_kind_binary(PGCB_VALUE_T_ARRAY_TEXT));
 }
 
-/* The format to ask for: binary where it folds; numeric and the other
- * unconverted types in text even when binary is wanted (their text form is
- * what every driver folds: kind TEXT, test_kinds). */
+/* The format to ask for: binary where it folds; the unconverted types in
+ * text even when binary is wanted (their text form is what every driver
+ * folds: kind TEXT, test_kinds). */
 static void test_formats(void **state)
 {
     (void)state;
     assert_int_equal(pgcb_value_format(PGCB_OID_INT4, 1), 1);
     assert_int_equal(pgcb_value_format(PGCB_OID_INT4, 0), 0);
     assert_int_equal(pgcb_value_format(PGCB_OID_TEXT, 1), 1);
-    assert_int_equal(pgcb_value_format(PGCB_OID_NUMERIC, 1), 0);
-    assert_int_equal(pgcb_value_format(1082 /* date */, 1), 0);
+    assert_int_equal(pgcb_value_format(PGCB_OID_NUMERIC, 1), 1);
+    assert_int_equal(pgcb_value_format(PGCB_OID_DATE, 1), 1);
+    assert_int_equal(pgcb_value_format(PGCB_OID_DATE, 0), 0);
+    assert_int_equal(pgcb_value_format(1266 /* timetz */, 1), 0);
 }
 
 int main(void)
