@@ -865,6 +865,17 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         pgcb_report_detail(out, r, g, style);
     const char *bullet = md ? "- " : "  ";
     int notes = 0;
+    if (gr->bulk_rows) { /* a bulk group: rows written per second, per driver */
+        fprintf(out, "%srows/s (%llu rows per %s):", bullet, (unsigned long long)gr->bulk_rows,
+                gr->bulk_copy ? "COPY" : "batch");
+        for (size_t d = 0; d < r->ndrivers; d++) {
+            char rps[32];
+            fmt_int(rps, sizeof rps, gr->cells[d].rows_per_s);
+            fprintf(out, "%s %s %s", d ? "," : "", r->drivers[d].label, rps);
+        }
+        fputc('\n', out);
+        notes++;
+    }
     if (no_interval) {
         fprintf(out, "%sx lowest: no %g%% interval from %zu execution order%s (it needs %u)\n",
                 bullet, 100 * pgcb_rank_level(r), ci_orders, ci_orders == 1 ? "" : "s",

@@ -112,6 +112,8 @@ struct pgcb_res_cell {
     uint64_t min_ns, max_ns;
     double ops_per_s;           /* batches per second = 1e9 / mean */
     double queries_per_s;       /* ops_per_s x depth x threads */
+    double rows_per_s;          /* a bulk group (group bulk_rows > 0): rows written per
+                                   second, ops_per_s x bulk_rows x threads; NAN otherwise */
     double cpu_ns_per_query;    /* client thread CPU time / queries */
     double server_cpu_ns_per_query; /* the local server's CPU time while this driver was
                                    measured / queries; NAN if the server is not local */
@@ -210,6 +212,10 @@ struct pgcb_res_group {
                                    driver and order ([suite] connections); 0 otherwise */
     uint64_t ops;               /* fixed queries per driver and order; 0: time budget */
     uint32_t nparams;           /* parameters of the query */
+    uint64_t bulk_rows;         /* rows one sample writes: a COPY's rows, or the depth of
+                                   an insert batch read back ([query] read_back); 0: not a
+                                   bulk group */
+    int bulk_copy;              /* bulk_rows counts a COPY's rows */
     struct pgcb_res_background *backgrounds;
     size_t nbackgrounds;
     int sla_failed;             /* some background load missed its target rate */

@@ -255,6 +255,8 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "max_ns", json_integer((json_int_t)c->max_ns));
     json_object_set_new(j, "ops_per_s", real_or_null(c->ops_per_s));
     json_object_set_new(j, "queries_per_s", real_or_null(c->queries_per_s));
+    if (c->rows_per_s > 0) /* bulk groups only (NAN and 0 elsewhere) */
+        json_object_set_new(j, "rows_per_s", json_real(c->rows_per_s));
     json_object_set_new(j, "cpu_ns_per_query", real_or_null(c->cpu_ns_per_query));
     json_object_set_new(j, "server_cpu_ns_per_query", real_or_null(c->server_cpu_ns_per_query));
     json_object_set_new(j, "server_busy", real_or_null(c->server_busy));
@@ -316,6 +318,10 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     json_object_set_new(one, "connections",
                         gr->connections ? json_integer((json_int_t)gr->connections)
                                         : json_null());
+    if (gr->bulk_rows) /* bulk groups only: other groups' JSON is unchanged */
+        json_object_set_new(one, "bulk", json_pack("{s:s, s:I}", "kind",
+                                                   gr->bulk_copy ? "copy" : "insert", "rows",
+                                                   (json_int_t)gr->bulk_rows));
     int ok = 1;
     json_t *results = json_array();
     for (size_t d = 0; d < r->ndrivers; d++)
@@ -757,6 +763,12 @@ static int read_group_extra(json_t *o, struct pgcb_res_group *gr, char *why, siz
         return -1;
     gr->nparams = (uint32_t)nparams;
     gr->orders_run = (size_t)orders_run;
+    json_t *bulk = json_object_get(o, "bulk");
+    if (json_is_object(bulk)) {
+        json_t *kind = json_object_get(bulk, "kind");
+        gr->bulk_copy = json_is_string(kind) && strcmp(json_string_value(kind), "copy") == 0;
+        gr->bulk_rows = get_u64(bulk, "rows");
+    }
     json_t *partial = json_object_get(o, "partial");
     if (json_is_object(partial)) {
         gr->partial = 1;
@@ -941,6 +953,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
         cell->max_ns = get_u64(c, "max_ns");
         cell->ops_per_s = get_real(c, "ops_per_s");
         cell->queries_per_s = get_real(c, "queries_per_s");
+        cell->rows_per_s = get_real(c, "rows_per_s");
         cell->cpu_ns_per_query = get_real(c, "cpu_ns_per_query");
         cell->server_cpu_ns_per_query = get_real(c, "server_cpu_ns_per_query");
         cell->server_busy = get_real(c, "server_busy");

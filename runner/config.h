@@ -75,6 +75,12 @@ enum pgcb_check {
     PGCB_CHECK_NONE = 2,     /* nothing (rows vary, e.g. random keys of a changing table) */
 };
 
+/* What bulk.c fetched for a bulk query (bulk.h); NULL before. */
+struct pgcb_bulk;
+
+/* [query] copy_format. */
+enum pgcb_copy_format { PGCB_COPY_TEXT = 0, PGCB_COPY_BINARY = 1 };
+
 struct pgcb_cfg_query {
     char *name;
     char *sql;
@@ -86,6 +92,16 @@ struct pgcb_cfg_query {
     char *versus;           /* [query] versus: its twin, the same shape with the columns cast
                                to text (the conversion-cost table, common/versus.h); NULL */
     int line;
+    /* Bulk writes (bulk.h, docs/configuration.md "Bulk writes"). */
+    char *copy;             /* copy = TABLE: a COPY FROM STDIN into TABLE; NULL: not a COPY.
+                               Its sql is the COPY statement (made by the runner) */
+    char *copy_from;        /* copy_from = SQL: the source rows (required with copy) */
+    enum pgcb_copy_format copy_format;
+    char *params_from;      /* params_from = SQL: $1..$n from its rows (instead of paramN) */
+    char *read_back;        /* read_back = TABLE: the rows of one batch inserted into it are
+                               read back and compared with params_from's (needs params_from) */
+    int copy_line, params_from_line, read_back_line; /* where given; 0: not */
+    struct pgcb_bulk *bulk; /* owned: fetched from the server (pgcb_bulk_fetch) */
 };
 
 struct pgcb_cfg_suite {

@@ -12,9 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bulk.h"
 #include "util.h"
 
-const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", "versus", NULL};
+const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", "versus", "copy",
+                                            "copy_from", "copy_format", "params_from",
+                                            "read_back", NULL};
 
 void pgcb_cfgi_query_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -121,10 +124,77 @@ int pgcb_cfgi_query_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         free(q->versus);
         q->versus = pgcb_xstrdup(value);
         c->query_versus_line[c->idx] = c->lineno;
+    } else if (strcmp(key, "copy") == 0 || strcmp(key, "read_back") == 0) {
+        if (!pgcb_bulk_valid_table(value)) {
+            pgcb_cfgi_fail(c, "[%s] %s: '%s' is not a table name (NAME or SCHEMA.NAME of "
+                           "letters, digits and _)", c->section, key, value);
+            return 0;
+        }
+        char **dst = key[0] == 'c' ? &q->copy : &q->read_back;
+        free(*dst);
+        *dst = pgcb_xstrdup(value);
+        *(key[0] == 'c' ? &q->copy_line : &q->read_back_line) = c->lineno;
+    } else if (strcmp(key, "copy_from") == 0 || strcmp(key, "params_from") == 0) {
+        if (!pgcb_config_read_only(value)) {
+            pgcb_cfgi_fail(c, "[%s] %s: '%s' is not a query that only reads (SELECT, WITH, "
+                           "VALUES or TABLE)", c->section, key, value);
+            return 0;
+        }
+        char **dst = key[0] == 'c' ? &q->copy_from : &q->params_from;
+        free(*dst);
+        *dst = pgcb_xstrdup(value);
+        if (key[0] == 'p')
+            q->params_from_line = c->lineno;
+    } else if (strcmp(key, "copy_format") == 0) {
+        if (strcmp(value, "text") == 0)
+            q->copy_format = PGCB_COPY_TEXT;
+        else if (strcmp(value, "binary") == 0)
+            q->copy_format = PGCB_COPY_BINARY;
+        else {
+            pgcb_cfgi_fail(c, "[%s] copy_format: '%s' is not 'text' or 'binary'", c->section,
+                           value);
+            return 0;
+        }
     } else {
         return apply_param(c, q, key, value);
     }
     return 1;
+}
+
+/* The bulk keys of query i go together: copy with copy_from (and no sql, no
+ * parameters), read_back with params_from, params_from with sql and no
+ * paramN. A COPY query's sql is the runner's COPY statement. */
+static int bulk_finish(struct pgcb_cfgi_ctx *c, size_t i)
+{
+    struct pgcb_cfg_query *q = &c->cfg->queries[i];
+    unsigned seen = c->query_seen[i];
+#define SEEN(k) (seen & (1u << pgcb_cfgi_key_index(pgcb_cfgi_query_keys, (k))))
+    if (!q->copy && (SEEN("copy_from") || SEEN("copy_format")))
+        PGCB_CFGI_FAIL_AT(c, q->line, "[query.%s] has copy_from or copy_format but no 'copy = "
+                          "TABLE'", q->name);
+    if (q->copy) {
+        if (!q->copy_from)
+            PGCB_CFGI_FAIL_AT(c, q->copy_line, "[query.%s] copy: needs 'copy_from = SELECT "
+                              "...' (the rows to copy)", q->name);
+        if (q->sql)
+            PGCB_CFGI_FAIL_AT(c, q->copy_line, "[query.%s] copy: give no 'sql =' (the runner "
+                              "writes the COPY statement)", q->name);
+        if (q->nparams || q->params_from || q->read_back)
+            PGCB_CFGI_FAIL_AT(c, q->copy_line, "[query.%s] copy: a COPY takes no parameters "
+                              "(paramN, params_from, read_back)", q->name);
+        q->sql = pgcb_xasprintf("COPY %s FROM STDIN (FORMAT %s)", q->copy,
+                                q->copy_format == PGCB_COPY_BINARY ? "binary" : "text");
+        if (!c->query_prime_line[i])
+            q->prime = 0; /* the COPY is checked by reading back (bulk.h), not primed */
+    }
+    if (q->params_from && q->nparams)
+        PGCB_CFGI_FAIL_AT(c, q->params_from_line, "[query.%s] params_from: give either "
+                          "params_from or param1 ..., not both", q->name);
+    if (q->read_back && !q->params_from)
+        PGCB_CFGI_FAIL_AT(c, q->read_back_line, "[query.%s] read_back: needs 'params_from = "
+                          "SELECT ...' (the rows inserted, to compare with)", q->name);
+#undef SEEN
+    return 0;
 }
 
 int pgcb_cfgi_query_finish(struct pgcb_cfgi_ctx *c)
@@ -132,6 +202,9 @@ int pgcb_cfgi_query_finish(struct pgcb_cfgi_ctx *c)
     struct pgcb_config *cfg = c->cfg;
     if (cfg->nqueries == 0)
         PGCB_CFGI_FAIL_AT(c, 0, "no [query.NAME] section: nothing to run");
+    for (size_t i = 0; i < cfg->nqueries; i++)
+        if (bulk_finish(c, i) != 0)
+            return -1;
     for (size_t i = 0; i < cfg->nqueries; i++)
         if (!cfg->queries[i].sql || !cfg->queries[i].sql[0])
             PGCB_CFGI_FAIL_AT(c, cfg->queries[i].line, "[query.%s] has no 'sql ='",
@@ -148,7 +221,7 @@ int pgcb_cfgi_query_finish(struct pgcb_cfgi_ctx *c)
         }
         /* Random keys give different rows each batch: the checksum cannot be
          * compared, the row count only when the file gives it. */
-        if (q->nparams && !c->query_check_line[i])
+        if (q->nparams && !q->params_from && !c->query_check_line[i])
             q->check = q->rows >= 0 ? PGCB_CHECK_ROWS : PGCB_CHECK_NONE;
         /* Primed at connect time, before any suite has run: a query whose
          * keys come from generators may look for rows a write step has not
@@ -214,4 +287,9 @@ void pgcb_cfgi_query_free(struct pgcb_cfg_query *q)
         if ((int)q->params[j].kind != -1)
             pgcb_gen_free(&q->params[j]);
     free(q->params);
+    free(q->copy);
+    free(q->copy_from);
+    free(q->params_from);
+    free(q->read_back);
+    pgcb_bulk_free(q->bulk);
 }

@@ -273,6 +273,26 @@ static int check_connect(struct pgcb_cfgi_ctx *c, const struct pgcb_cfg_suite *s
     return 0;
 }
 
+/* A COPY query's sample is one COPY on one connection, the table emptied
+ * after it (bulk.h): depth 1, one thread, no transaction, no connection
+ * suite. */
+static int check_copy(struct pgcb_cfgi_ctx *c, const struct pgcb_cfg_suite *s)
+{
+    for (size_t k = 0; k < s->nqueries; k++) {
+        const struct pgcb_cfg_query *q = &c->cfg->queries[s->queries[k]];
+        if (!q->copy)
+            continue;
+        const char *bad = s->transaction ? "rows_per_txn" : s->threads > 1 ? "threads > 1"
+                          : s->ndepths > 1 || s->depths[0] != 1 ? "a depth other than 1"
+                          : s->connect ? "connect = yes" : NULL;
+        if (bad)
+            PGCB_CFGI_FAIL_AT(c, s->line, "[suite.%s] runs COPY query %s with %s: a COPY "
+                              "suite has depth 1, one thread, no rows_per_txn and no connect",
+                              s->name, q->name, bad);
+    }
+    return 0;
+}
+
 int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
 {
     struct pgcb_config *cfg = c->cfg;
@@ -298,6 +318,8 @@ int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
                               s->transaction ? "rows_per_txn" : "depth");
         if (resolve_backgrounds(c, s, &c->suite_bgs[i]) != 0 ||
             resolve_queries(c, s, &c->suite_names[i]) != 0)
+            return -1;
+        if (check_copy(c, s) != 0)
             return -1;
     }
     return 0;

@@ -78,7 +78,8 @@ void pgcb_describe_queries(const char *conninfo, const struct pgcb_config *cfg,
     PGconn *conn = PQconnectdb(ci);
     if (PQstatus(conn) == CONNECTION_OK)
         for (size_t q = 0; q < cfg->nqueries; q++)
-            describe_one(conn, cfg->queries[q].sql, &out[q]);
+            if (cfg->queries[q].sql) /* a COPY query has none: not described */
+                describe_one(conn, cfg->queries[q].sql, &out[q]);
     PQfinish(conn);
 }
 

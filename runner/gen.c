@@ -164,6 +164,7 @@ size_t pgcb_gen_max_len(const struct pgcb_gen *g)
     case PGCB_GEN_UNIFORM: return 21; /* "-9223372036854775808" and a NUL */
     case PGCB_GEN_TEXT: return (size_t)g->a + 1;
     case PGCB_GEN_LIST: return 0;     /* points at the word */
+    case PGCB_GEN_ROWS: return 0;     /* points into the rows */
     }
     return 0;
 }
@@ -228,6 +229,12 @@ void pgcb_gen_fill(const struct pgcb_gen *gens, size_t ngens, struct pgcb_rng *r
                 lengths[k] = (int)g->a;
                 arena += g->a + 1;
                 break;
+            case PGCB_GEN_ROWS: {
+                size_t at = (i % g->rows->nrows) * g->rows->ncols + (size_t)g->a;
+                values[k] = g->rows->values[at];
+                lengths[k] = g->rows->lengths[at];
+                break;
+            }
             }
         }
     }

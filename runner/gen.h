@@ -10,7 +10,11 @@
  *                      inserted in key order never collide;
  *   uniform LO HI      an integer uniformly in [LO, HI] (unbiased);
  *   list V1 V2 ...     one of the words, uniformly;
- *   text LEN           LEN random letters a-z.
+ *   text LEN           LEN random letters a-z;
+ *   (rows)             not written in the INI: [query] params_from makes one
+ *                      per column of its rows (bulk.h); the i-th execution of
+ *                      a draw binds row i mod nrows, so a batch of depth
+ *                      nrows binds every row once, in order.
  * Random generators draw from a per-stream xoshiro256** state seeded from
  * ([bench] seed, stream numbers): the same seed and the same stream give the
  * same values, so every driver of an execution order sees the same keys and
@@ -27,7 +31,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum pgcb_gen_kind { PGCB_GEN_SEQ, PGCB_GEN_UNIFORM, PGCB_GEN_LIST, PGCB_GEN_TEXT };
+enum pgcb_gen_kind { PGCB_GEN_SEQ, PGCB_GEN_UNIFORM, PGCB_GEN_LIST, PGCB_GEN_TEXT,
+                     PGCB_GEN_ROWS };
+
+/* The rows a `params_from` query gave (bulk.h: fetched once, outside any
+ * timing, in the server's text form; owned by the query's struct
+ * pgcb_bulk): value j of row r at values[r * ncols + j] (NULL: SQL NULL),
+ * lengths[...] bytes. */
+struct pgcb_gen_rows {
+    size_t nrows, ncols;
+    const char *const *values;
+    const int *lengths;
+};
 
 /* Longest value of `text LEN`. */
 #define PGCB_GEN_TEXT_MAX 65536
@@ -41,6 +56,7 @@ struct pgcb_gen {
     int *word_len;
     size_t nwords;
     size_t seq_slot;        /* seq: index of its counter in the shared array */
+    const struct pgcb_gen_rows *rows; /* rows: the rows (not owned); column a */
 };
 
 /* A random stream (xoshiro256**). */

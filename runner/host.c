@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bulk.h"
 #include "measure.h"
 #include "progress.h"
 #include "session.h"
@@ -353,6 +354,8 @@ struct child {
     struct pgcb_conn **conns;   /* per thread; NULL when not connected */
     struct pgcb_stmt **stmts;   /* [thread * nqueries + query] */
     struct pgcb_stmt **txn;     /* [thread * 2]: BEGIN, COMMIT; NULL if no suite needs them */
+    struct pgcb_stmt **bulk;    /* [(thread * nqueries + query) * BULK_NSTMTS]: a bulk query's
+                                   read-back, source and TRUNCATE statements (bulk.h) */
     struct cworker *workers;
     pthread_barrier_t start, end;
     int exiting;
@@ -378,6 +381,8 @@ static int txn_used(const struct pgcb_config *cfg)
     return 0;
 }
 
+enum { BULK_READ_BACK = 0, BULK_SOURCE, BULK_TRUNCATE, BULK_NSTMTS };
+
 static void close_conn(struct child *c, uint32_t t)
 {
     size_t nq = c->s->cfg->nqueries;
@@ -385,6 +390,7 @@ static void close_conn(struct child *c, uint32_t t)
         c->sd->ld.drv->close(c->conns[t]);
     c->conns[t] = NULL;
     memset(&c->stmts[(size_t)t * nq], 0, nq * sizeof *c->stmts);
+    memset(&c->bulk[(size_t)t * nq * BULK_NSTMTS], 0, nq * BULK_NSTMTS * sizeof *c->bulk);
     c->txn[2 * t] = c->txn[2 * t + 1] = NULL;
 }
 
@@ -426,6 +432,128 @@ static void params_draw(struct cworker *w, const struct pgcb_cfg_query *q, uint3
     if (q->nparams)
         pgcb_gen_fill(q->params, q->nparams, &w->rng, w->c->s->seqs, batches * depth, w->values,
                       w->lengths, w->arena);
+}
+
+/* What one bulk check step gave: PGCB_OK, or a status with why. */
+static int bulk_step(struct child *c, uint32_t t, size_t q, int k, const char *what,
+                     struct pgcb_sum *sum, char *why, size_t n)
+{
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    struct pgcb_stmt *st = c->bulk[((size_t)t * c->s->cfg->nqueries + q) * BULK_NSTMTS + k];
+    char e[PGCB_ERRLEN] = "";
+    memset(sum, 0, sizeof *sum);
+    int rc = drv->run_batch(c->conns[t], st, 1, sum, e, sizeof e);
+    if (rc != PGCB_OK)
+        snprintf(why, n, "%s failed: %s", what, e);
+    return rc;
+}
+
+/* Write the bulk query q's rows once on thread t's connection -- the COPY
+ * of its payload, or one batch binding every params_from row in order --
+ * into the emptied table, read them back, and compare with the source
+ * rows through the same driver; then empty the table again. A server error
+ * is the query's failure (recorded); a mismatch marks the driver invalid
+ * for the query (recorded); an I/O error fails the host (-1). */
+static int bulk_verify(struct child *c, uint32_t t, size_t q, const char *who, char *err,
+                       size_t errlen)
+{
+    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_cfg_query *cq = &cfg->queries[q];
+    const struct pgcb_bulk *b = cq->bulk;
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    struct pgcb_host_query *hq = &c->sh->queries[q];
+    char why[PGCB_ERRLEN + 96] = "", e[PGCB_ERRLEN] = "";
+    struct pgcb_sum back, src, ignored;
+    uint64_t rows = 0;
+    atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
+    int rc = bulk_step(c, t, q, BULK_TRUNCATE, b->truncate_sql, &ignored, why, sizeof why);
+    if (rc == PGCB_OK && cq->copy) {
+        struct pgcb_copy copy = {b->copy_sql, b->payload, b->len, b->rows};
+        rc = drv->run_copy(c->conns[t], &copy, &rows, e, sizeof e);
+        if (rc != PGCB_OK)
+            snprintf(why, sizeof why, "%s failed: %s", b->copy_sql, e);
+    } else if (rc == PGCB_OK) {
+        struct pgcb_params p = {(uint32_t)b->rows_view.ncols, b->values, b->lengths};
+        struct pgcb_stmt *st = c->stmts[(size_t)t * cfg->nqueries + q];
+        rc = drv->run_batch_params(c->conns[t], st, (uint32_t)b->rows, &p, &ignored, e,
+                                   sizeof e);
+        rows = b->rows;
+        if (rc != PGCB_OK)
+            snprintf(why, sizeof why, "a batch of its %llu params_from rows failed: %s",
+                     (unsigned long long)b->rows, e);
+    }
+    if (rc == PGCB_OK)
+        rc = bulk_step(c, t, q, BULK_READ_BACK, "reading back", &back, why, sizeof why);
+    if (rc == PGCB_OK)
+        rc = bulk_step(c, t, q, BULK_SOURCE, "the source query", &src, why, sizeof why);
+    if (rc == PGCB_OK)
+        rc = bulk_step(c, t, q, BULK_TRUNCATE, b->truncate_sql, &ignored, why, sizeof why);
+    if (rc == PGCB_ERR_QUERY) {
+        hq->failed = 1;
+        snprintf(hq->err, sizeof hq->err, "query %s: %s: %s", cq->name, who, why);
+        return 0;
+    }
+    if (rc != PGCB_OK) {
+        snprintf(err, errlen, "query %s: %s: %s", cq->name, who, why);
+        close_conn(c, t);
+        return -1;
+    }
+    if (rows != b->rows || back.rows != src.rows || back.hash != src.hash) {
+        hq->failed = hq->invalid = 1;
+        snprintf(hq->err, sizeof hq->err, "read back: %s wrote %llu rows of %llu; the table "
+                 "read back gave %llu rows, checksum %016llx, the source through the same "
+                 "driver %llu rows, checksum %016llx", cq->copy ? "the COPY" : "the batch",
+                 (unsigned long long)rows, (unsigned long long)b->rows,
+                 (unsigned long long)back.rows, (unsigned long long)back.hash,
+                 (unsigned long long)src.rows, (unsigned long long)src.hash);
+        return 0;
+    }
+    hq->primed = 1;
+    hq->prime_rows = cq->copy ? rows : 0;
+    return 0;
+}
+
+/* Prepare bulk query q's read-back, source and TRUNCATE statements on
+ * thread t's connection; a COPY query's TRUNCATE is also its statement (the
+ * COPY plan's reset, measure.h), and a COPY is verified here. Returns 0,
+ * 1 when the server refused one (recorded in the query), or -1 (the
+ * connection failed; err set). */
+static int bulk_open(struct child *c, uint32_t t, size_t q, const char *who, char *err,
+                     size_t errlen)
+{
+    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_cfg_query *cq = &cfg->queries[q];
+    const struct pgcb_bulk *b = cq->bulk;
+    const struct pgcb_driver *drv = c->sd->ld.drv;
+    struct pgcb_host_query *hq = &c->sh->queries[q];
+    const char *sql[BULK_NSTMTS] = {b->read_back_sql, b->source_sql, b->truncate_sql};
+    static const char *const what[BULK_NSTMTS] = {"rb", "src", "tr"};
+    struct pgcb_stmt **st = &c->bulk[((size_t)t * cfg->nqueries + q) * BULK_NSTMTS];
+    for (int k = 0; k < BULK_NSTMTS; k++) {
+        char name[96], why[PGCB_ERRLEN] = "";
+        snprintf(name, sizeof name, "pgcb%s_%s", what[k], cq->name);
+        int rc = drv->prepare(c->conns[t], name, sql[k], &st[k], why, sizeof why);
+        if (rc == PGCB_ERR_QUERY && t == 0) {
+            hq->failed = 1;
+            snprintf(hq->err, sizeof hq->err, "query %s: %s: prepare of %s failed: %s",
+                     cq->name, who, sql[k], why);
+            return 1;
+        }
+        if (rc != PGCB_OK) {
+            snprintf(err, errlen, "query %s: %s: prepare of %s failed: %s", cq->name, who,
+                     sql[k], why);
+            close_conn(c, t);
+            return -1;
+        }
+    }
+    if (!cq->copy)
+        return 0;
+    c->stmts[(size_t)t * cfg->nqueries + q] = st[BULK_TRUNCATE];
+    if (t != 0)
+        return 0;
+    if (bulk_verify(c, t, q, who, err, errlen) != 0)
+        return -1;
+    return hq->failed ? 1 : 0;
 }
 
 /* Connect thread t, prepare and prime every used query the first
@@ -475,7 +603,30 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
             }
             continue;
         }
+        if (cq->copy && !PGCB_DRIVER_HAS(drv, 4, run_copy)) {
+            if (t == 0) {
+                hq->failed = hq->skipped = 1;
+                if (drv->abi_minor < 4)
+                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                             "%s has ABI %u.%u, without run_copy (ABI 1.4)", cq->name,
+                             c->sd->cfg->name, (unsigned)drv->abi_major,
+                             (unsigned)drv->abi_minor);
+                else
+                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                             "%s has no run_copy (ABI 1.4, optional)", cq->name,
+                             c->sd->cfg->name);
+            }
+            continue;
+        }
         struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
+        /* A driver without I/O writes nothing: there is nothing to read back. */
+        if (cq->bulk && cq->bulk->read_back_sql && !(c->sd->caps & PGCB_CAP_NO_IO)) {
+            int v = bulk_open(c, t, q, who, err, errlen);
+            if (v < 0)
+                return -1;
+            if (v > 0 || cq->copy)
+                continue; /* refused (recorded), or a COPY: nothing else to prepare */
+        }
         char name[80];
         snprintf(name, sizeof name, "pgcb_%s", cq->name);
         rc = drv->prepare(c->conns[t], name, cq->sql, stmt, why, sizeof why);
@@ -543,6 +694,16 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
             hq->prime_rows = sum.rows;
             hq->primed = 1;
         }
+    }
+    /* The insert batches read back (bulk.h): now that the statement is
+     * prepared, on the first connection. */
+    for (size_t q = 0; q < cfg->nqueries; q++) {
+        const struct pgcb_cfg_query *cq = &cfg->queries[q];
+        if (t != 0 || !query_used(cfg, q) || c->sh->queries[q].failed || cq->copy || !cq->bulk ||
+            !cq->bulk->read_back_sql || (c->sd->caps & PGCB_CAP_NO_IO))
+            continue;
+        if (bulk_verify(c, t, q, who, err, errlen) != 0)
+            return -1;
     }
     return 0;
 }
@@ -845,6 +1006,13 @@ static void run_job(struct cworker *w)
                                    .opts = c->sd->opts, .nopts = c->sd->nopts,
                                    .name = stmt_name, .sql = cq->sql};
     snprintf(stmt_name, sizeof stmt_name, "pgcb_%s", cq->name);
+    const struct pgcb_bulk *bk = cq->bulk;
+    struct pgcb_copy copy = {0};
+    if (cq->copy && bk) {
+        copy = (struct pgcb_copy){bk->copy_sql, bk->payload, bk->len, bk->rows};
+        plan.copy = &copy;
+        plan.sums = NULL;
+    }
     if (job->connect) {
         plan.connect = &connect;
         plan.conn = NULL;
@@ -936,6 +1104,7 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
     c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
     c.stmts = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1), sizeof *c.stmts);
     c.txn = pgcb_xcalloc((size_t)c.nthreads * 2, sizeof *c.txn);
+    c.bulk = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1) * BULK_NSTMTS, sizeof *c.bulk);
     memset(h->sh->queries, 0, (nq ? nq : 1) * sizeof *h->sh->queries);
     char why[PGCB_ERRLEN + 256];
     for (uint32_t t = 0; t < c.nthreads; t++)
@@ -1000,5 +1169,6 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
     free(c.conns);
     free(c.stmts);
     free(c.txn);
+    free(c.bulk);
     _exit(0);
 }

@@ -88,6 +88,8 @@ struct pgcb_host_thread {
 struct pgcb_host_query {
     int failed;                   /* the server refused it: the groups of this query fail */
     int skipped;                  /* ... or the driver cannot run it (no parameters) */
+    int invalid;                  /* ... or its rows read back differ (bulk.h): the driver
+                                     is INVALID for it */
     int primed;                   /* prime_rows is known */
     uint64_t prime_rows;          /* rows of one execution */
     char err[PGCB_ERRLEN + 160];

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check/check.h"
+#include "bulk.h"
 #include "config.h"
 #include "connplan.h"
 #include "describe.h"
@@ -158,6 +159,10 @@ static void list_drivers(const struct pgcb_session *s)
                 printf("  asks the server for: %s%s\n", asks,
                        diff ? " (not the run's choice: not like for like)" : "");
         }
+        if (!(s->drivers[i].caps & PGCB_CAP_NO_IO))
+            printf("  COPY FROM STDIN: %s\n", PGCB_DRIVER_HAS(d, 4, run_copy)
+                       ? "yes (run_copy, ABI 1.4)"
+                       : "no (no ABI 1.4 run_copy): COPY queries skip it");
         if (d->description)
             printf("  %s\n", d->description);
         for (const struct pgcb_option_spec *o = d->options; o && o->key; o++)
@@ -593,6 +598,12 @@ int main(int argc, char **argv)
         need_server |= !(s.drivers[i].caps & PGCB_CAP_NO_IO);
     struct pgcb_server_info si = {0};
     if (need_server && pgcb_server_prepare(cfg.conninfo, cfg.setup, &si, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        goto out;
+    }
+    /* The COPY payloads and params_from rows (bulk.h), before the hosts are
+     * forked, outside any timing. */
+    if (need_server && pgcb_bulk_fetch(cfg.conninfo, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         goto out;
     }

@@ -50,10 +50,65 @@ static inline int batch(const struct hot h, size_t i, struct pgcb_sum *sum, char
     return rc;
 }
 
+/* One COPY of a COPY plan into *sum: its row count. */
+static int copy_once(const struct pgcb_plan *p, struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    uint64_t rows = 0;
+    sum->hash = 0;
+    sum->rows = 0;
+    int rc = p->drv->run_copy(p->conn, p->copy, &rows, err, errlen);
+    if (rc == PGCB_OK) {
+        pgcb_sum_int(sum, (int64_t)rows);
+        sum->rows = rows;
+    }
+    return rc;
+}
+
+/* Empty a COPY plan's table (outside every sample). */
+static int copy_reset(const struct pgcb_plan *p, char *err, size_t errlen)
+{
+    struct pgcb_sum ignored = {0, 0};
+    return p->drv->run_batch(p->conn, p->stmt, 1, &ignored, err, errlen);
+}
+
 int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum, char *err,
                        size_t errlen)
 {
+    if (p->copy) {
+        int rc = copy_once(p, sum, err, errlen);
+        return rc == PGCB_OK ? copy_reset(p, err, errlen) : rc;
+    }
     return batch(hot_of(p), i, sum, err, errlen);
+}
+
+/* The COPY block: each sample one COPY, timed alone; the table emptied
+ * after it, untimed. */
+static void measure_copy(const struct pgcb_plan *p, size_t n, uint64_t *samples,
+                         struct pgcb_measured *out, char *err, size_t errlen)
+{
+    uint64_t rows_bad = 0, sum_bad = 0, wall = 0, cpu = 0;
+    struct pgcb_sum sum = {0, 0};
+    size_t i = 0;
+    int rc = PGCB_OK;
+    while (i < n) {
+        uint64_t cpu0 = pgcb_thread_cpu_ns();
+        uint64_t t0 = pgcb_now_ns();
+        rc = copy_once(p, &sum, err, errlen);
+        uint64_t t1 = pgcb_now_ns();
+        uint64_t cpu1 = pgcb_thread_cpu_ns();
+        if (rc != PGCB_OK)
+            break;
+        samples[i++] = t1 - t0;
+        wall += t1 - t0;
+        cpu += cpu1 - cpu0;
+        rows_bad += p->check_rows && sum.rows != p->expect_rows;
+        sum_bad += p->check_sum && sum.hash != p->expect_sum;
+        if ((rc = copy_reset(p, err, errlen)) != PGCB_OK)
+            break;
+    }
+    *out = (struct pgcb_measured){.n = i, .wall_ns = wall, .cpu_ns = cpu, .rows_bad = rows_bad,
+                                  .sum_bad = sum_bad, .last_rows = sum.rows,
+                                  .last_sum = sum.hash, .rc = rc};
 }
 
 /* The self-timed block: one call; the checks as in the loop below. */
@@ -128,6 +183,10 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
 {
     if (p->sums) {
         measure_self_timed(p, n, samples, out, err, errlen);
+        return;
+    }
+    if (p->copy) {
+        measure_copy(p, n, samples, out, err, errlen);
         return;
     }
     uint64_t rows_bad = 0, sum_bad = 0;

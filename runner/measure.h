@@ -24,6 +24,15 @@
  * read per sample; the plan's long-lived conn and stmt are not used. The
  * driver allocates in open and frees in close: such a loop allocates, as the
  * program it measures does, but the runner's own code in it does not.
+ *
+ * A COPY plan ([query] copy, bulk.h) makes every sample one run_copy of the
+ * whole payload; after each sample, outside it, the plan's stmt (TRUNCATE of
+ * the target) runs through run_batch, so that the table does not grow
+ * across samples. Its clocks are read around each COPY (the wall clock and
+ * the thread CPU clock: two reads each per sample, against a COPY of
+ * milliseconds), so that the TRUNCATE is in neither figure. A sample's sum
+ * is the server's row count (rows = it, the int folded): the rows
+ * themselves are checked by reading them back (host.c), not per sample.
  */
 #ifndef PGCB_MEASURE_H
 #define PGCB_MEASURE_H
@@ -58,6 +67,8 @@ struct pgcb_plan {
                                          batch of a block, PGCB_BLOCK_MAX of them */
     const struct pgcb_connect *connect; /* non-NULL: a connection plan (above); conn,
                                          stmt, begin, commit and sums unused, depth 1 */
+    const struct pgcb_copy *copy;     /* non-NULL: a COPY plan (below); stmt empties the
+                                         table, depth 1 */
 };
 
 struct pgcb_measured {

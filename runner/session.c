@@ -19,6 +19,8 @@
  */
 #include "session.h"
 
+#include "bulk.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -381,6 +383,10 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
             const char *e = pgcb_session_query_error(s, d, q);
             if (e && !first)
                 first = e;
+            /* A query whose rows read back wrong (bulk.h) is a result to
+             * report (INVALID), not a reason to stop. */
+            if (s->drivers[d].host.sh->queries[q].invalid)
+                e = NULL;
             for (size_t i = 0; i < cfg->nsuites && !e; i++)
                 for (size_t k = 0; k < cfg->suites[i].nqueries; k++)
                     runnable |= cfg->suites[i].queries[k] == q;
@@ -944,6 +950,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     gr->connect = su->connect;
     gr->connections = su->connect ? su->connections : 0;
     gr->nparams = (uint32_t)cq->nparams;
+    gr->bulk_copy = cq->copy != NULL;
+    gr->bulk_rows = cq->copy && cq->bulk ? cq->bulk->rows : cq->read_back ? gr->depth : 0;
 
     if (pgcb_hist_init(&order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -1018,6 +1026,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             cell_fail(c, "%s", qerr);
             if (sd->host.sh->queries[q].skipped)
                 c->status = PGCB_CELL_SKIPPED;
+            else if (sd->host.sh->queries[q].invalid)
+                c->status = PGCB_CELL_INVALID;
             gs[d].failed = 1;
             continue;
         }
@@ -1144,6 +1154,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
                    "and the backends found when the driver's host started serve none of its "
                    "connections; Server CPU is the whole server's";
         cell_figures(c, &gs[d], gr->depth, nthreads, bwhy);
+        c->rows_per_s = gr->bulk_rows && isfinite(c->ops_per_s)
+                            ? c->ops_per_s * (double)gr->bulk_rows * nthreads : NAN;
         if (stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "

@@ -54,6 +54,7 @@
 
 #include <pgcb/driver.h>
 
+#include "pqutil/pq_copy.h"
 #include "pqutil/pq_errmsg.h"
 #include "pqutil/pq_fold.h"
 #include "pqutil/pq_params.h"
@@ -623,6 +624,27 @@ static int pp_protocol(const struct pgcb_option *opts, size_t nopts, struct pgcb
     return PGCB_OK;
 }
 
+/* ---- run_copy (ABI 1.4) ------------------------------------------------- */
+
+/* libpq refuses COPY in pipeline mode: between batches (no result pending)
+ * the connection leaves pipeline mode and non-blocking mode, runs the COPY
+ * as libpq_sync does (pq_copy.c), and goes back. The round trip is the same
+ * as libpq_sync's; what differs is the two mode switches, which send
+ * nothing. */
+static int pp_run_copy(struct pgcb_conn *c, const struct pgcb_copy *copy, uint64_t *rows,
+                       char *err, size_t errlen)
+{
+    *rows = 0;
+    if (!PQexitPipelineMode(c->pg) || PQsetnonblocking(c->pg, 0) != 0)
+        return pp_io_failure(c, "cannot leave pipeline mode for COPY: ", err, errlen);
+    int rc = pgcb_pq_copy(c->pg, copy, rows, err, errlen);
+    if (rc == PGCB_ERR_IO)
+        return rc;
+    if (PQsetnonblocking(c->pg, 1) != 0 || !PQenterPipelineMode(c->pg))
+        return pp_io_failure(c, "cannot enter pipeline mode again after COPY: ", err, errlen);
+    return rc;
+}
+
 static char pp_links[32]; /* "libpq X.Y", written once by pp_links_init */
 static pthread_once_t pp_links_once = PTHREAD_ONCE_INIT;
 
@@ -653,6 +675,7 @@ static const struct pgcb_driver pp_driver = {
     .run_batch = pp_run_batch,
     .run_batch_params = pp_run_batch_params,
     .protocol = pp_protocol,
+    .run_copy = pp_run_copy,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

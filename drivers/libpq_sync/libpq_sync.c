@@ -26,6 +26,7 @@
 
 #include <pgcb/driver.h>
 
+#include "pqutil/pq_copy.h"
 #include "pqutil/pq_errmsg.h"
 #include "pqutil/pq_fold.h"
 #include "pqutil/pq_params.h"
@@ -251,6 +252,15 @@ static int pq_run_batch(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t dept
     return pq_run_batch_params(c, st, depth, NULL, sum, err, errlen);
 }
 
+/* ---- run_copy (ABI 1.4) ------------------------------------------------- */
+
+/* PQexec-style COPY on the blocking connection (pq_copy.c). */
+static int pq_run_copy(struct pgcb_conn *c, const struct pgcb_copy *copy, uint64_t *rows,
+                       char *err, size_t errlen)
+{
+    return pgcb_pq_copy(c->pg, copy, rows, err, errlen);
+}
+
 /* ---- descriptor --------------------------------------------------------- */
 
 /* ABI 1.3: libpq sends Bind, Describe (portal), Execute and Sync with every
@@ -300,6 +310,7 @@ static const struct pgcb_driver pq_driver = {
     .run_batch = pq_run_batch,
     .run_batch_params = pq_run_batch_params,
     .protocol = pq_protocol,
+    .run_copy = pq_run_copy,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

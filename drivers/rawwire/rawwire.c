@@ -4,7 +4,7 @@
  * the work is in rw_conn.c (connect, startup, auth), rw_prepare.c (Parse +
  * Describe once; the batch's bytes, with or without parameters), rw_batch.c
  * + rw_reply.c (run_batch and run_batch_params: one write, replies parsed in
- * place).
+ * place), rw_copy.c (run_copy: the COPY in one write).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include <pgcb/driver.h>
 
 #include "rw_batch.h"
+#include "rw_copy.h"
 #include "pgwire/rw_conn.h"
 #include "pgwire/rw_options.h"
 
@@ -63,6 +64,7 @@ static const struct pgcb_driver rawwire_driver = {
     .prepare = rw_conn_prepare,
     .run_batch = rw_run_batch,
     .run_batch_params = rw_run_batch_params,
+    .run_copy = rw_run_copy,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -47,10 +47,20 @@ static uint32_t rw_query_no(const struct rw_reply *r)
     return q > r->depth ? r->depth : q;
 }
 
-/* Record that column i's value of `flen` bytes in the row after `rows` rows
- * of the batch was refused by pgcb_value_fold with `vr` (the first such). */
-static void rw_value_error(struct rw_reply *r, int vr, uint64_t rows, unsigned i, uint32_t flen)
+/* Record that column i's value (`flen` bytes at f) in the row after `rows`
+ * rows of the batch was refused by pgcb_value_fold (the first such). */
+__attribute__((cold, noinline)) static void rw_value_error(struct rw_reply *r, uint64_t rows,
+                                                           unsigned i, const char *f,
+                                                           uint32_t flen)
 {
+    struct pgcb_sum scratch = {0, 0};
+    enum pgcb_value_kind k = (enum pgcb_value_kind)r->kinds[i];
+    /* which refusal, asked again here, off the row loop's path: only the
+     * out-of-line kinds can be PGCB_VALUE_UNSUPPORTED (and calling the
+     * inline pgcb_value_fold a second time in this file would cost its
+     * inlining into the row loop) */
+    int vr = k >= PGCB_VALUE_FIRST_MORE ? pgcb_value_fold_more(&scratch, k, f, flen, r->c_locale)
+                                        : -1;
     char *err = r->verr;
     size_t errlen = sizeof r->verr;
     const char *tn = r->oids ? pgcb_value_type_name(r->oids[i]) : NULL;
@@ -73,6 +83,56 @@ static void rw_value_error(struct rw_reply *r, int vr, uint64_t rows, unsigned i
     else
         rw_errf(err, errlen, "row %llu%s column %u: malformed %s value (%u bytes)",
                 (unsigned long long)(rows - r->query_rows + 1), where, i + 1, type, flen);
+}
+
+/* The kinds of a statement once one of its values was refused: every
+ * column folded as its bytes (PGCB_VALUE_TEXT = 0, which refuses nothing),
+ * so that the replies are read to their end without a check per value. A
+ * statement has at most 65535 columns (a 16-bit count). */
+static const unsigned char rw_text_kinds[65536];
+
+/* The rest of DataRow body b (n bytes) after a refused value: its framing
+ * checked as rw_datarow checks it, nothing folded. */
+__attribute__((cold, noinline)) static int rw_datarow_frame(const struct rw_reply *r,
+                                                            const char *b, size_t n, char *err,
+                                                            size_t errlen)
+{
+    const char *f = b + 2, *end = b + n;
+    for (unsigned i = 0; i < r->ncols; i++) {
+        uint32_t flen;
+        if (end - f < 4)
+            goto past_end;
+        flen = rw_be32(f);
+        f += 4;
+        if (flen == 0xffffffffu)
+            continue;
+        if (flen > (size_t)(end - f))
+            goto past_end;
+        f += flen;
+    }
+    if (f != end) {
+        rw_errf(err, errlen, "DataRow with %zu bytes after its last column", (size_t)(end - f));
+        return -1;
+    }
+    return 0;
+past_end:
+    rw_errf(err, errlen, "DataRow field runs past the end of its message");
+    return -1;
+}
+
+/* Column i's value (`flen` bytes at f) of DataRow body b (n bytes; its
+ * column count already checked) was refused: record it, fold nothing more
+ * of the batch (the kinds become rw_text_kinds, so that no check per value
+ * or row is needed), check the row's framing. A tail call off the row
+ * loop's path. */
+__attribute__((cold, noinline)) static int rw_value_refused(struct rw_reply *r, uint64_t rows,
+                                                            unsigned i, const char *f,
+                                                            uint32_t flen, const char *b,
+                                                            size_t n, char *err, size_t errlen)
+{
+    rw_value_error(r, rows, i, f, flen);
+    r->kinds = rw_text_kinds;
+    return rw_datarow_frame(r, b, n, err, errlen);
 }
 
 /* One DataRow body: every value folded, then the row. */
@@ -105,11 +165,8 @@ static int rw_datarow(struct rw_reply *r, const char *b, size_t n, char *err, si
         }
         if (flen > (size_t)(end - f))
             goto past_end;
-        if (!r->value_rc) {
-            int vr = pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], f, flen, r->c_locale);
-            if (vr)
-                rw_value_error(r, vr, s.rows, i, flen);
-        }
+        if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], f, flen, r->c_locale))
+            return rw_value_refused(r, s.rows, i, f, flen, b, n, err, errlen);
         f += flen;
     }
     if (f != end) {

@@ -44,7 +44,8 @@ enum rw_reply_state {
 #define RW_REPLY_SYNC_PER_BATCH 2u /* one Sync after the last Execute, not one per query */
 
 struct rw_reply {
-    const unsigned char *kinds; /* enum pgcb_value_kind per column (the statement's) */
+    const unsigned char *kinds; /* enum pgcb_value_kind per column: the statement's; all
+                                   PGCB_VALUE_TEXT once a value was refused (value_rc) */
     const uint32_t *oids;       /* type OID per column, for messages only; NULL: the
                                    message names the kind (rw_reply_init sets NULL) */
     unsigned ncols;

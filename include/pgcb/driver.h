@@ -19,7 +19,8 @@
  * checks `d->abi_minor >= N && d->struct_size >= offsetof(..., slot) + size
  * && d->slot != NULL` before using it (see PGCB_DRIVER_HAS()).
  *
- * Threading: the runner calls open/close/prepare/run_batch for one
+ * Threading: the runner calls open/close/prepare/run_batch (and every other
+ * operation on a connection) for one
  * connection from one thread at a time. Different connections may be used
  * from different threads at the same time, so a driver keeps no mutable
  * global state (or protects it itself).
@@ -458,6 +459,25 @@ struct pgcb_protocol {
     uint32_t statements;        /* enum pgcb_statements */
 };
 
+/* One COPY ... FROM STDIN (ABI 1.4, run_copy). `sql` is the whole COPY
+ * statement, e.g. "COPY t (a, b) FROM STDIN (FORMAT binary)", sent as it is
+ * (a simple Query: COPY cannot be prepared); `data` is the payload, `len`
+ * bytes in the statement's format, complete (a binary payload has its
+ * header and trailer), streamed as CopyData messages of at most
+ * PGCB_COPY_CHUNK bytes each, then CopyDone. `rows` is the number of rows
+ * the payload holds (the server's count after a good COPY). Everything
+ * belongs to the runner and stays valid until the call returns. */
+struct pgcb_copy {
+    const char *sql;
+    const char *data;
+    size_t len;
+    uint64_t rows;
+};
+
+/* The most bytes of one CopyData message a driver sends (the shipped drivers
+ * all cut the payload alike, so that the server sees the same messages). */
+#define PGCB_COPY_CHUNK 65536u
+
 /* The moments the runner tells a driver about (ABI 1.2, phase). */
 enum pgcb_phase {
     PGCB_PHASE_WARMUP = 1,    /* a group's warm-up starts on this connection */
@@ -588,7 +608,24 @@ struct pgcb_driver {
     int (*protocol)(const struct pgcb_option *opts, size_t nopts, struct pgcb_protocol *out,
                     char *err, size_t errlen);
 
-    /* --- ABI 1.4 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.4 ------------------------------------------------------- */
+
+    /* Run copy->sql (a COPY ... FROM STDIN) and stream copy->data to the
+     * server as CopyData, then CopyDone; read the replies to ReadyForQuery
+     * and store the server's row count (CommandComplete "COPY n") in *rows.
+     * Returns PGCB_OK; PGCB_ERR_QUERY when the server refused the statement
+     * or the data (err starts with the SQLSTATE: "42P01: relation \"x\"
+     * does not exist", "22P04: extra data after last expected column") and
+     * the connection is usable again; PGCB_ERR_IO / PGCB_ERR_PROTOCOL as for
+     * run_batch (the connection is then unusable). A statement that is not a
+     * COPY FROM STDIN (no CopyInResponse) is PGCB_ERR_UNSUPPORTED, the
+     * connection usable. Called in the timed loop, one COPY per sample.
+     * Optional: without it, the runner skips the driver for COPY queries and
+     * says so. */
+    int (*run_copy)(struct pgcb_conn *conn, const struct pgcb_copy *copy, uint64_t *rows,
+                    char *err, size_t errlen);
+
+    /* --- ABI 1.5 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -600,7 +637,7 @@ struct pgcb_driver {
 
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
  * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
- * instance, run_block, phase; 1.3 protocol.) */
+ * instance, run_block, phase; 1.3 protocol; 1.4 run_copy.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 

@@ -504,10 +504,16 @@ static inline int pgcb_value_fold(struct pgcb_sum *s, enum pgcb_value_kind k, co
         pgcb_sum_float8(s, d);
         return 0;
     }
-    default:
+    default: {
         /* the kinds of ABI 1.4: out of line, so that this switch (inlined
-         * into every driver's row loop) stays as small as before them */
-        return pgcb_value_fold_more(s, k, p, len, c_locale);
+         * into every driver's row loop) stays as small as before them. On
+         * a copy: the caller's sum, whose address never reaches the call,
+         * can stay in registers across the row. */
+        struct pgcb_sum t = *s;
+        int r = pgcb_value_fold_more(&t, k, p, len, c_locale);
+        *s = t;
+        return r;
+    }
     }
 }
 

@@ -219,6 +219,26 @@ void rw_enc_terminate(struct rw_buf *b)
     rw_msg_end(b, at);
 }
 
+void rw_enc_query(struct rw_buf *b, const char *sql)
+{
+    size_t at = rw_msg_begin(b, 'Q');
+    rw_buf_str(b, sql);
+    rw_msg_end(b, at);
+}
+
+void rw_enc_copy_data(struct rw_buf *b, const char *p, size_t n)
+{
+    size_t at = rw_msg_begin(b, 'd');
+    rw_buf_put(b, p, n);
+    rw_msg_end(b, at);
+}
+
+void rw_enc_copy_done(struct rw_buf *b)
+{
+    size_t at = rw_msg_begin(b, 'c');
+    rw_msg_end(b, at);
+}
+
 /* ---- backend messages --------------------------------------------------- */
 
 int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len)

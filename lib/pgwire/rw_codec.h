@@ -114,6 +114,12 @@ void rw_enc_execute(struct rw_buf *b);
 void rw_enc_sync(struct rw_buf *b);
 /* Terminate 'X'. */
 void rw_enc_terminate(struct rw_buf *b);
+/* Query 'Q' (the simple query protocol): `sql` and its NUL. */
+void rw_enc_query(struct rw_buf *b, const char *sql);
+/* CopyData 'd': n bytes of p. */
+void rw_enc_copy_data(struct rw_buf *b, const char *p, size_t n);
+/* CopyDone 'c'. */
+void rw_enc_copy_done(struct rw_buf *b);
 
 /* ---- decoding ----------------------------------------------------------- */
 

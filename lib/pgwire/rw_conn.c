@@ -89,6 +89,7 @@ void rw_conn_close(struct pgcb_conn *c)
     rw_tls_close(c, NULL, 0); /* what a failed handshake left */
     rw_free_stmts(c);
     rw_buf_free(&c->batch);
+    rw_buf_free(&c->copy);
     free(c->rbuf);
     if (c->c_locale)
         freelocale(c->c_locale);
@@ -480,6 +481,7 @@ int rw_conn_open(const char *conninfo, const struct rw_options *opt, struct pgcb
     c->fd = -1;
     c->opt = *opt;
     rw_buf_init(&c->batch);
+    rw_buf_init(&c->copy);
     for (size_t i = 0; i < nt; i++) {
         int next;
         rc = rw_try_target(c, &p, &t[i], &next, err, errlen);

@@ -53,6 +53,9 @@ struct pgcb_conn {
     struct rw_buf batch;
     const struct pgcb_stmt *batch_stmt;
     uint32_t batch_depth;
+    /* The last COPY's bytes (ABI 1.4 run_copy, rw_copy.c): Query, CopyData...,
+     * CopyDone, encoded anew on every call into the same buffer. */
+    struct rw_buf copy;
     struct pgcb_stmt *stmts;
     uint32_t be_pid, be_key;  /* BackendKeyData */
     int msg_phase;            /* RW_PHASE_AUTH until AuthenticationOk (rw_codec.h) */

@@ -419,8 +419,11 @@ __attribute__((noinline, cold)) static int rw_fatal(const struct pgcb_conn *c, c
     return PGCB_ERR_IO;
 }
 
-int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
-                   char *err, size_t errlen)
+/* Both exchanges; early_ok a constant, so each public function is its own
+ * specialised copy (rw_io_pipeline's code is what it was). */
+static inline __attribute__((always_inline)) int
+pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx, int early_ok,
+         char *err, size_t errlen)
 {
     size_t sent = 0, need = 0;
     int r, rc;
@@ -467,6 +470,8 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
                 return PGCB_ERR_PROTOCOL;
             if (r == RW_FEED_FATAL)
                 return rw_fatal(c, err, errlen);
+            if (r == RW_FEED_DONE && early_ok) /* the server drops the rest */
+                return rw_io_write_all(c, out + sent, n - sent, err, errlen);
             if (r == RW_FEED_DONE) {
                 rw_errf(err, errlen, "the server answered every query before it was sent");
                 return PGCB_ERR_PROTOCOL;
@@ -485,4 +490,16 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
     if (r == RW_FEED_DONE)
         return PGCB_OK;
     return r == RW_FEED_FATAL ? rw_fatal(c, err, errlen) : PGCB_ERR_PROTOCOL;
+}
+
+int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
+                   char *err, size_t errlen)
+{
+    return pipeline(c, out, n, feed, ctx, 0, err, errlen);
+}
+
+int rw_io_pipeline_rest(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed,
+                        void *ctx, char *err, size_t errlen)
+{
+    return pipeline(c, out, n, feed, ctx, 1, err, errlen);
 }

@@ -67,4 +67,11 @@ typedef int (*rw_feed_fn)(void *ctx, const char *p, size_t n, size_t *used, size
 int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *ctx,
                    char *err, size_t errlen);
 
+/* rw_io_pipeline for an exchange whose replies may all arrive before
+ * everything is sent (a COPY the server refused: it answers ErrorResponse +
+ * ReadyForQuery and drops the CopyData and CopyDone still to come): then the
+ * rest is written (blocking) and the result is PGCB_OK. */
+int rw_io_pipeline_rest(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed,
+                        void *ctx, char *err, size_t errlen);
+
 #endif /* RW_IO_H */

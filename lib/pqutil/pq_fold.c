@@ -27,14 +27,13 @@ int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, locale_
      * kept in a local, which the PQ* calls cannot reach, so that it stays in
      * registers across them. */
     struct pgcb_sum s = *sum;
-    int vr = 0;
     for (r = 0; r < nrows; r++) {
         for (i = 0; i < ncols; i++) {
             int len = PQgetlength(res, r, i);
             if (len == 0 && PQgetisnull(res, r, i))
                 pgcb_sum_null(&s);
-            else if ((vr = pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i],
-                                           PQgetvalue(res, r, i), (size_t)len, c_locale)))
+            else if (pgcb_value_fold(&s, (enum pgcb_value_kind)kinds[i], PQgetvalue(res, r, i),
+                                     (size_t)len, c_locale))
                 goto refused;
         }
         pgcb_sum_row(&s);
@@ -43,7 +42,16 @@ int pgcb_pq_fold_result(const PGresult *res, const struct pgcb_stmt *st, locale_
     return PGCB_OK;
 
 refused: {
-        /* the result was read whole: the connection stays usable */
+        /* the result was read whole: the connection stays usable. Which
+         * refusal: asked again, of the out-of-line kinds (the only ones
+         * that can be PGCB_VALUE_UNSUPPORTED), so that pgcb_value_fold is
+         * inlined once, into the loop */
+        struct pgcb_sum scratch = {0, 0};
+        enum pgcb_value_kind k = (enum pgcb_value_kind)kinds[i];
+        int vr = k >= PGCB_VALUE_FIRST_MORE
+                     ? pgcb_value_fold_more(&scratch, k, PQgetvalue(res, r, i),
+                                            (size_t)PQgetlength(res, r, i), c_locale)
+                     : -1;
         const char *tn = pgcb_value_type_name(PQftype(res, i));
         char oid[24];
         snprintf(oid, sizeof oid, "oid %u", PQftype(res, i));

@@ -425,6 +425,18 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
                     "queries skip the driver\n");
         fflush(out);
     }
+    if (c.has_copy && !no_io)
+        pgcb_chk_run_task(&c, pgcb_chk_task_copy, "copy", 0);
+    else if (!no_io) {
+        /* Optional, as run_batch_params: COPY queries skip such a driver. */
+        if (c.abi_minor < 4)
+            fprintf(out, "SKIP copy: the driver has ABI %d.%u; run_copy came in ABI %d.4: COPY "
+                    "queries skip it\n", PGCB_ABI_MAJOR, c.abi_minor, PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP copy: run_copy (ABI %d.4) is not set (optional): COPY queries "
+                    "skip the driver\n", PGCB_ABI_MAJOR);
+        fflush(out);
+    }
     if (c.has_block || c.has_phase)
         pgcb_chk_run_task(&c, pgcb_chk_task_block, "block", 0);
     pgcb_chk_run_task(&c, pgcb_chk_task_close_clean, "close_clean", 0);

@@ -66,6 +66,7 @@ struct chk {
     unsigned caps;           /* of the checked driver, once loaded */
     unsigned abi_minor;      /* ... its ABI minor version */
     int has_params;          /* ... PGCB_DRIVER_HAS(d, 1, run_batch_params) */
+    int has_copy;            /* ... PGCB_DRIVER_HAS(d, 4, run_copy) */
     int has_block;           /* ... self-timed: PGCB_CAP_SELF_TIMED and run_block */
     int has_phase;           /* ... PGCB_DRIVER_HAS(d, 2, phase) */
     int unloadable;          /* the load child found that dlopen() fails */
@@ -194,6 +195,9 @@ void pgcb_chk_task_close_clean(struct chk *c);
 
 /* check_params.c: run_batch_params (ABI 1.1). */
 void pgcb_chk_task_params(struct chk *c);
+
+/* check_copy.c: run_copy (ABI 1.4), for a driver that has it. */
+void pgcb_chk_task_copy(struct chk *c);
 
 /* check_block.c: run_block and phase (ABI 1.2), for a self-timed driver. */
 void pgcb_chk_task_block(struct chk *c);

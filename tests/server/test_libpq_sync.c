@@ -123,7 +123,7 @@ static void test_null_driver_same_checksum(void **state)
 
 /* ---- types -------------------------------------------------------------- */
 
-/* The brief's mixed query, numeric included (text format only). */
+/* The brief's mixed query, numeric included (text and binary). */
 #define TYPES_SQL_NUMERIC                                                              \
     "SELECT (-32768)::int2 AS i2, 9223372036854775807::int8 AS i8, (-1.5)::float4 AS f4, " \
     "'NaN'::float8 AS f8, 12.50::numeric AS amount, NULL::int4 AS nothing, true AS yes"
@@ -135,7 +135,7 @@ static struct pgcb_sum expect_types_numeric(void)
     pgcb_sum_int(&s, INT64_MAX);
     pgcb_sum_float4(&s, -1.5f);
     pgcb_sum_float8(&s, NAN);
-    pgcb_sum_text(&s, "12.50", 5);
+    pgcb_sum_numeric(&s, PGCB_NUMERIC_POS, 2, "1250", 4);
     pgcb_sum_null(&s);
     pgcb_sum_bool(&s, 1);
     pgcb_sum_row(&s);
@@ -172,13 +172,22 @@ static void test_types_binary(void **state)
     int rc;
 
     (void)state;
-    /* numeric in binary: refused at prepare, naming the column and type */
-    rc = pq_drv.d->prepare(c, "types", TYPES_SQL_NUMERIC, &st, err, sizeof err);
+    /* numeric in binary: converted, the same value as in text */
+    st = drvtest_prepare_ok(&pq_drv, c, "types_numeric", TYPES_SQL_NUMERIC);
+    got = drvtest_run_ok(&pq_drv, c, st, 1);
+    assert_true(got.rows == 1 && got.hash == expect_types_numeric().hash);
+
+    /* a type value.h does not convert (point), in binary: refused at
+     * prepare (libpq asks one format for every column), naming the column
+     * and type */
+    st = NULL;
+    rc = pq_drv.d->prepare(c, "types", "SELECT 1::int4 AS a, point(1, 2) AS pos", &st, err,
+                           sizeof err);
     assert_int_equal(rc, PGCB_ERR_UNSUPPORTED);
     assert_null(st);
     drvtest_assert_one_line(err);
-    assert_non_null(strstr(err, "\"amount\""));
-    assert_non_null(strstr(err, "numeric"));
+    assert_non_null(strstr(err, "\"pos\""));
+    assert_non_null(strstr(err, "oid 600"));
 
     /* the refused statement was deallocated: its name can be used again */
     st = drvtest_prepare_ok(&pq_drv, c, "types", DRVTEST_TYPES_SQL);

@@ -267,8 +267,8 @@ static void test_rows_default_interleaved(void **state)
     rw_drv.d->close(c);
 }
 
-/* All types: rawwire text and binary equal libpq_sync text (binary asks
- * numeric and date in text, per column). */
+/* All types: rawwire text and binary equal libpq_sync text (numeric and
+ * date converted in both formats since ABI 1.4: tests/server/test_value_types.c). */
 static void test_types(void **state)
 {
     struct pgcb_conn *pc = drvtest_open_ok(&pq_drv, "", opt_text, 1);

@@ -302,6 +302,64 @@ static void test_connect_suites(void **state)
     pgcb_config_free(&cfg);
 }
 
+/* [query] copy, copy_from, copy_format, params_from, read_back: good ones,
+ * and one line naming file:line for each bad value or combination. */
+static void test_bulk_keys(void **state)
+{
+    (void)state;
+    const char *good = "[driver.d]\npath = d.so\n"
+                       "[query.c]\ncopy = public.t\ncopy_from = SELECT * FROM s ORDER BY id\n"
+                       "copy_format = binary\n"
+                       "[query.i]\nsql = INSERT INTO t VALUES ($1)\n"
+                       "params_from = SELECT id FROM s ORDER BY id\nread_back = t\n"
+                       "[suite.s]\nqueries = c\n[suite.b]\nqueries = i\nrows_per_txn = 10\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(good), &cfg, err, sizeof err), 0);
+    assert_string_equal(cfg.queries[0].copy, "public.t");
+    assert_int_equal(cfg.queries[0].copy_format, PGCB_COPY_BINARY);
+    assert_string_equal(cfg.queries[0].sql, "COPY public.t FROM STDIN (FORMAT binary)");
+    assert_int_equal(cfg.queries[0].prime, 0);
+    assert_string_equal(cfg.queries[1].read_back, "t");
+    assert_int_equal(cfg.queries[1].nparams, 0); /* set from the rows, at fetch */
+    pgcb_config_free(&cfg);
+
+#define DRV "[driver.d]\npath = d.so\n"
+    expect_error(DRV "[query.c]\ncopy = t; x\n[suite.s]\n",
+                 ":4: [query.c] copy: 't; x' is not a table name (NAME or SCHEMA.NAME of "
+                 "letters, digits and _)");
+    expect_error(DRV "[query.c]\ncopy = 1t\n[suite.s]\n",
+                 ":4: [query.c] copy: '1t' is not a table name (NAME or SCHEMA.NAME of "
+                 "letters, digits and _)");
+    expect_error(DRV "[query.c]\ncopy = t\ncopy_format = csv\n[suite.s]\n",
+                 ":5: [query.c] copy_format: 'csv' is not 'text' or 'binary'");
+    expect_error(DRV "[query.c]\ncopy = t\ncopy_from = DELETE FROM s\n[suite.s]\n",
+                 ":5: [query.c] copy_from: 'DELETE FROM s' is not a query that only reads "
+                 "(SELECT, WITH, VALUES or TABLE)");
+    expect_error(DRV "[query.c]\ncopy = t\n[suite.s]\n",
+                 ":4: [query.c] copy: needs 'copy_from = SELECT ...' (the rows to copy)");
+    expect_error(DRV "[query.c]\ncopy_from = SELECT 1\n[suite.s]\n",
+                 ":3: [query.c] has copy_from or copy_format but no 'copy = TABLE'");
+    expect_error(DRV "[query.c]\nsql = SELECT 1\ncopy = t\ncopy_from = SELECT 1\n[suite.s]\n",
+                 ":5: [query.c] copy: give no 'sql =' (the runner writes the COPY statement)");
+    expect_error(DRV "[query.c]\ncopy = t\ncopy_from = SELECT 1\nparam1 = seq 1\n[suite.s]\n",
+                 ":4: [query.c] copy: a COPY takes no parameters (paramN, params_from, "
+                 "read_back)");
+    expect_error(DRV "[query.c]\ncopy = t\ncopy_from = SELECT 1\n[suite.s]\ndepth = 10\n",
+                 ":6: [suite.s] runs COPY query c with a depth other than 1: a COPY suite has "
+                 "depth 1, one thread, no rows_per_txn and no connect");
+    expect_error(DRV "[query.c]\ncopy = t\ncopy_from = SELECT 1\n[suite.s]\nthreads = 2\n",
+                 ":6: [suite.s] runs COPY query c with threads > 1: a COPY suite has "
+                 "depth 1, one thread, no rows_per_txn and no connect");
+    expect_error(DRV "[query.i]\nsql = INSERT INTO t VALUES ($1)\nparams_from = SELECT 1\n"
+                 "param1 = seq 1\n[suite.s]\n",
+                 ":5: [query.i] params_from: give either params_from or param1 ..., not both");
+    expect_error(DRV "[query.i]\nsql = INSERT INTO t VALUES (1)\nread_back = t\n[suite.s]\n",
+                 ":5: [query.i] read_back: needs 'params_from = SELECT ...' (the rows "
+                 "inserted, to compare with)");
+#undef DRV
+}
+
 static void test_missing_file(void **state)
 {
     (void)state;
@@ -408,10 +466,12 @@ static void test_write_workloads(void **state)
                  "text)");
     expect_error(D Q "param65 = seq 1\n",
                  ":6: unknown key 'param65' in [query.q] (known: sql, rows, check, prime, "
-                 "versus, param1 .. param64)");
+                 "versus, copy, copy_from, copy_format, params_from, read_back, param1 .. "
+                 "param64)");
     expect_error(D Q "param0 = seq 1\n",
                  ":6: unknown key 'param0' in [query.q] (known: sql, rows, check, prime, "
-                 "versus, param1 .. param64)");
+                 "versus, copy, copy_from, copy_format, params_from, read_back, param1 .. "
+                 "param64)");
     expect_error(D Q "check = maybe\n",
                  ":6: [query.q] check: 'maybe' is not 'checksum', 'rows' or 'none'");
     expect_error(D Q "prime = perhaps\n", ":6: [query.q] prime: 'perhaps' is not yes or no");
@@ -490,6 +550,7 @@ int main(void)
         cmocka_unit_test_setup(test_defaults_and_env, setup),
         cmocka_unit_test_setup(test_errors, setup),
         cmocka_unit_test_setup(test_connect_suites, setup),
+        cmocka_unit_test_setup(test_bulk_keys, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
         cmocka_unit_test_setup(test_write_workloads, setup),
