@@ -953,6 +953,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     }
     notes += backend_notes(out, r, g, bullet);
     notes += pgcb_report_transport_notes(out, r, g, bullet);
+    notes += pgcb_report_folded_notes(out, r, g, bullet);
     for (size_t d = 0; d < r->ndrivers; d++)
         notes += noise_notes(out, r, gr, d, bullet);
     notes += noise_summary(out, r, gr, bullet);

@@ -68,6 +68,24 @@ int pgcb_report_transport_notes(FILE *out, const struct pgcb_result *r, size_t g
 void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
                                    enum pgcb_table_style style);
 
+/*
+ * report_versus.c. Under group g's table (bullet before it), one line
+ * naming the columns of its query that every driver folds as their text
+ * although their type is not a text type (value.h does not convert it):
+ *   Folded as text: column 3 "p" (point, oid 600), column 4 "n" (inet, oid 869)
+ * Returns the lines printed (0 or 1).
+ */
+int pgcb_report_folded_notes(FILE *out, const struct pgcb_result *r, size_t g,
+                             const char *bullet);
+
+/* After the group tables: what converting costs (versus.h), a caption and
+ * a table per suite, shape and transport with a pair of groups ([query]
+ * versus): a row per query, its twin and values per query, a column per
+ * driver with its ns per value ("-" where a cell is not valid); nothing
+ * when there is no pair. */
+void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
+                                 enum pgcb_table_style style);
+
 /* What the tables append to driver d's name in group g: " (FAILED)",
  * " (INVALID)", " (not run)", " (skipped)", " (reference)" or "". */
 const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d);

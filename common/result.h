@@ -179,6 +179,16 @@ struct pgcb_res_background {
     char *error;                /* why the load failed, or NULL */
 };
 
+/* A result column of a group's query that the drivers fold as its text
+ * although its type is not a text type: value.h does not convert it
+ * (pgcb_value_kind_of gives PGCB_VALUE_TEXT). The group owns the strings. */
+struct pgcb_res_folded {
+    uint32_t column;            /* 1-based */
+    char *name;                 /* the column's name */
+    char *type;                 /* the server's name of its type (format_type), e.g. "point" */
+    uint32_t oid;               /* its type's oid */
+};
+
 struct pgcb_res_group {
     char *suite;
     char *query;
@@ -215,6 +225,16 @@ struct pgcb_res_group {
     size_t orders_run;          /* until = decided: the orders it ran before it was decided
                                    (its cells have that many per-order medians); 0: all of
                                    pgcb_result.norders */
+    /* The types workload (issue 19; result_types.c). The runner's own
+     * Describe of the query, before the groups run (runner/describe.h): its
+     * result columns, 0 when unknown (not described: a statement the server
+     * would not prepare then) or none; and those folded as text (above). */
+    uint32_t columns;
+    struct pgcb_res_folded *folded;
+    size_t nfolded;
+    char *versus;               /* [query] versus: the twin query (the same shape, the
+                                   columns cast to text) of the conversion-cost table
+                                   (versus.h); NULL: none */
 };
 
 /* One pinned CPU as sysfs shows it (issue 13); NULL / NAN: not shown by
@@ -367,6 +387,16 @@ struct json_t *pgcb_result_transport_json(const struct pgcb_res_transport *t);
 void pgcb_result_transport_read(struct json_t *cell, struct pgcb_res_transport *t);
 void pgcb_result_transport_free(struct pgcb_res_transport *t);
 struct json_t *pgcb_result_transport_summary_json(const struct pgcb_result *r);
+
+/* result_types.c: a group's "columns" (null when unknown), "folded_as_text"
+ * [{column, name, type, oid}] and "versus" (null) set on its JSON object
+ * `one`; read back tolerantly (absent or mistyped: columns -1, none folded,
+ * no versus); freed. The derived "conversion_cost" (versus.h), a new
+ * reference. */
+void pgcb_result_types_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+void pgcb_result_types_group_read(struct json_t *o, struct pgcb_res_group *gr);
+void pgcb_result_types_group_free(struct pgcb_res_group *gr);
+struct json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r);
 
 /* result_selection.c: "selection" as JSON, {"driver_dir", "added_drivers",
  * "only", "suites", "queries", "left_out": {"drivers", "suites", "queries"}}

@@ -342,6 +342,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
         json_array_append_new(bg, j);
     }
     json_object_set_new(one, "background", bg);
+    pgcb_result_types_group_json(one, gr);
     if (!ok) {
         json_decref(one);
         return NULL;
@@ -515,6 +516,7 @@ static void add_derived(json_t *j, const struct pgcb_result *r)
     }
     json_object_set_new(j, "rankings", pgcb_rank_rankings_json(&r, 1, &r, 1, 0));
     json_object_set_new(j, "transport_summary", pgcb_result_transport_summary_json(r));
+    json_object_set_new(j, "conversion_cost", pgcb_result_conversion_cost_json(r));
 }
 
 int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
@@ -921,6 +923,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
     gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
     gr->transport = dup_str(o, "transport");
     gr->conninfo = dup_str(o, "conninfo");
+    pgcb_result_types_group_read(o, gr);
     gr->cells = pgcb_xcalloc(r->ndrivers ? r->ndrivers : 1, sizeof *gr->cells);
     json_t *results = json_object_get(o, "results");
     if (!gr->suite || !gr->query || json_array_size(results) != r->ndrivers) {
@@ -1149,6 +1152,7 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
     free(gr->sql);
     free(gr->transport);
     free(gr->conninfo);
+    pgcb_result_types_group_free(gr);
     *gr = (struct pgcb_res_group){0};
 }
 

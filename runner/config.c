@@ -296,6 +296,7 @@ static void ctx_free(struct pgcb_cfgi_ctx *c)
     free(c->bg_seen);
     free(c->query_check_line);
     free(c->query_prime_line);
+    free(c->query_versus_line);
     free(c->query_seen);
     free(c->suite_seen);
     free(c->last_value);

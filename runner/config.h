@@ -89,6 +89,8 @@ struct pgcb_cfg_query {
     struct pgcb_gen *params;/* generators of $1..$nparams */
     size_t nparams;
     int prime;              /* executed once at connect time (default: read-only SQL) */
+    char *versus;           /* [query] versus: its twin, the same shape with the columns cast
+                               to text (the conversion-cost table, common/versus.h); NULL */
     int line;
     /* Bulk writes (bulk.h, docs/configuration.md "Bulk writes"). */
     char *copy;             /* copy = TABLE: a COPY FROM STDIN into TABLE; NULL: not a COPY.

@@ -70,6 +70,7 @@ struct pgcb_cfgi_ctx {
     struct pgcb_cfgi_names *bg_driver, *bg_query;
     int *query_check_line;              /* line of `check =`, 0 if not given */
     int *query_prime_line;              /* line of `prime =`, 0 if not given */
+    int *query_versus_line;             /* line of `versus =`, 0 if not given */
 };
 
 /* ---- errors and values (config.c, config_value.c) ---------------------- */

@@ -15,7 +15,7 @@
 #include "bulk.h"
 #include "util.h"
 
-const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", "copy",
+const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", "versus", "copy",
                                             "copy_from", "copy_format", "params_from",
                                             "read_back", NULL};
 
@@ -34,6 +34,9 @@ void pgcb_cfgi_query_begin(struct pgcb_cfgi_ctx *c, const char *name)
     c->query_prime_line = pgcb_xrealloc(c->query_prime_line,
                                         (n + 1) * sizeof *c->query_prime_line);
     c->query_prime_line[n] = 0;
+    c->query_versus_line = pgcb_xrealloc(c->query_versus_line,
+                                         (n + 1) * sizeof *c->query_versus_line);
+    c->query_versus_line[n] = 0;
     c->idx = cfg->nqueries++;
 }
 
@@ -112,6 +115,15 @@ int pgcb_cfgi_query_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
             return 0;
         }
         c->query_prime_line[c->idx] = c->lineno;
+    } else if (strcmp(key, "versus") == 0) {
+        if (!pgcb_cfgi_valid_name(value)) {
+            pgcb_cfgi_fail(c, "[%s] versus: '%s' is not a query name ([a-z0-9_], at most 63 "
+                           "characters)", c->section, value);
+            return 0;
+        }
+        free(q->versus);
+        q->versus = pgcb_xstrdup(value);
+        c->query_versus_line[c->idx] = c->lineno;
     } else if (strcmp(key, "copy") == 0 || strcmp(key, "read_back") == 0) {
         if (!pgcb_bulk_valid_table(value)) {
             pgcb_cfgi_fail(c, "[%s] %s: '%s' is not a table name (NAME or SCHEMA.NAME of "
@@ -216,6 +228,15 @@ int pgcb_cfgi_query_finish(struct pgcb_cfgi_ctx *c)
          * made yet, so only a read-only query without parameters is. */
         if (q->prime < 0)
             q->prime = !q->nparams && pgcb_config_read_only(q->sql);
+        /* The twin is a query of the file (whether a suite runs both beside
+         * each other is the result's to find: a selection may leave one out). */
+        if (q->versus && strcmp(q->versus, q->name) == 0)
+            PGCB_CFGI_FAIL_AT(c, c->query_versus_line[i], "[query.%s] versus: a query cannot "
+                              "be its own twin: name the query of the same shape with its "
+                              "columns cast to text", q->name);
+        if (q->versus && pgcb_config_find_query(cfg, q->versus) < 0)
+            PGCB_CFGI_FAIL_AT(c, c->query_versus_line[i], "[query.%s] versus: no [query.%s] "
+                              "in the file", q->name, q->versus);
     }
     return 0;
 }
@@ -261,6 +282,7 @@ void pgcb_cfgi_query_free(struct pgcb_cfg_query *q)
 {
     free(q->name);
     free(q->sql);
+    free(q->versus);
     for (size_t j = 0; j < q->nparams; j++)
         if ((int)q->params[j].kind != -1)
             pgcb_gen_free(&q->params[j]);

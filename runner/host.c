@@ -636,6 +636,15 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
                      why);
             continue;
         }
+        /* A statement the driver cannot run as asked (a column type it cannot
+         * fold in binary, libpq asking one format for all columns): its groups
+         * are skipped for this driver, with the driver's reason; the rest runs. */
+        if (rc == PGCB_ERR_UNSUPPORTED && t == 0) {
+            hq->failed = hq->skipped = 1;
+            snprintf(hq->err, sizeof hq->err, "skipped: query %s: %s cannot run it: %s",
+                     cq->name, who, why);
+            continue;
+        }
         if (rc != PGCB_OK) {
             snprintf(err, errlen, "query %s: %s: prepare failed: %s", cq->name, who, why);
             close_conn(c, t);

@@ -21,6 +21,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "connplan.h"
+#include "describe.h"
 #include "journal.h"
 #include "loader.h"
 #include "progress.h"
@@ -299,6 +300,7 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
                     g->conninfo = pgcb_conninfo_redact(pgcb_connplan_get(plan, cfg, s, tr));
                 g->query = pgcb_xstrdup(q->name);
                 g->sql = pgcb_xstrdup(q->sql);
+                g->versus = q->versus ? pgcb_xstrdup(q->versus) : NULL;
                 g->depth = su->depths[d / nt];
                 g->threads = su->threads;
                 g->thread_cpus = pgcb_xcalloc(su->threads, sizeof *g->thread_cpus);
@@ -312,6 +314,19 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
             }
     }
     return query_of;
+}
+
+/* Each group's columns and those folded as text, from the runner's own
+ * Describe of its query (describe.h; best effort, nothing printed). */
+static void describe_groups(struct pgcb_result *r, const struct pgcb_config *cfg,
+                            const size_t *query_of)
+{
+    struct pgcb_desc *desc = pgcb_xcalloc(cfg->nqueries ? cfg->nqueries : 1, sizeof *desc);
+    pgcb_describe_queries(cfg->conninfo, cfg, desc);
+    for (size_t g = 0; g < r->ngroups; g++)
+        pgcb_describe_group(&r->groups[g], &desc[query_of[g]]);
+    pgcb_describe_free(desc, cfg->nqueries);
+    free(desc);
 }
 
 /* runner --resume JOURNAL, before anything is set up: read the journal and
@@ -632,6 +647,8 @@ int main(int argc, char **argv)
     fill_noise(&r, &cfg);
     pgcb_session_describe(&s, &r);
     query_of = build_groups(&r, &cfg, &s, &plan);
+    if (need_server)
+        describe_groups(&r, &cfg, query_of);
     if (resume) {
         if (pgcb_journal_restore(&resumed, resume, &r, err, sizeof err) != 0) {
             fprintf(stderr, "runner: %s\n", err);
@@ -690,6 +707,8 @@ int main(int argc, char **argv)
     fill_run_steal(&r, &steal0, steal_ok, steal_t0);
     if (!quiet && done > 0)
         pgcb_report_transport_summary(stdout, &r, PGCB_TABLE_BOX);
+    if (!quiet && done > 0)
+        pgcb_report_conversion_cost(stdout, &r, PGCB_TABLE_BOX);
     if (!quiet && done > 0)
         pgcb_report_rankings(stdout, &r);
     if (!quiet)

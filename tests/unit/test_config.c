@@ -466,10 +466,12 @@ static void test_write_workloads(void **state)
                  "text)");
     expect_error(D Q "param65 = seq 1\n",
                  ":6: unknown key 'param65' in [query.q] (known: sql, rows, check, prime, "
-                 "copy, copy_from, copy_format, params_from, read_back, param1 .. param64)");
+                 "versus, copy, copy_from, copy_format, params_from, read_back, param1 .. "
+                 "param64)");
     expect_error(D Q "param0 = seq 1\n",
                  ":6: unknown key 'param0' in [query.q] (known: sql, rows, check, prime, "
-                 "copy, copy_from, copy_format, params_from, read_back, param1 .. param64)");
+                 "versus, copy, copy_from, copy_format, params_from, read_back, param1 .. "
+                 "param64)");
     expect_error(D Q "check = maybe\n",
                  ":6: [query.q] check: 'maybe' is not 'checksum', 'rows' or 'none'");
     expect_error(D Q "prime = perhaps\n", ":6: [query.q] prime: 'perhaps' is not yes or no");
