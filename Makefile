@@ -113,7 +113,7 @@ deps:
 drivers: $(DRIVER_SOS)
 libs: $(SHLIB_ARS)
 fixtures: $(FIXTURE_SOS)
-tests: $(UNIT_BIN) $(SERVER_BIN) fixtures drivers adapters $(PROGRAMS)
+tests: $(UNIT_BIN) $(SERVER_BIN) $(BENCH_BIN) fixtures drivers adapters $(PROGRAMS)
 
 adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules)
 
@@ -215,6 +215,14 @@ $(B)/tests/%: tests/unit/%.c $$(TEST_OBJS_$$*) $(B)/libpgcbtest.a $(RUNNER_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(TEST_OBJS_$*) $(B)/libpgcbtest.a $(RUNNER_LINK) \
 	    $(TEST_LIBS_$*) $(DEP_LIBS) -lcmocka
+
+# Benchmarks of parts, apart from any run (not tests: never timed in make
+# test): tests/bench/NAME.c -> $(B)/bench/NAME, linked as the runner is.
+BENCH_SRC = $(wildcard tests/bench/*.c)
+BENCH_BIN = $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
+$(B)/bench/%: tests/bench/%.c $(RUNNER_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(DEP_CFLAGS) $(LDFLAGS) -o $@ $< $(RUNNER_LINK) $(DEP_LIBS)
 
 $(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(RUNNER_LINK)
 	@mkdir -p $(dir $@)

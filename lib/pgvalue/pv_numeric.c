@@ -117,6 +117,27 @@ int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len
      * group cut to the scale; the unscaled value's digits start at the
      * first non-zero one */
     const int64_t last = -(int64_t)((dscale + 3) / 4); /* weight of the last group printed */
+    const enum pgcb_numeric_class cls = sign ? PGCB_NUMERIC_NEG : PGCB_NUMERIC_POS;
+    if (n.total <= 128) {
+        /* the common case: the digits written out, then folded at once */
+        char buf[132];
+        int64_t k = 0, f = 0;
+        for (int64_t g = n.top; g >= last; g--, k += 4) {
+            unsigned v = pv_num_group(&n, g);
+            buf[k] = (char)('0' + v / 1000);
+            buf[k + 1] = (char)('0' + v / 100 % 10);
+            buf[k + 2] = (char)('0' + v / 10 % 10);
+            buf[k + 3] = (char)('0' + v % 10);
+        }
+        while (f < n.total && buf[f] == '0')
+            f++;
+        if (f == n.total)
+            pgcb_sum_numeric(s, PGCB_NUMERIC_POS, (int32_t)dscale, "0", 1);
+        else
+            pgcb_sum_numeric(s, cls, (int32_t)dscale, buf + f, (size_t)(n.total - f));
+        return 0;
+    }
+    /* a long one (up to 147,455 digits): streamed, two passes */
     int64_t first = 0, k = 0;
     for (int64_t g = n.top; g >= last; g--, k += 4) {
         unsigned v = pv_num_group(&n, g);
@@ -130,8 +151,7 @@ int pgcb_value_fold_numeric_binary(struct pgcb_sum *s, const char *p, size_t len
         pgcb_sum_numeric(s, PGCB_NUMERIC_POS, (int32_t)dscale, "0", 1);
         return 0;
     }
-    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_NUMERIC),
-                              sign ? PGCB_NUMERIC_NEG : PGCB_NUMERIC_POS);
+    uint64_t h = pgcb_sum_mix(pgcb_sum_mix(s->hash, PGCB_TAG_NUMERIC), cls);
     h = pgcb_sum_mix(h, dscale);
     pv_stream_start(&st, h, (size_t)(n.total - first));
     k = 0;
