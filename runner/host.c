@@ -784,6 +784,13 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
         return;
     }
     ht->expect_sum = plan->expect_sum = b.last_sum;
+    /* what the driver can say of those values beyond their checksum
+     * (ABI 1.4), shown if the checksum disagrees */
+    ht->note[0] = '\0';
+    if (plan->stmt && PGCB_DRIVER_HAS(plan->drv, 4, note)) {
+        plan->drv->note(plan->conn, plan->stmt, ht->note, sizeof ht->note);
+        ht->note[sizeof ht->note - 1] = '\0';
+    }
     w->est_ns = (double)b.wall_ns;
     ht->rows_bad += job->check_rows && b.last_rows != job->expect_rows;
     ht->batches++;

@@ -73,6 +73,7 @@ struct pgcb_host_thread {
     uint64_t nivcsw, nvcsw;
     uint64_t minflt;        /* minor page faults inside the timed blocks (getrusage) */
     uint64_t expect_sum;          /* checksum of its first batch in the group */
+    char note[256];               /* the driver's note() after that batch ("": none) */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
     /* The current job so far (warm-up or order): timed ns and batches, stored

@@ -465,6 +465,7 @@ void pgcb_session_free(struct pgcb_session *s)
 /* Per driver, for the group being measured. */
 struct gstate {
     uint64_t expect_sum;         /* thread 1's first batch */
+    char note[256];              /* the driver's note() of it (host.h) */
     uint64_t batches, rows_bad, sum_bad, cpu_ns;
     uint64_t blocks, overhead_ns, overhead_cpu_ns; /* self-timed: measured orders */
     int threads_disagree;        /* the threads' first checksums differ */
@@ -649,16 +650,19 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
             continue;
         if (majority && gs[d].expect_sum == gs[best].expect_sum)
             continue;
-        char buf[256];
+        char buf[640];
+        int n;
         if (majority)
-            snprintf(buf, sizeof buf, "checksum %016llx differs from %016llx, which %zu of %zu "
-                     "client drivers returned (%s among them)",
-                     (unsigned long long)gs[d].expect_sum,
-                     (unsigned long long)gs[best].expect_sum, best_votes, nclients,
-                     s->drivers[best].cfg->name);
+            n = snprintf(buf, sizeof buf, "checksum %016llx differs from %016llx, which %zu of "
+                         "%zu client drivers returned (%s among them)",
+                         (unsigned long long)gs[d].expect_sum,
+                         (unsigned long long)gs[best].expect_sum, best_votes, nclients,
+                         s->drivers[best].cfg->name);
         else
-            snprintf(buf, sizeof buf, "checksum %016llx: the client drivers disagree and no "
-                     "checksum has a majority", (unsigned long long)gs[d].expect_sum);
+            n = snprintf(buf, sizeof buf, "checksum %016llx: the client drivers disagree and no "
+                         "checksum has a majority", (unsigned long long)gs[d].expect_sum);
+        if (gs[d].note[0] && n > 0 && (size_t)n < sizeof buf)
+            snprintf(buf + n, sizeof buf - (size_t)n, "; %s", gs[d].note);
         c->status = PGCB_CELL_INVALID;
         c->error = pgcb_xstrdup(buf);
     }
@@ -1052,6 +1056,8 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             const struct pgcb_host_shared *sh = sd->host.sh;
             collect(sh, nthreads, &gs[d], c);
             gs[d].expect_sum = sh->threads[0].expect_sum;
+            memcpy(gs[d].note, sh->threads[0].note, sizeof gs[d].note);
+            gs[d].note[sizeof gs[d].note - 1] = '\0';
             for (uint32_t t = 1; t < nthreads; t++)
                 gs[d].threads_disagree |= sh->threads[t].expect_sum != gs[d].expect_sum;
             /* A host kept from the last group may have reopened a connection

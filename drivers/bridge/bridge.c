@@ -227,6 +227,14 @@ static int br_phase(struct pgcb_conn *c, enum pgcb_phase phase, char *err, size_
     return rc;
 }
 
+/* ABI 1.4: what the client made of the converted types in the statement's
+ * last dump (br_dump's note). */
+static void br_note(struct pgcb_conn *c, struct pgcb_stmt *s, char *buf, size_t len)
+{
+    (void)c;
+    snprintf(buf, len, "%s", s ? s->note : "");
+}
+
 const struct pgcb_driver *pgcb_driver_entry(void)
 {
     static char links[160];
@@ -251,6 +259,7 @@ const struct pgcb_driver *pgcb_driver_entry(void)
         .run_block = br_run_block,
         .phase = br_phase,
         .protocol = br_protocol,
+        .note = br_note,
     };
     if (!links[0]) {
         int v = PQlibVersion();

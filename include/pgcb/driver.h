@@ -625,6 +625,16 @@ struct pgcb_driver {
     int (*run_copy)(struct pgcb_conn *conn, const struct pgcb_copy *copy, uint64_t *rows,
                     char *err, size_t errlen);
 
+    /* What the driver knows of the values of `stmt`'s last batch that a
+     * checksum cannot say, in one line (no newline), into buf (len >= 1):
+     * e.g. what a client of another language made of a column's values
+     * ("column 4 \"ts\" (timestamptz): the client delivered Date"). ""
+     * when there is nothing to say. The runner asks once per group, after
+     * the group's first batch, outside any timing, and shows it with the
+     * driver's line when that batch's checksum disagrees with the other
+     * drivers'. Optional. */
+    void (*note)(struct pgcb_conn *conn, struct pgcb_stmt *stmt, char *buf, size_t len);
+
     /* --- ABI 1.5 and later: append new slots here, never reorder. ------ */
 };
 
@@ -637,7 +647,7 @@ struct pgcb_driver {
 
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
  * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
- * instance, run_block, phase; 1.3 protocol; 1.4 run_copy.) */
+ * instance, run_block, phase; 1.3 protocol; 1.4 run_copy, note.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 

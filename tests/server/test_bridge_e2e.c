@@ -129,6 +129,41 @@ static void test_clients_in_a_run(void **state)
     e2e_run_free(&r);
 }
 
+/* A client that changed a value (pg's Date keeps milliseconds): INVALID,
+ * and its line says what the client delivered (the bridge's note, ABI 1.4),
+ * while libpq_sync and rawwire agree. */
+static void test_invalid_says_what_the_client_made(void **state)
+{
+    (void)state;
+    char body[4096];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.rawwire]\npath = %s/drivers/rawwire.so\n"
+             "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n"
+             "[query.ts]\nsql = SELECT 7 AS n, '2000-01-01 00:00:00.123456+00'::timestamptz AS ts\n"
+             "rows = 1\n[suite.s]\ndepth = 1\n",
+             e2e_build, e2e_build, e2e_build);
+    const char *ini = e2e_write_ini("note", body);
+    const char *out = e2e_json_path("note");
+    const char *env[] = {"BENCH_TIME_MS=100", "BENCH_QUERIES=10", "PGCB_SERVER_CPUS", NULL};
+    struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    if (r.status != 2)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 2); /* an invalid driver */
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    const struct pgcb_res_cell *pg = cell(&res, 0, "pg");
+    assert_int_equal(pg->status, PGCB_CELL_INVALID);
+    if (!strstr(pg->error, "column 2 \"ts\" (timestamptz): the client delivered Date"))
+        fail_msg("pg's line: %s", pg->error);
+    assert_int_equal(cell(&res, 0, "rawwire")->status, PGCB_CELL_OK);
+    assert_true(cell(&res, 0, "rawwire")->checksum == cell(&res, 0, "libpq_sync")->checksum);
+    assert_non_null(strstr(r.out, "the client delivered Date"));
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 /* threads = 2: two adapters per client, one connection each, both pinned;
  * the pooled samples valid. */
 static void test_two_threads(void **state)
@@ -377,6 +412,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clients_in_a_run),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_invalid_says_what_the_client_made),
         cmocka_unit_test(test_skipping_adapter_is_invalid),
         cmocka_unit_test(test_crash_and_hang_fail_their_group),
         cmocka_unit_test(test_bad_keys),
