@@ -290,6 +290,10 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                      "Holm over %zu rivals, alpha %s: a winner needs >= %u orders without "
                      "ties; ratio intervals %g%%\n",
                 r->norders, rep, clients - 1, alpha, need, 100 * pgcb_rank_level(r));
+        if (r->checksum_reference)
+            fprintf(out, "Checksums: %s's is every group's where it is valid "
+                         "([bench] checksum_reference); a client that differs is INVALID\n",
+                    r->checksum_reference);
         if (r->until_decided && r->looks > 0) {
             char base[32];
             pgcb_rank_fmt_alpha(base, sizeof base, pgcb_rank_alpha(r) * (double)r->looks);

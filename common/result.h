@@ -302,6 +302,7 @@ struct pgcb_result {
     /* budget */
     uint64_t time_ms, min_queries, warmup_ms;
     char *orders_mode;          /* "all" */
+    char *checksum_reference;   /* [bench] checksum_reference, NULL: the clients' majority */
 
     /* verdicts (rank.h): read back from the file; a schema 1 file has
      * neither, and reading sets the defaults and verdict_defaults = 1 */

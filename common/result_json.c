@@ -449,7 +449,7 @@ static json_t *result_json(const struct pgcb_result *r)
         json_object_set_new(env, "runner_cpus", str_or_null(r->runner_cpus));
     }
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
-                     "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I}, s:o, s:o, s:o, s:b, s:o}",
+                     "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I, s:o}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
                      "runner", "version", str_or_null(r->runner_version),
                      "started_at", str_or_null(r->started_at),
@@ -468,6 +468,7 @@ static json_t *result_json(const struct pgcb_result *r)
                      "until", r->until_decided ? "decided" : "budget",
                      "until_width", r->until_decided ? json_real(r->until_width) : json_null(),
                      "looks", (json_int_t)(r->looks ? r->looks : 1),
+                     "checksum_reference", str_or_null(r->checksum_reference),
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", str_or_null(r->stop_reason));
@@ -1062,6 +1063,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->until_decided = until && strcmp(until, "decided") == 0;
     r->until_width = get_real(verdicts, "until_width");
     r->looks = (size_t)get_u64(verdicts, "looks");
+    r->checksum_reference = dup_str(verdicts, "checksum_reference");
     proto_from_json(json_object_get(j, "protocol"), &r->proto, NULL);
     r->complete = json_is_true(json_object_get(j, "complete"));
     r->stop_reason = dup_str(j, "stop_reason");
@@ -1186,7 +1188,7 @@ void pgcb_result_free(struct pgcb_result *r)
                      &r->cpu_model, &r->kernel, &r->hostname, &r->client_cpus,
                      &r->server_cpus, &r->runner_cpus, &r->server_cpus_source, &r->libpq_version,
                      &r->server_version, &r->conninfo, &r->orders_mode, &r->stop_reason,
-                     &r->resumed_from, &r->resumed_at};
+                     &r->resumed_from, &r->resumed_at, &r->checksum_reference};
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     pgcb_result_selection_free(&r->selection);

@@ -274,7 +274,7 @@ static void finish(struct pgcb_cfgi_ctx *c)
     if (pgcb_cfgi_bench_finish(c) == 0 && pgcb_cfgi_dir_finish(c) == 0 &&
         pgcb_cfgi_cli_drivers(c) == 0 && pgcb_cfgi_driver_finish(c) == 0 &&
         pgcb_cfgi_query_finish(c) == 0 && pgcb_cfgi_suite_finish(c) == 0 &&
-        pgcb_cfgi_bg_finish(c) == 0)
+        pgcb_cfgi_bg_finish(c) == 0 && pgcb_cfgi_bench_reference(c) == 0)
         pgcb_cfgi_driver_finish_measured(c);
 }
 
@@ -388,6 +388,7 @@ void pgcb_config_free(struct pgcb_config *cfg)
     free(cfg->file);
     free(cfg->dir);
     free(cfg->output);
+    free(cfg->checksum_reference);
     free(cfg->conninfo);
     free(cfg->setup);
     for (int t = 0; t < PGCB_TRANSPORT_N; t++)

@@ -180,6 +180,9 @@ struct pgcb_config {
     uint64_t seed;          /* parameter generators */
     double noise_warn_pct;  /* warn when a driver's per-order medians spread more (robust
                                CV, %); default PGCB_STATS_NOISE_WARN_PCT */
+    char *checksum_reference; /* [bench] checksum_reference: the driver whose checksum is
+                               every group's, instead of the clients' majority; NULL: none */
+    int checksum_reference_line;
     size_t nseqs;           /* seq generators in all queries (shared counters) */
     struct pgcb_protocol proto; /* result_format, describe, sync: what every driver is asked
                                for (common/proto.h; default text, per_execution, per_query,

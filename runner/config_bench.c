@@ -17,7 +17,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
-                                            NULL};
+                                            "checksum_reference", NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
@@ -134,6 +134,15 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
             pgcb_cfgi_fail(c, "[bench] orders: %s", e);
             return 0;
         }
+    } else if (strcmp(key, "checksum_reference") == 0) {
+        if (value[0] && !pgcb_cfgi_valid_name(value)) {
+            pgcb_cfgi_fail(c, "[bench] checksum_reference: '%s' is not a driver name ([a-z0-9_])",
+                           value);
+            return 0;
+        }
+        free(cfg->checksum_reference);
+        cfg->checksum_reference = value[0] ? pgcb_xstrdup(value) : NULL;
+        cfg->checksum_reference_line = c->lineno;
     } else if (strcmp(key, "noise_warn_pct") == 0) {
         return pgcb_cfgi_real_key(c, key, value, 1000, "a percentage above 0 and up to 1000 "
                                   "(the robust CV of the per-order medians, e.g. 10)",
@@ -166,6 +175,18 @@ int pgcb_cfgi_server_apply(struct pgcb_cfgi_ctx *c, const char *key, const char 
             cfg->transport_conninfo[t] = pgcb_xstrdup(value);
     }
     return 1;
+}
+
+int pgcb_cfgi_bench_reference(struct pgcb_cfgi_ctx *c)
+{
+    const struct pgcb_config *cfg = c->cfg;
+    if (!cfg->checksum_reference)
+        return 0;
+    long d = pgcb_config_find_driver(cfg, cfg->checksum_reference);
+    if (d < 0)
+        PGCB_CFGI_FAIL_AT(c, cfg->checksum_reference_line, "[bench] checksum_reference: no "
+                          "driver %s", cfg->checksum_reference);
+    return 0;
 }
 
 int pgcb_cfgi_bench_finish(struct pgcb_cfgi_ctx *c)

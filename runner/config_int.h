@@ -144,6 +144,9 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
 int pgcb_cfgi_server_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *value);
 /* until = decided and its keys, which only go together. */
 int pgcb_cfgi_bench_finish(struct pgcb_cfgi_ctx *c);
+/* [bench] checksum_reference names a driver of the run (after the drivers
+ * are known). */
+int pgcb_cfgi_bench_reference(struct pgcb_cfgi_ctx *c);
 
 void pgcb_cfgi_driver_begin(struct pgcb_cfgi_ctx *c, const char *name);
 /* 1 if `key` was already given in the current [driver.NAME]. */

@@ -588,6 +588,45 @@ static void cell_figures(struct pgcb_res_cell *c, const struct gstate *gs, uint3
     }
 }
 
+/* "; NOTE" after buf's n bytes when driver d's first batch has a note. */
+static void append_note(char *buf, size_t size, int n, const struct gstate *g)
+{
+    if (g->note[0] && n > 0 && (size_t)n < size)
+        snprintf(buf + (size_t)n, size - (size_t)n, "; %s", g->note);
+}
+
+/* [bench] checksum_reference: when that driver measured this group with a
+ * valid result, its checksum is the group's: every other client driver
+ * that differs is invalid. Returns 1 when it decided, 0 when the majority
+ * rule must (no reference, or it is not valid in this group). */
+static int reference_checks(const struct pgcb_session *s, struct pgcb_res_group *gr,
+                            const struct gstate *gs)
+{
+    const char *ref = s->cfg->checksum_reference;
+    size_t rd = SIZE_MAX;
+    if (!ref)
+        return 0;
+    for (size_t d = 0; d < s->ndrivers; d++)
+        if (strcmp(s->drivers[d].cfg->name, ref) == 0)
+            rd = d;
+    if (rd == SIZE_MAX || gr->cells[rd].status != PGCB_CELL_OK)
+        return 0;
+    for (size_t d = 0; d < s->ndrivers; d++) {
+        struct pgcb_res_cell *c = &gr->cells[d];
+        if (d == rd || c->status != PGCB_CELL_OK || (s->drivers[d].caps & PGCB_CAP_REFERENCE) ||
+            gs[d].expect_sum == gs[rd].expect_sum)
+            continue;
+        char buf[640];
+        int n = snprintf(buf, sizeof buf, "checksum %016llx differs from %016llx, %s's "
+                         "([bench] checksum_reference)", (unsigned long long)gs[d].expect_sum,
+                         (unsigned long long)gs[rd].expect_sum, ref);
+        append_note(buf, sizeof buf, n, &gs[d]);
+        c->status = PGCB_CELL_INVALID;
+        c->error = pgcb_xstrdup(buf);
+    }
+    return 1;
+}
+
 /* Rows and checksums: within each driver, then across the client drivers. */
 static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
                         struct gstate *gs, int check_sum, int cross_sum)
@@ -621,6 +660,8 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
         c->error = pgcb_xstrdup(buf);
     }
     if (!cross_sum)
+        return;
+    if (reference_checks(s, gr, gs))
         return;
     /* Across drivers: the checksum most client drivers agree on is right;
      * without a strict majority, every client driver is suspect. */
@@ -661,8 +702,7 @@ static void cell_checks(struct pgcb_session *s, struct pgcb_result *r, size_t g,
         else
             n = snprintf(buf, sizeof buf, "checksum %016llx: the client drivers disagree and no "
                          "checksum has a majority", (unsigned long long)gs[d].expect_sum);
-        if (gs[d].note[0] && n > 0 && (size_t)n < sizeof buf)
-            snprintf(buf + n, sizeof buf - (size_t)n, "; %s", gs[d].note);
+        append_note(buf, sizeof buf, n, &gs[d]);
         c->status = PGCB_CELL_INVALID;
         c->error = pgcb_xstrdup(buf);
     }

@@ -129,39 +129,65 @@ static void test_clients_in_a_run(void **state)
     e2e_run_free(&r);
 }
 
-/* A client that changed a value (pg's Date keeps milliseconds): INVALID,
- * and its line says what the client delivered (the bridge's note, ABI 1.4),
- * while libpq_sync and rawwire agree. */
-static void test_invalid_says_what_the_client_made(void **state)
+/* Clients that changed a value alike (pg and postgres: a JavaScript Date
+ * keeps milliseconds of a timestamptz with microseconds). By the clients'
+ * majority nobody is right (two against two: every client INVALID); with [bench]
+ * checksum_reference = libpq_sync, libpq_sync's checksum is the group's,
+ * both clients are INVALID, and each line says what the client delivered
+ * (the bridge's note, ABI 1.4). rawwire agrees with libpq_sync either way. */
+static void run_ts(const char *name, const char *bench, struct pgcb_result *res)
 {
-    (void)state;
-    char body[4096];
+    char head[800], body[4096];
+    snprintf(head, sizeof head, "[bench]\nwarmup_ms = 20\n%s[server]\nsetup = %s/sql/benchmark_rows.sql\n",
+             bench, e2e_top);
     snprintf(body, sizeof body,
              "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
              "[driver.rawwire]\npath = %s/drivers/rawwire.so\n"
              "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n"
+             "[driver.postgres]\npath = %s/drivers/bridge.so\nadapter = node\nclient = postgres\n"
              "[query.ts]\nsql = SELECT 7 AS n, '2000-01-01 00:00:00.123456+00'::timestamptz AS ts\n"
              "rows = 1\n[suite.s]\ndepth = 1\n",
-             e2e_build, e2e_build, e2e_build);
-    const char *ini = e2e_write_ini("note", body);
-    const char *out = e2e_json_path("note");
+             e2e_build, e2e_build, e2e_build, e2e_build);
+    const char *ini = e2e_write_file(name, head, body);
+    const char *out = e2e_json_path(name);
     const char *env[] = {"BENCH_TIME_MS=100", "BENCH_QUERIES=10", "PGCB_SERVER_CPUS", NULL};
     struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
     if (r.status != 2)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 2); /* an invalid driver */
-    struct pgcb_result res;
     char err[512];
-    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
-    const struct pgcb_res_cell *pg = cell(&res, 0, "pg");
-    assert_int_equal(pg->status, PGCB_CELL_INVALID);
-    if (!strstr(pg->error, "column 2 \"ts\" (timestamptz): the client delivered Date"))
-        fail_msg("pg's line: %s", pg->error);
-    assert_int_equal(cell(&res, 0, "rawwire")->status, PGCB_CELL_OK);
-    assert_true(cell(&res, 0, "rawwire")->checksum == cell(&res, 0, "libpq_sync")->checksum);
-    assert_non_null(strstr(r.out, "the client delivered Date"));
-    pgcb_result_free(&res);
+    assert_int_equal(pgcb_result_read(out, res, err, sizeof err), 0);
+    assert_true(cell(res, 0, "rawwire")->checksum == cell(res, 0, "libpq_sync")->checksum);
+    assert_true(cell(res, 0, "pg")->checksum == cell(res, 0, "postgres")->checksum);
+    assert_true(cell(res, 0, "pg")->checksum != cell(res, 0, "libpq_sync")->checksum);
     e2e_run_free(&r);
+}
+
+static void test_invalid_says_what_the_client_made(void **state)
+{
+    (void)state;
+    struct pgcb_result res;
+
+    /* the majority: pg and postgres against libpq_sync and rawwire, none */
+    run_ts("note_majority", "", &res);
+    assert_int_equal(cell(&res, 0, "libpq_sync")->status, PGCB_CELL_INVALID);
+    assert_non_null(strstr(cell(&res, 0, "libpq_sync")->error, "no checksum has a majority"));
+    assert_int_equal(cell(&res, 0, "pg")->status, PGCB_CELL_INVALID);
+    assert_null(res.checksum_reference);
+    pgcb_result_free(&res);
+
+    run_ts("note_reference", "checksum_reference = libpq_sync\n", &res);
+    assert_int_equal(cell(&res, 0, "libpq_sync")->status, PGCB_CELL_OK);
+    assert_int_equal(cell(&res, 0, "rawwire")->status, PGCB_CELL_OK);
+    assert_string_equal(res.checksum_reference, "libpq_sync");
+    for (int k = 0; k < 2; k++) {
+        const struct pgcb_res_cell *c = cell(&res, 0, k ? "postgres" : "pg");
+        assert_int_equal(c->status, PGCB_CELL_INVALID);
+        if (!strstr(c->error, "libpq_sync's ([bench] checksum_reference)") ||
+            !strstr(c->error, "column 2 \"ts\" (timestamptz): the client delivered Date"))
+            fail_msg("%s's line: %s", k ? "postgres" : "pg", c->error);
+    }
+    pgcb_result_free(&res);
 }
 
 /* threads = 2: two adapters per client, one connection each, both pinned;
