@@ -26,8 +26,8 @@ fuzz: $(RW_FUZZ_BIN)
 # The parser and what it calls, compiled with the fuzzer's instrumentation
 # (not the $(B) objects, which have none).
 RW_FUZZ_SRC = tests/fuzz/fuzz_rawwire_reply.c drivers/rawwire/rw_reply.c lib/pgwire/rw_codec.c \
-              lib/pgwire/rw_err.c
-$(RW_FUZZ_BIN): $(RW_FUZZ_SRC) $(wildcard drivers/rawwire/*.h lib/pgwire/*.h include/pgcb/*.h)
+              lib/pgwire/rw_err.c $(sort $(wildcard lib/pgvalue/*.c))
+$(RW_FUZZ_BIN): $(RW_FUZZ_SRC) $(wildcard drivers/rawwire/*.h lib/pgwire/*.h lib/pgvalue/*.h include/pgcb/*.h)
 	@command -v clang >/dev/null || { echo "fuzz: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	clang $(CSTD) $(WARN) -g -O1 -Iinclude -Ilib -fsanitize=fuzzer,address,undefined \

@@ -21,6 +21,7 @@
 #include "rw_err.h"
 #include "rw_io.h"
 #include "rw_passfile.h"
+#include "rw_prepare.h"
 
 int rw_conn_fail(struct pgcb_conn *c, int rc)
 {
@@ -65,10 +66,7 @@ static void rw_free_stmts(struct pgcb_conn *c)
 {
     while (c->stmts) {
         struct pgcb_stmt *next = c->stmts->next;
-        free(c->stmts->exec);
-        free(c->stmts->fmts);
-        free(c->stmts->oids);
-        free(c->stmts);
+        rw_stmt_free(c->stmts);
         c->stmts = next;
     }
 }

@@ -104,6 +104,16 @@ static int rw_close_stmt(struct pgcb_conn *c, const char *name)
     return rc;
 }
 
+void rw_stmt_free(struct pgcb_stmt *st)
+{
+    if (!st)
+        return;
+    free(st->exec);
+    free(st->fmts);
+    free(st->oids);
+    free(st);
+}
+
 struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
                                      const struct rw_described *d)
 {

@@ -20,8 +20,11 @@ struct rw_described {
 
 /* The statement object for the described parameters and columns, with its
  * execution without parameters pre-encoded; it copies what it keeps of d.
- * NULL on out of memory. Freed with the connection's statements. */
+ * NULL on out of memory. Freed with the connection's statements (rw_stmt_free). */
 struct pgcb_stmt *rw_stmt_new(const struct pgcb_conn *c, const char *name,
                               const struct rw_described *d);
+
+/* Free a statement rw_stmt_new made and everything it owns (NULL: nothing). */
+void rw_stmt_free(struct pgcb_stmt *st);
 
 #endif

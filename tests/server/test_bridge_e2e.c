@@ -10,6 +10,7 @@
  * or any process's command line or environment while a run is going on.
  */
 #include <dirent.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <math.h>
@@ -406,15 +407,30 @@ static void test_no_password_anywhere(void **state)
     /* trust authentication: the password is given, never needed. */
     const char *env[] = {"BENCH_TIME_MS=2500", "BENCH_QUERIES=20", "PGPASSWORD=pgcb-envpw-4711",
                          "PGCB_CONNINFO=password=pgcb-cipw-0815", NULL};
-    /* Look at every process once the runner has begun measuring. */
+    /* Look at every process, every 100 ms while the runner runs (until the
+     * pipe closes): a password anywhere fails at once; the adapters must be
+     * seen running, three at a time, in some scan (one scan at a fixed
+     * moment missed them on a loaded machine, where they start later). */
+    int done[2];
+    assert_int_equal(pipe(done), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        struct timespec ts = {1, 500000000L};
-        nanosleep(&ts, NULL);
-        _exit(scan_processes("pgcb-cipw-0815", "pgcb-envpw-4711"));
+        close(done[1]);
+        int seen = 0;
+        for (;;) {
+            int rc = scan_processes("pgcb-cipw-0815", "pgcb-envpw-4711");
+            if (rc == 1 || rc == 2)
+                _exit(rc);
+            seen |= rc == 0;
+            struct pollfd pf = {done[0], POLLIN, 0};
+            if (poll(&pf, 1, 100) != 0)
+                _exit(seen ? 0 : 3); /* EOF: the runner has finished */
+        }
     }
+    close(done[0]);
     struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
+    close(done[1]);
     int st = 0;
     waitpid(pid, &st, 0);
     if (r.status != 0)

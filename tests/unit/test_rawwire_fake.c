@@ -853,9 +853,7 @@ static void test_batch_bytes_params(void **state)
     assert_int_equal(rw_conn_batch_bytes(c, st, 2, &p, err, sizeof err), PGCB_ERR_UNSUPPORTED);
     assert_string_equal(err, "parameter $2 of query 2: negative length -2");
 
-    free(st->exec);
-    free(st->fmts);
-    free(st);
+    rw_stmt_free(st);
     rw_buf_free(&c->batch);
     free(c);
 }
@@ -899,9 +897,7 @@ static void test_batch_bytes_modes(void **state)
     assert_int_equal(c->batch.len, 3 * st->exec_len + 5);
     assert_memory_equal(c->batch.data + 2 * st->exec_len, st->exec, st->exec_len);
     assert_memory_equal(c->batch.data + 3 * st->exec_len, "S\0\0\0\4", 5);
-    free(st->exec);
-    free(st->fmts);
-    free(st);
+    rw_stmt_free(st);
     rw_buf_free(&c->batch);
     free(c);
 }
