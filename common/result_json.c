@@ -17,6 +17,7 @@
 #include "rank.h"
 #include "result.h"
 #include "stats.h"
+#include "json_util.h"
 #include "util.h"
 
 const char *pgcb_cell_status_str(enum pgcb_cell_status s)
@@ -61,65 +62,6 @@ static enum pgcb_cell_status status_from_str(const char *s)
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (1 to 4), or 0: an invalid byte. */
-static size_t utf8_len(const unsigned char *s)
-{
-    size_t n;
-    unsigned min;
-    if (s[0] < 0x80)
-        return 1;
-    if (s[0] >= 0xC2 && s[0] <= 0xDF)
-        n = 2, min = 0x80;
-    else if ((s[0] & 0xF0) == 0xE0)
-        n = 3, min = 0x800;
-    else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-        n = 4, min = 0x10000;
-    else
-        return 0;
-    unsigned cp = s[0] & (0x3Fu >> (n - 1));
-    for (size_t i = 1; i < n; i++) { /* stops at the terminating NUL */
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3Fu);
-    }
-    return cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ? 0 : n;
-}
-
-/* JSON strings are UTF-8 (json_string() refuses anything else): a string
- * that is not, e.g. Latin-1 SQL from the INI file or a server message, is
- * written with each invalid byte replaced by U+FFFD rather than lost. */
-static json_t *str_or_null(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *t = pgcb_xmalloc(3 * strlen(s) + 1), *o = t;
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        size_t n = utf8_len(p);
-        if (n) {
-            memcpy(o, p, n);
-            o += n;
-            p += n;
-        } else {
-            memcpy(o, "\xEF\xBF\xBD", 3); /* U+FFFD */
-            o += 3;
-            p++;
-        }
-    }
-    *o = '\0';
-    j = json_string(t);
-    free(t);
-    return j;
-}
-
-/* JSON has no NaN: unknown figures are null. */
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *caps_json(unsigned caps)
 {
     json_t *a = json_array();
@@ -140,17 +82,17 @@ static void cell_noise_json(json_t *j, const struct pgcb_res_cell *c)
 {
     json_object_set_new(j, "order_spread",
                         json_pack("{s:o, s:o, s:o}", "robust_cv_pct",
-                                  real_or_null(c->spread_cv_pct), "min_ns",
-                                  real_or_null(c->spread_min_ns), "max_ns",
-                                  real_or_null(c->spread_max_ns)));
+                                  pgcb_json_real(c->spread_cv_pct), "min_ns",
+                                  pgcb_json_real(c->spread_min_ns), "max_ns",
+                                  pgcb_json_real(c->spread_max_ns)));
     json_t *steal = json_null();
     if (c->noise_known && isfinite(c->steal_window_ns))
         steal = json_pack("{s:o, s:o, s:o, s:o, s:o}", "window_ns",
-                          real_or_null(c->steal_window_ns), "cpus_ns",
-                          real_or_null(c->steal_cpus_ns), "cpus_pct",
-                          real_or_null(c->steal_cpus_pct), "machine_ns",
-                          real_or_null(c->steal_machine_ns), "machine_pct",
-                          real_or_null(c->steal_machine_pct));
+                          pgcb_json_real(c->steal_window_ns), "cpus_ns",
+                          pgcb_json_real(c->steal_cpus_ns), "cpus_pct",
+                          pgcb_json_real(c->steal_cpus_pct), "machine_ns",
+                          pgcb_json_real(c->steal_machine_ns), "machine_pct",
+                          pgcb_json_real(c->steal_machine_pct));
     json_object_set_new(j, "steal", steal);
     json_t *inv = json_null(), *vol = json_null(), *per = json_null();
     if (c->noise_known) {
@@ -176,16 +118,16 @@ static json_t *env_noise_json(const struct pgcb_result *r)
         const struct pgcb_res_cpu *u = &r->noise_cpus[i];
         json_array_append_new(
             cpus, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o, s:o}", "cpu", u->cpu, "role",
-                            str_or_null(u->role), "governor", str_or_null(u->governor),
-                            "cur_khz", real_or_null(u->cur_khz), "min_khz",
-                            real_or_null(u->min_khz), "max_khz", real_or_null(u->max_khz),
-                            "smt_siblings", str_or_null(u->smt_siblings)));
+                            pgcb_json_str(u->role), "governor", pgcb_json_str(u->governor),
+                            "cur_khz", pgcb_json_real(u->cur_khz), "min_khz",
+                            pgcb_json_real(u->min_khz), "max_khz", pgcb_json_real(u->max_khz),
+                            "smt_siblings", pgcb_json_str(u->smt_siblings)));
     }
     return json_pack("{s:o, s:o, s:o, s:o, s:o}", "warn_pct",
-                     real_or_null(r->noise_warn_pct > 0 ? r->noise_warn_pct : NAN), "cpus", cpus,
-                     "steal_since_boot_pct", real_or_null(r->steal_boot_pct), "run_steal_ns",
-                     real_or_null(r->run_steal_ns), "run_steal_pct",
-                     real_or_null(r->run_steal_pct));
+                     pgcb_json_real(r->noise_warn_pct > 0 ? r->noise_warn_pct : NAN), "cpus", cpus,
+                     "steal_since_boot_pct", pgcb_json_real(r->steal_boot_pct), "run_steal_ns",
+                     pgcb_json_real(r->run_steal_ns), "run_steal_pct",
+                     pgcb_json_real(r->run_steal_pct));
 }
 
 /* A cell's "percentiles_ns": {"50": .., "90": .., "99": .., "99.9": ..}, null
@@ -194,7 +136,7 @@ static json_t *percentiles_json(const struct pgcb_res_cell *c)
 {
     json_t *o = json_object();
     for (size_t k = 0; k < PGCB_PCT_N; k++)
-        json_object_set_new(o, pgcb_pct_key[k], real_or_null(c->samples ? c->pct_ns[k] : NAN));
+        json_object_set_new(o, pgcb_pct_key[k], pgcb_json_real(c->samples ? c->pct_ns[k] : NAN));
     return o;
 }
 
@@ -203,8 +145,8 @@ static json_t *curve_json(const struct pgcb_res_cell *c)
 {
     json_t *a = json_array();
     for (size_t k = 0; k < c->ncurve; k++)
-        json_array_append_new(a, json_pack("[o, o]", real_or_null(c->curve[k].q),
-                                           real_or_null(c->curve[k].ns)));
+        json_array_append_new(a, json_pack("[o, o]", pgcb_json_real(c->curve[k].q),
+                                           pgcb_json_real(c->curve[k].ns)));
     return a;
 }
 
@@ -222,13 +164,13 @@ static void cell_backend_json(json_t *j, const struct pgcb_res_backend *b)
     json_object_set_new(
         j, "backend",
         json_pack("{s:o, s:s, s:o, s:o, s:o, s:o, s:I}", "cpu_ns_per_query",
-                  real_or_null(b->cpu_ns_per_query), "cpu_source",
+                  pgcb_json_real(b->cpu_ns_per_query), "cpu_source",
                   b->cpu_exact ? "schedstat" : "ticks", "user_ns_per_query",
-                  real_or_null(b->user_ns_per_query), "sys_ns_per_query",
-                  real_or_null(b->sys_ns_per_query), "voluntary_switches_per_query",
-                  real_or_null(b->voluntary_switches_per_query),
+                  pgcb_json_real(b->user_ns_per_query), "sys_ns_per_query",
+                  pgcb_json_real(b->sys_ns_per_query), "voluntary_switches_per_query",
+                  pgcb_json_real(b->voluntary_switches_per_query),
                   "involuntary_switches_per_query",
-                  real_or_null(b->involuntary_switches_per_query), "pids",
+                  pgcb_json_real(b->involuntary_switches_per_query), "pids",
                   (json_int_t)b->pids));
 }
 
@@ -236,30 +178,30 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
 {
     json_t *om = json_array();
     for (size_t o = 0; o < c->norders; o++)
-        json_array_append_new(om, real_or_null(c->order_medians_ns[o]));
+        json_array_append_new(om, pgcb_json_real(c->order_medians_ns[o]));
     char sum[17];
     snprintf(sum, sizeof sum, "%016llx", (unsigned long long)c->checksum);
     json_t *j = json_object();
     json_object_set_new(j, "driver", json_string(r->drivers[d].label));
     json_object_set_new(j, "status", json_string(pgcb_cell_status_str(c->status)));
-    json_object_set_new(j, "error", str_or_null(c->error));
+    json_object_set_new(j, "error", pgcb_json_str(c->error));
     json_object_set_new(j, "samples", json_integer((json_int_t)c->samples));
     json_object_set_new(j, "queries", json_integer((json_int_t)c->queries));
-    json_object_set_new(j, "mean_ns", real_or_null(c->mean_ns));
-    json_object_set_new(j, "sd_ns", real_or_null(c->sd_ns));
-    json_object_set_new(j, "rme_pct", real_or_null(c->rme_pct));
-    json_object_set_new(j, "median_ns", real_or_null(c->median_ns));
-    json_object_set_new(j, "p99_ns", real_or_null(c->p99_ns));
+    json_object_set_new(j, "mean_ns", pgcb_json_real(c->mean_ns));
+    json_object_set_new(j, "sd_ns", pgcb_json_real(c->sd_ns));
+    json_object_set_new(j, "rme_pct", pgcb_json_real(c->rme_pct));
+    json_object_set_new(j, "median_ns", pgcb_json_real(c->median_ns));
+    json_object_set_new(j, "p99_ns", pgcb_json_real(c->p99_ns));
     json_object_set_new(j, "percentiles_ns", percentiles_json(c));
     json_object_set_new(j, "min_ns", json_integer((json_int_t)c->min_ns));
     json_object_set_new(j, "max_ns", json_integer((json_int_t)c->max_ns));
-    json_object_set_new(j, "ops_per_s", real_or_null(c->ops_per_s));
-    json_object_set_new(j, "queries_per_s", real_or_null(c->queries_per_s));
+    json_object_set_new(j, "ops_per_s", pgcb_json_real(c->ops_per_s));
+    json_object_set_new(j, "queries_per_s", pgcb_json_real(c->queries_per_s));
     if (c->rows_per_s > 0) /* bulk groups only (NAN and 0 elsewhere) */
         json_object_set_new(j, "rows_per_s", json_real(c->rows_per_s));
-    json_object_set_new(j, "cpu_ns_per_query", real_or_null(c->cpu_ns_per_query));
-    json_object_set_new(j, "server_cpu_ns_per_query", real_or_null(c->server_cpu_ns_per_query));
-    json_object_set_new(j, "server_busy", real_or_null(c->server_busy));
+    json_object_set_new(j, "cpu_ns_per_query", pgcb_json_real(c->cpu_ns_per_query));
+    json_object_set_new(j, "server_cpu_ns_per_query", pgcb_json_real(c->server_cpu_ns_per_query));
+    json_object_set_new(j, "server_busy", pgcb_json_real(c->server_busy));
     cell_backend_json(j, &c->backend);
     json_object_set_new(j, "transport", pgcb_result_transport_json(&c->transport));
     json_object_set_new(j, "wall_ns", json_integer((json_int_t)c->wall_ns));
@@ -268,9 +210,9 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "rows_per_batch", json_integer((json_int_t)c->rows_per_batch));
     if (r->drivers[d].caps & PGCB_CAP_SELF_TIMED) {
         json_object_set_new(j, "blocks", json_integer((json_int_t)c->blocks));
-        json_object_set_new(j, "overhead_ns_per_block", real_or_null(c->overhead_ns_per_block));
+        json_object_set_new(j, "overhead_ns_per_block", pgcb_json_real(c->overhead_ns_per_block));
         json_object_set_new(j, "overhead_cpu_ns_per_block",
-                            real_or_null(c->overhead_cpu_ns_per_block));
+                            pgcb_json_real(c->overhead_cpu_ns_per_block));
     }
     cell_noise_json(j, c);
     json_object_set_new(j, "percentile_curve", curve_json(c)); /* bulky: last */
@@ -281,15 +223,15 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
  * its name, driver or query is missing (the file would not read back). */
 static json_t *background_json(const struct pgcb_res_background *b)
 {
-    json_t *lat = json_pack("{s:o, s:o, s:o}", "median", real_or_null(b->median_ns), "p99",
-                            real_or_null(b->p99_ns), "max", real_or_null(b->max_ns));
+    json_t *lat = json_pack("{s:o, s:o, s:o}", "median", pgcb_json_real(b->median_ns), "p99",
+                            pgcb_json_real(b->p99_ns), "max", pgcb_json_real(b->max_ns));
     return json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:o, s:I, s:o, s:o, s:o, s:b, s:o}",
                      "name", b->name, "driver", b->driver, "query", b->query, "connections",
-                     (json_int_t)b->connections, "cpus", str_or_null(b->cpus), "target_rate",
-                     real_or_null(b->target_rate), "achieved_rate", real_or_null(b->achieved_rate),
+                     (json_int_t)b->connections, "cpus", pgcb_json_str(b->cpus), "target_rate",
+                     pgcb_json_real(b->target_rate), "achieved_rate", pgcb_json_real(b->achieved_rate),
                      "executions", (json_int_t)b->executions, "elapsed_s",
-                     real_or_null(b->elapsed_s), "latency_ns", lat, "sla", real_or_null(b->sla),
-                     "sla_met", b->sla_met, "error", str_or_null(b->error));
+                     pgcb_json_real(b->elapsed_s), "latency_ns", lat, "sla", pgcb_json_real(b->sla),
+                     "sla_met", b->sla_met, "error", pgcb_json_str(b->error));
 }
 
 /* One group; NULL if a field cannot be packed. Key order: what the group
@@ -301,7 +243,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
         json_array_append_new(cpus, json_integer(gr->thread_cpus[t]));
     json_t *one = json_pack("{s:s, s:s, s:o, s:I, s:I, s:o, s:o, s:b, s:o, s:I}", "suite",
-                            gr->suite, "query", gr->query, "sql", str_or_null(gr->sql), "depth",
+                            gr->suite, "query", gr->query, "sql", pgcb_json_str(gr->sql), "depth",
                             (json_int_t)gr->depth, "threads", (json_int_t)gr->threads,
                             "thread_cpus", cpus, "rows",
                             gr->rows >= 0 ? json_integer(gr->rows) : json_null(),
@@ -310,8 +252,8 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
                             (json_int_t)gr->nparams);
     if (!one)
         return NULL;
-    json_object_set_new(one, "transport", str_or_null(gr->transport));
-    json_object_set_new(one, "conninfo", str_or_null(gr->conninfo));
+    json_object_set_new(one, "transport", pgcb_json_str(gr->transport));
+    json_object_set_new(one, "conninfo", pgcb_json_str(gr->conninfo));
     /* What one sample is (a connection group's figures are per connection). */
     json_object_set_new(one, "connect", json_boolean(gr->connect));
     json_object_set_new(one, "unit", json_string(pgcb_res_group_unit(gr)));
@@ -354,8 +296,8 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
  * absent from a run that was not resumed. */
 static json_t *resumed_json(const struct pgcb_result *r)
 {
-    return json_pack("{s:o, s:I, s:o}", "from", str_or_null(r->resumed_from), "groups_kept",
-                     (json_int_t)r->resumed_groups_kept, "at", str_or_null(r->resumed_at));
+    return json_pack("{s:o, s:I, s:o}", "from", pgcb_json_str(r->resumed_from), "groups_kept",
+                     (json_int_t)r->resumed_groups_kept, "at", pgcb_json_str(r->resumed_at));
 }
 
 json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g)
@@ -370,7 +312,7 @@ static json_t *proto_json(const struct pgcb_protocol *p, const unsigned *explici
     json_t *o = json_object();
     for (int f = 0; f < PGCB_PROTO_NFIELDS; f++) {
         enum pgcb_proto_field pf = (enum pgcb_proto_field)f;
-        json_object_set_new(o, pgcb_proto_key(pf), str_or_null(pgcb_proto_value(pf,
+        json_object_set_new(o, pgcb_proto_key(pf), pgcb_json_str(pgcb_proto_value(pf,
                                                                    pgcb_proto_get(p, pf))));
     }
     if (explicit_mask) {
@@ -414,10 +356,10 @@ static json_t *result_json(const struct pgcb_result *r)
         char abi[32];
         snprintf(abi, sizeof abi, "%u.%u", rd->abi_major, rd->abi_minor);
         json_t *one = json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s}", "name", rd->label,
-                                "driver", str_or_null(rd->name), "version",
-                                str_or_null(rd->version), "links", str_or_null(rd->links),
-                                "path", str_or_null(rd->path), "description",
-                                str_or_null(rd->description), "caps", caps_json(rd->caps),
+                                "driver", pgcb_json_str(rd->name), "version",
+                                pgcb_json_str(rd->version), "links", pgcb_json_str(rd->links),
+                                "path", pgcb_json_str(rd->path), "description",
+                                pgcb_json_str(rd->description), "caps", caps_json(rd->caps),
                                 "abi", abi);
         if (one)
             json_object_set_new(one, "protocol", proto_json(&rd->proto, &rd->proto_explicit));
@@ -439,39 +381,39 @@ static json_t *result_json(const struct pgcb_result *r)
     }
     json_t *env = json_pack(
         "{s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "cpu_model",
-        str_or_null(r->cpu_model), "cores", (json_int_t)r->cores, "ram_bytes",
-        (json_int_t)r->ram_bytes, "kernel", str_or_null(r->kernel), "hostname",
-        str_or_null(r->hostname), "client_cpus", str_or_null(r->client_cpus), "server_cpus",
-        str_or_null(r->server_cpus), "server_cpus_source", str_or_null(r->server_cpus_source),
-        "cpus_shared", r->cpus_shared, "libpq_version", str_or_null(r->libpq_version));
+        pgcb_json_str(r->cpu_model), "cores", (json_int_t)r->cores, "ram_bytes",
+        (json_int_t)r->ram_bytes, "kernel", pgcb_json_str(r->kernel), "hostname",
+        pgcb_json_str(r->hostname), "client_cpus", pgcb_json_str(r->client_cpus), "server_cpus",
+        pgcb_json_str(r->server_cpus), "server_cpus_source", pgcb_json_str(r->server_cpus_source),
+        "cpus_shared", r->cpus_shared, "libpq_version", pgcb_json_str(r->libpq_version));
     if (env) {
         json_object_set_new(env, "noise", env_noise_json(r));
-        json_object_set_new(env, "runner_cpus", str_or_null(r->runner_cpus));
+        json_object_set_new(env, "runner_cpus", pgcb_json_str(r->runner_cpus));
     }
     json_t *j = json_pack("{s:i, s:{s:o}, s:o, s:o, s:o, s:o, s:{s:o, s:o}, "
                      "s:{s:I, s:I, s:I, s:o}, s:{s:f, s:f, s:I, s:s, s:o, s:I, s:o}, s:o, s:o, s:o, s:b, s:o}",
                      "schema_version", PGCB_RESULT_SCHEMA_VERSION,
-                     "runner", "version", str_or_null(r->runner_version),
-                     "started_at", str_or_null(r->started_at),
-                     "finished_at", str_or_null(r->finished_at),
-                     "config_file", str_or_null(r->config_file),
+                     "runner", "version", pgcb_json_str(r->runner_version),
+                     "started_at", pgcb_json_str(r->started_at),
+                     "finished_at", pgcb_json_str(r->finished_at),
+                     "config_file", pgcb_json_str(r->config_file),
                      "environment", env,
-                     "server", "version", str_or_null(r->server_version),
-                     "conninfo", str_or_null(r->conninfo),
+                     "server", "version", pgcb_json_str(r->server_version),
+                     "conninfo", pgcb_json_str(r->conninfo),
                      "budget", "time_ms", (json_int_t)r->time_ms,
                      "queries", (json_int_t)r->min_queries,
                      "warmup_ms", (json_int_t)r->warmup_ms,
-                     "orders", str_or_null(r->orders_mode),
+                     "orders", pgcb_json_str(r->orders_mode),
                      "verdicts", "alpha", pgcb_rank_alpha(r),
                      "interval_level", pgcb_rank_level(r),
                      "orders_repeats", (json_int_t)(r->orders_repeats ? r->orders_repeats : 1),
                      "until", r->until_decided ? "decided" : "budget",
                      "until_width", r->until_decided ? json_real(r->until_width) : json_null(),
                      "looks", (json_int_t)(r->looks ? r->looks : 1),
-                     "checksum_reference", str_or_null(r->checksum_reference),
+                     "checksum_reference", pgcb_json_str(r->checksum_reference),
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
-                     "stop_reason", str_or_null(r->stop_reason));
+                     "stop_reason", pgcb_json_str(r->stop_reason));
     if (j && r->resumed_from)
         json_object_set_new(j, "resumed", resumed_json(r));
     if (j)
@@ -567,12 +509,6 @@ int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, 
 }
 
 /* ---- reading ----------------------------------------------------------- */
-
-static char *dup_str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? pgcb_xstrdup(s) : NULL;
-}
 
 static double get_real(json_t *o, const char *key)
 {
@@ -672,9 +608,9 @@ static int read_background(json_t *o, struct pgcb_res_background *b, char *why, 
 {
     static const char who[] = "a background load";
     uint64_t conns;
-    b->name = dup_str(o, "name");
-    b->driver = dup_str(o, "driver");
-    b->query = dup_str(o, "query");
+    b->name = pgcb_json_dup_str(o, "name");
+    b->driver = pgcb_json_dup_str(o, "driver");
+    b->query = pgcb_json_dup_str(o, "query");
     if (!b->name || !b->driver || !b->query) {
         snprintf(why, n, "a background load lacks name, driver or query");
         return -1;
@@ -854,7 +790,7 @@ static void read_cell_backend(json_t *o, struct pgcb_res_cell *c)
                                    .sys_ns_per_query = NAN,
                                    .voluntary_switches_per_query = NAN,
                                    .involuntary_switches_per_query = NAN};
-    b->why = dup_str(o, "backend_unknown");
+    b->why = pgcb_json_dup_str(o, "backend_unknown");
     json_t *j = json_object_get(o, "backend");
     json_t *pids = json_object_get(j, "pids");
     if (!json_is_object(j) || !json_is_integer(pids) || json_integer_value(pids) <= 0 ||
@@ -894,12 +830,12 @@ static void read_env_noise(json_t *env, struct pgcb_result *r)
             continue;
         struct pgcb_res_cpu *x = &r->noise_cpus[r->nnoise_cpus++];
         x->cpu = (int)json_integer_value(cpu);
-        x->role = dup_str(u, "role");
-        x->governor = dup_str(u, "governor");
+        x->role = pgcb_json_dup_str(u, "role");
+        x->governor = pgcb_json_dup_str(u, "governor");
         x->cur_khz = real_or_nan(json_object_get(u, "cur_khz"));
         x->min_khz = real_or_nan(json_object_get(u, "min_khz"));
         x->max_khz = real_or_nan(json_object_get(u, "max_khz"));
-        x->smt_siblings = dup_str(u, "smt_siblings");
+        x->smt_siblings = pgcb_json_dup_str(u, "smt_siblings");
     }
 }
 
@@ -909,9 +845,9 @@ static void read_env_noise(json_t *env, struct pgcb_result *r)
 int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_res_group *gr,
                            char *why, size_t n)
 {
-    gr->suite = dup_str(o, "suite");
-    gr->query = dup_str(o, "query");
-    gr->sql = dup_str(o, "sql");
+    gr->suite = pgcb_json_dup_str(o, "suite");
+    gr->query = pgcb_json_dup_str(o, "query");
+    gr->sql = pgcb_json_dup_str(o, "sql");
     gr->depth = (uint32_t)get_u64(o, "depth");
     gr->threads = (uint32_t)get_u64(o, "threads");
     json_t *cpus = json_object_get(o, "thread_cpus");
@@ -922,8 +858,8 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
     }
     json_t *rows = json_object_get(o, "rows");
     gr->rows = json_is_integer(rows) ? (int64_t)json_integer_value(rows) : -1;
-    gr->transport = dup_str(o, "transport");
-    gr->conninfo = dup_str(o, "conninfo");
+    gr->transport = pgcb_json_dup_str(o, "transport");
+    gr->conninfo = pgcb_json_dup_str(o, "conninfo");
     pgcb_result_types_group_read(o, gr);
     gr->cells = pgcb_xcalloc(r->ndrivers ? r->ndrivers : 1, sizeof *gr->cells);
     json_t *results = json_object_get(o, "results");
@@ -942,7 +878,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
             return -1;
         }
         cell->status = status_from_str(json_string_value(json_object_get(c, "status")));
-        cell->error = dup_str(c, "error");
+        cell->error = pgcb_json_dup_str(c, "error");
         cell->samples = get_u64(c, "samples");
         cell->queries = get_u64(c, "queries");
         cell->mean_ns = get_real(c, "mean_ns");
@@ -1029,28 +965,28 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
         !json_is_array(orders))
         return read_fail(err, errlen, path, "missing environment, drivers, orders or groups", j, r);
 
-    r->runner_version = dup_str(runner, "version");
-    r->started_at = dup_str(j, "started_at");
-    r->finished_at = dup_str(j, "finished_at");
-    r->config_file = dup_str(j, "config_file");
-    r->cpu_model = dup_str(env, "cpu_model");
+    r->runner_version = pgcb_json_dup_str(runner, "version");
+    r->started_at = pgcb_json_dup_str(j, "started_at");
+    r->finished_at = pgcb_json_dup_str(j, "finished_at");
+    r->config_file = pgcb_json_dup_str(j, "config_file");
+    r->cpu_model = pgcb_json_dup_str(env, "cpu_model");
     r->cores = (unsigned)get_u64(env, "cores");
     r->ram_bytes = get_u64(env, "ram_bytes");
-    r->kernel = dup_str(env, "kernel");
-    r->hostname = dup_str(env, "hostname");
-    r->client_cpus = dup_str(env, "client_cpus");
-    r->server_cpus = dup_str(env, "server_cpus");
-    r->runner_cpus = dup_str(env, "runner_cpus");
-    r->server_cpus_source = dup_str(env, "server_cpus_source");
+    r->kernel = pgcb_json_dup_str(env, "kernel");
+    r->hostname = pgcb_json_dup_str(env, "hostname");
+    r->client_cpus = pgcb_json_dup_str(env, "client_cpus");
+    r->server_cpus = pgcb_json_dup_str(env, "server_cpus");
+    r->runner_cpus = pgcb_json_dup_str(env, "runner_cpus");
+    r->server_cpus_source = pgcb_json_dup_str(env, "server_cpus_source");
     r->cpus_shared = json_is_true(json_object_get(env, "cpus_shared"));
-    r->libpq_version = dup_str(env, "libpq_version");
+    r->libpq_version = pgcb_json_dup_str(env, "libpq_version");
     read_env_noise(env, r);
-    r->server_version = dup_str(server, "version");
-    r->conninfo = dup_str(server, "conninfo");
+    r->server_version = pgcb_json_dup_str(server, "version");
+    r->conninfo = pgcb_json_dup_str(server, "conninfo");
     r->time_ms = get_u64(budget, "time_ms");
     r->min_queries = get_u64(budget, "queries");
     r->warmup_ms = get_u64(budget, "warmup_ms");
-    r->orders_mode = dup_str(budget, "orders");
+    r->orders_mode = pgcb_json_dup_str(budget, "orders");
     json_t *verdicts = json_object_get(j, "verdicts");
     json_t *alpha = json_object_get(verdicts, "alpha");
     json_t *level = json_object_get(verdicts, "interval_level");
@@ -1063,15 +999,15 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->until_decided = until && strcmp(until, "decided") == 0;
     r->until_width = get_real(verdicts, "until_width");
     r->looks = (size_t)get_u64(verdicts, "looks");
-    r->checksum_reference = dup_str(verdicts, "checksum_reference");
+    r->checksum_reference = pgcb_json_dup_str(verdicts, "checksum_reference");
     proto_from_json(json_object_get(j, "protocol"), &r->proto, NULL);
     r->complete = json_is_true(json_object_get(j, "complete"));
-    r->stop_reason = dup_str(j, "stop_reason");
+    r->stop_reason = pgcb_json_dup_str(j, "stop_reason");
     json_t *resumed = json_object_get(j, "resumed"); /* tolerant: absent or mistyped is none */
-    r->resumed_from = dup_str(resumed, "from");
+    r->resumed_from = pgcb_json_dup_str(resumed, "from");
     if (r->resumed_from) {
         r->resumed_groups_kept = (size_t)get_u64(resumed, "groups_kept");
-        r->resumed_at = dup_str(resumed, "at");
+        r->resumed_at = pgcb_json_dup_str(resumed, "at");
     }
     pgcb_result_selection_read(j, &r->selection);
 
@@ -1080,12 +1016,12 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     for (size_t d = 0; d < r->ndrivers; d++) {
         json_t *o = json_array_get(drivers, d);
         struct pgcb_res_driver *rd = &r->drivers[d];
-        rd->label = dup_str(o, "name");
-        rd->name = dup_str(o, "driver");
-        rd->version = dup_str(o, "version");
-        rd->links = dup_str(o, "links");
-        rd->path = dup_str(o, "path");
-        rd->description = dup_str(o, "description");
+        rd->label = pgcb_json_dup_str(o, "name");
+        rd->name = pgcb_json_dup_str(o, "driver");
+        rd->version = pgcb_json_dup_str(o, "version");
+        rd->links = pgcb_json_dup_str(o, "links");
+        rd->path = pgcb_json_dup_str(o, "path");
+        rd->description = pgcb_json_dup_str(o, "description");
         rd->caps = caps_from_json(json_object_get(o, "caps"));
         proto_from_json(json_object_get(o, "protocol"), &rd->proto, &rd->proto_explicit);
         const char *abi = json_string_value(json_object_get(o, "abi"));

@@ -12,12 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_util.h"
 #include "util.h"
-
-static json_t *str_or_null(const char *s)
-{
-    return s ? json_string(s) : json_null();
-}
 
 static json_t *names_json(const struct pgcb_res_names *l)
 {
@@ -35,7 +31,7 @@ json_t *pgcb_result_selection_json(const struct pgcb_res_selection *s)
                                                "path", s->added[i].path, "from",
                                                s->added[i].from));
     return json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:o, s:o, s:o}}",
-                     "driver_dir", str_or_null(s->driver_dir), "added_drivers", added,
+                     "driver_dir", pgcb_json_str(s->driver_dir), "added_drivers", added,
                      "only", s->only_given ? names_json(&s->only) : json_null(),
                      "suites", s->suites_given ? names_json(&s->suites) : json_null(),
                      "queries", s->queries_given ? names_json(&s->queries) : json_null(),
@@ -48,14 +44,8 @@ void pgcb_result_selection_budget(const struct pgcb_res_selection *s, json_t *bu
 {
     if (!s->recorded || !budget)
         return;
-    json_object_set_new(budget, "time_ms_source", str_or_null(s->time_source));
-    json_object_set_new(budget, "queries_source", str_or_null(s->queries_source));
-}
-
-static char *dup_str(json_t *o, const char *key)
-{
-    const char *v = json_string_value(json_object_get(o, key));
-    return v ? pgcb_xstrdup(v) : NULL;
+    json_object_set_new(budget, "time_ms_source", pgcb_json_str(s->time_source));
+    json_object_set_new(budget, "queries_source", pgcb_json_str(s->queries_source));
 }
 
 /* The strings of array a (others skipped); 1 if a is an array. */
@@ -79,15 +69,15 @@ void pgcb_result_selection_read(json_t *root, struct pgcb_res_selection *s)
     if (!json_is_object(o))
         return;
     s->recorded = 1;
-    s->driver_dir = dup_str(o, "driver_dir");
+    s->driver_dir = pgcb_json_dup_str(o, "driver_dir");
     json_t *added = json_object_get(o, "added_drivers");
     s->added = pgcb_xcalloc(json_array_size(added) + 1, sizeof *s->added);
     for (size_t i = 0; i < json_array_size(added); i++) {
         json_t *one = json_array_get(added, i);
         struct pgcb_res_added_driver *a = &s->added[s->nadded];
-        a->name = dup_str(one, "name");
-        a->path = dup_str(one, "path");
-        a->from = dup_str(one, "from");
+        a->name = pgcb_json_dup_str(one, "name");
+        a->path = pgcb_json_dup_str(one, "path");
+        a->from = pgcb_json_dup_str(one, "from");
         if (!a->name) {
             free(a->path);
             free(a->from);
@@ -103,8 +93,8 @@ void pgcb_result_selection_read(json_t *root, struct pgcb_res_selection *s)
     read_names(json_object_get(left, "suites"), &s->left_out_suites);
     read_names(json_object_get(left, "queries"), &s->left_out_queries);
     json_t *budget = json_object_get(root, "budget");
-    s->time_source = dup_str(budget, "time_ms_source");
-    s->queries_source = dup_str(budget, "queries_source");
+    s->time_source = pgcb_json_dup_str(budget, "time_ms_source");
+    s->queries_source = pgcb_json_dup_str(budget, "queries_source");
 }
 
 static void names_free(struct pgcb_res_names *l)

@@ -12,35 +12,19 @@
 
 #include "result.h"
 #include "tsummary.h"
+#include "json_util.h"
 #include "util.h"
-
-static json_t *str_or_null(const char *s)
-{
-    json_t *j = s ? json_string(s) : NULL;
-    return j ? j : json_null();
-}
-
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static char *dup_str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? pgcb_xstrdup(s) : NULL;
-}
 
 json_t *pgcb_result_transport_json(const struct pgcb_res_transport *t)
 {
     if (!t->recorded)
         return json_null();
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "asked", str_or_null(t->asked),
-                     "seen", str_or_null(t->seen), "tls_version", str_or_null(t->tls_version),
-                     "cipher", str_or_null(t->cipher), "bits",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:o}", "asked", pgcb_json_str(t->asked),
+                     "seen", pgcb_json_str(t->seen), "tls_version", pgcb_json_str(t->tls_version),
+                     "cipher", pgcb_json_str(t->cipher), "bits",
                      t->bits > 0 ? json_integer(t->bits) : json_null(), "client_addr",
-                     str_or_null(t->client_addr), "mismatch", t->mismatch, "why",
-                     str_or_null(t->why));
+                     pgcb_json_str(t->client_addr), "mismatch", t->mismatch, "why",
+                     pgcb_json_str(t->why));
 }
 
 void pgcb_result_transport_read(json_t *cell, struct pgcb_res_transport *t)
@@ -50,12 +34,12 @@ void pgcb_result_transport_read(json_t *cell, struct pgcb_res_transport *t)
     if (!json_is_object(o) || !json_is_string(json_object_get(o, "seen")))
         return;
     t->recorded = 1;
-    t->asked = dup_str(o, "asked");
-    t->seen = dup_str(o, "seen");
-    t->why = dup_str(o, "why");
-    t->tls_version = dup_str(o, "tls_version");
-    t->cipher = dup_str(o, "cipher");
-    t->client_addr = dup_str(o, "client_addr");
+    t->asked = pgcb_json_dup_str(o, "asked");
+    t->seen = pgcb_json_dup_str(o, "seen");
+    t->why = pgcb_json_dup_str(o, "why");
+    t->tls_version = pgcb_json_dup_str(o, "tls_version");
+    t->cipher = pgcb_json_dup_str(o, "cipher");
+    t->client_addr = pgcb_json_dup_str(o, "client_addr");
     json_t *bits = json_object_get(o, "bits");
     t->bits = json_is_integer(bits) && json_integer_value(bits) > 0 &&
                       json_integer_value(bits) < 1 << 20
@@ -86,12 +70,12 @@ static json_t *summary_driver(const struct pgcb_result *r, const struct pgcb_tsu
         json_array_append_new(
             res, json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "transport",
                            r->groups[set->groups[k]].transport, "median_ns_per_query",
-                           real_or_null(c.query_ns), "median_ns_per_batch",
-                           real_or_null(c.batch_ns), "vs_baseline_ns_per_query",
-                           real_or_null(k == set->base ? NAN : c.d_query_ns),
+                           pgcb_json_real(c.query_ns), "median_ns_per_batch",
+                           pgcb_json_real(c.batch_ns), "vs_baseline_ns_per_query",
+                           pgcb_json_real(k == set->base ? NAN : c.d_query_ns),
                            "vs_baseline_ns_per_batch",
-                           real_or_null(k == set->base ? NAN : c.d_batch_ns), "vs_baseline_pct",
-                           real_or_null(k == set->base ? NAN : c.d_pct)));
+                           pgcb_json_real(k == set->base ? NAN : c.d_batch_ns), "vs_baseline_pct",
+                           pgcb_json_real(k == set->base ? NAN : c.d_pct)));
     }
     return json_pack("{s:s, s:b, s:o}", "driver", r->drivers[d].label, "reference",
                      (r->drivers[d].caps & PGCB_CAP_REFERENCE) != 0, "results", res);

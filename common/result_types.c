@@ -10,25 +10,9 @@
 #include <string.h>
 
 #include "result.h"
+#include "json_util.h"
 #include "util.h"
 #include "versus.h"
-
-static json_t *str_or_null(const char *s)
-{
-    json_t *j = s ? json_string(s) : NULL;
-    return j ? j : json_null();
-}
-
-static json_t *real_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
-static char *dup_str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? pgcb_xstrdup(s) : NULL;
-}
 
 void pgcb_result_types_group_json(json_t *one, const struct pgcb_res_group *gr)
 {
@@ -39,12 +23,12 @@ void pgcb_result_types_group_json(json_t *one, const struct pgcb_res_group *gr)
         const struct pgcb_res_folded *f = &gr->folded[i];
         json_array_append_new(folded, json_pack("{s:I, s:o, s:o, s:I}", "column",
                                                 (json_int_t)f->column, "name",
-                                                str_or_null(f->name), "type",
-                                                str_or_null(f->type), "oid",
+                                                pgcb_json_str(f->name), "type",
+                                                pgcb_json_str(f->type), "oid",
                                                 (json_int_t)f->oid));
     }
     json_object_set_new(one, "folded_as_text", folded);
-    json_object_set_new(one, "versus", str_or_null(gr->versus));
+    json_object_set_new(one, "versus", pgcb_json_str(gr->versus));
 }
 
 /* A non-negative integer below 2^32 at key, or 0. */
@@ -58,7 +42,7 @@ static uint32_t get_u32(json_t *o, const char *key)
 void pgcb_result_types_group_read(json_t *o, struct pgcb_res_group *gr)
 {
     gr->columns = get_u32(o, "columns");
-    gr->versus = dup_str(o, "versus");
+    gr->versus = pgcb_json_dup_str(o, "versus");
     json_t *folded = json_object_get(o, "folded_as_text");
     size_t n = json_is_array(folded) ? json_array_size(folded) : 0;
     gr->folded = n ? pgcb_xcalloc(n, sizeof *gr->folded) : NULL;
@@ -68,8 +52,8 @@ void pgcb_result_types_group_read(json_t *o, struct pgcb_res_group *gr)
             continue; /* not one: skipped */
         struct pgcb_res_folded *out = &gr->folded[gr->nfolded++];
         out->column = get_u32(f, "column");
-        out->name = dup_str(f, "name");
-        out->type = dup_str(f, "type");
+        out->name = pgcb_json_dup_str(f, "name");
+        out->type = pgcb_json_dup_str(f, "type");
         out->oid = get_u32(f, "oid");
     }
 }
@@ -92,9 +76,9 @@ static json_t *cost_driver(const struct pgcb_result *r, const struct pgcb_versus
     struct pgcb_versus_cell c;
     pgcb_versus_cell(r, p, d, &c);
     return json_pack("{s:s, s:o, s:o, s:o, s:o}", "driver", r->drivers[d].label,
-                     "values_per_query", real_or_null(c.values), "cpu_ns_per_query",
-                     real_or_null(c.cpu_ns), "versus_cpu_ns_per_query",
-                     real_or_null(c.twin_cpu_ns), "ns_per_value", real_or_null(c.ns_per_value));
+                     "values_per_query", pgcb_json_real(c.values), "cpu_ns_per_query",
+                     pgcb_json_real(c.cpu_ns), "versus_cpu_ns_per_query",
+                     pgcb_json_real(c.twin_cpu_ns), "ns_per_value", pgcb_json_real(c.ns_per_value));
 }
 
 json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r)
@@ -114,7 +98,7 @@ json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r)
                            (json_int_t)gr->depth, "threads", (json_int_t)gr->threads,
                            "transaction", gr->transaction, "ops",
                            gr->ops ? json_integer((json_int_t)gr->ops) : json_null(),
-                           "transport", str_or_null(gr->transport), "interleaved", 0,
+                           "transport", pgcb_json_str(gr->transport), "interleaved", 0,
                            "drivers", drivers));
     }
     free(pairs);

@@ -22,6 +22,7 @@
 #include "../../drivers/rawwire/rw_reply.h"
 
 #include "../lib/drvtest.h"
+#include "../lib/feedtest.h"
 
 #define FIX(...) ((const unsigned char[]){__VA_ARGS__})
 #define ASSERT_BYTES(buf, ...)                                                     \
@@ -233,21 +234,7 @@ static struct pgcb_sum expect2(void)
 static int feed_all(struct rw_reply *r, const unsigned char *p, size_t n, size_t step, char *err,
                     size_t errlen)
 {
-    unsigned char buf[4096];
-    size_t have = 0, off = 0;
-    int ret = RW_FEED_MORE;
-
-    while (ret == RW_FEED_MORE && off < n) {
-        size_t take = n - off < step ? n - off : step, used = 0, need = 0;
-        memcpy(buf + have, p + off, take);
-        have += take;
-        off += take;
-        ret = rw_reply_feed(r, (const char *)buf, have, &used, &need, err, errlen);
-        assert_true(used <= have);
-        memmove(buf, buf + used, have - used);
-        have -= used;
-    }
-    return ret;
+    return feedtest_pieces(rw_reply_feed, r, p, n, step, err, errlen);
 }
 
 static void test_reply_ok(void **state)

@@ -16,6 +16,7 @@
 
 #include "pgwire/rw_io.h"
 #include "../../drivers/rawwire/rw_copy.h"
+#include "../lib/feedtest.h"
 
 #define G3 'G', 0, 0, 0, 13, 0, 0, 3, 0, 0, 0, 0, 0, 0 /* CopyInResponse: text, 3 columns */
 #define CC(n) 'C', 0, 0, 0, 11, 'C', 'O', 'P', 'Y', ' ', n, 0 /* CommandComplete "COPY n" */
@@ -23,25 +24,10 @@
 #define E42 'E', 0, 0, 0, 31, 'S', 'E', 'R', 'R', 'O', 'R', 0, 'C', '4', '2', 'P', '0', '1', 0, \
             'M', 'n', 'o', ' ', 't', 'a', 'b', 'l', 'e', ' ', 'x', 0, 0
 
-/* Feed p in pieces of `step` bytes, as rw_io would (the unused rest kept
- * and completed); the last feed's return. */
 static int feed(struct rw_copy_reply *r, const unsigned char *p, size_t n, size_t step, char *err,
                 size_t errlen)
 {
-    unsigned char buf[512];
-    size_t have = 0, off = 0;
-    int ret = RW_FEED_MORE;
-    while (ret == RW_FEED_MORE && off < n) {
-        size_t take = n - off < step ? n - off : step, used = 0, need = 0;
-        memcpy(buf + have, p + off, take);
-        have += take;
-        off += take;
-        ret = rw_copy_feed(r, (const char *)buf, have, &used, &need, err, errlen);
-        assert_true(used <= have);
-        memmove(buf, buf + used, have - used);
-        have -= used;
-    }
-    return ret;
+    return feedtest_pieces(rw_copy_feed, r, p, n, step, err, errlen);
 }
 
 /* Every piece size: the reply ends with `want`, err containing `part`
