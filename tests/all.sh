@@ -24,9 +24,10 @@ steps_failed=()
 
 # step NAME COMMAND...: run it with its output visible, then add its counts.
 step() {
-    local name=$1 status=0 p f line
+    local name=$1 status=0 p f line start=$SECONDS
     shift
     "$@" 2>&1 | tee "$log" || status=$?
+    printf 'all: step "%s" took %d s\n' "$name" $((SECONDS - start))
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
     if [[ -n $line ]]; then
         p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")

@@ -161,7 +161,7 @@ static void test_until_decided(void **state)
     char head[1024];
     snprintf(head, sizeof head,
              "[bench]\ntime_ms = 4000\nqueries = 50\nwarmup_ms = 50\nuntil = decided\n"
-             "until_max_orders = 40\nuntil_width = 0.25\n"
+             "until_max_orders = 60\nuntil_width = 0.5\n"
              "[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
     const char *ini = e2e_write_file("until", head, body);
     const char *path = e2e_json_path("until");
@@ -172,18 +172,21 @@ static void test_until_decided(void **state)
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "Until    : decided: a group stops after any whole set of 2 "
                                   "orders"));
-    assert_non_null(strstr(r.out, "(cap 40 orders, 20 looks: alpha 1/64 / 20 per look)"));
+    assert_non_null(strstr(r.out, "(cap 60 orders, 30 looks: alpha 1/64 / 30 per look)"));
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(path, &res, err, sizeof err), 0);
     size_t ran = res.groups[0].orders_run;
     print_message("decided after %zu of %zu orders\n", ran, res.norders);
-    assert_int_equal(res.norders, 40);
-    assert_int_equal(res.looks, 20);
-    assert_true(ran >= 12 && ran < 40 && ran % 2 == 0); /* 2^(1-12) <= 1/1280 */
+    assert_int_equal(res.norders, 60);
+    assert_int_equal(res.looks, 30);
+    /* 2^(1-12) <= 1/1920: 12 orders at least. The cap and the width leave room
+     * for a noisy machine (40 orders at width 0.25 once did not decide in a
+     * make test): the rule is tested by stopping before the cap. */
+    assert_true(ran >= 12 && ran < 60 && ran % 2 == 0);
     assert_int_equal(res.groups[0].cells[0].norders, ran);
     char want[128];
-    snprintf(want, sizeof want, "decided after %zu of 40)", ran);
+    snprintf(want, sizeof want, "decided after %zu of 60)", ran);
     assert_non_null(strstr(r.out, want));
     assert_non_null(strstr(r.out, "Winner: libpq_pipeline"));
     pgcb_result_free(&res);

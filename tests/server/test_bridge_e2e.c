@@ -151,7 +151,7 @@ static void run_ts(const char *name, const char *bench, struct pgcb_result *res)
              e2e_build, e2e_build, e2e_build, e2e_build);
     const char *ini = e2e_write_file(name, head, body);
     const char *out = e2e_json_path(name);
-    const char *env[] = {"BENCH_TIME_MS=100", "BENCH_QUERIES=10", "PGCB_SERVER_CPUS", NULL};
+    const char *env[] = {"BENCH_TIME_MS=50", "BENCH_QUERIES=5", "PGCB_SERVER_CPUS", NULL};
     struct e2e_run r = e2e_run_runner(ini, out, env, NULL, 0, NULL);
     if (r.status != 2)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);

@@ -30,7 +30,7 @@
 #include "result.h"
 #include "../lib/e2e.h"
 
-static const char *const tiny_env[] = {"BENCH_TIME_MS=200", "BENCH_QUERIES=20", NULL};
+static const char *const tiny_env[] = {"BENCH_TIME_MS=60", "BENCH_QUERIES=5", NULL};
 
 /* The columns of pgcb_types, in order (sql/types_schema.sql). */
 static const uint32_t types_oids[] = {23,   21,   23,   20,   700,  701,  16,   25,
