@@ -23,28 +23,16 @@
 #include "report.h"
 #include "result.h"
 #include "util.h"
+#include "../lib/resfake.h"
 
 /* Drivers a (no pipelining), b (pipeline) and c (skipped: ABI 1.0); eight
  * execution orders; one transaction group of 50 rows per transaction, 20000
  * operations, 3 parameters; a lost the sign test to b in all eight. */
 static void make(struct pgcb_result *r)
 {
-    *r = (struct pgcb_result){0};
     static const char *const labels[] = {"a", "b", "c"};
-    r->ndrivers = 3;
-    r->drivers = pgcb_xcalloc(3, sizeof *r->drivers);
-    for (size_t d = 0; d < 3; d++) {
-        r->drivers[d].label = pgcb_xstrdup(labels[d]);
-        r->drivers[d].name = pgcb_xstrdup(labels[d]);
-        r->drivers[d].version = pgcb_xstrdup("1");
-        r->drivers[d].links = pgcb_xstrdup("");
-        r->drivers[d].path = pgcb_xstrdup("x.so");
-    }
+    resfake_init(r, labels, 3, 8);
     r->drivers[1].caps = PGCB_CAP_PIPELINE;
-    r->norders = 8;
-    r->orders = pgcb_xcalloc(8, sizeof *r->orders);
-    for (size_t o = 0; o < 8; o++)
-        r->orders[o] = pgcb_xcalloc(3, sizeof **r->orders);
     r->ngroups = 1;
     r->groups = pgcb_xcalloc(1, sizeof *r->groups);
     struct pgcb_res_group *g = &r->groups[0];

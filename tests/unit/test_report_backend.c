@@ -24,6 +24,7 @@
 #include "report.h"
 #include "result.h"
 #include "util.h"
+#include "../lib/resfake.h"
 
 static const struct pgcb_res_backend unknown = {
     .cpu_ns_per_query = NAN, .user_ns_per_query = NAN, .sys_ns_per_query = NAN,
@@ -34,23 +35,11 @@ static const struct pgcb_res_backend unknown = {
  * for a and floor, the whole server's CPU too; null has neither. */
 static void make(struct pgcb_result *r)
 {
-    *r = (struct pgcb_result){0};
     static const char *const labels[] = {"a", "floor", "null"};
     static const unsigned caps[] = {0, PGCB_CAP_REFERENCE, PGCB_CAP_REFERENCE | PGCB_CAP_NO_IO};
-    r->ndrivers = 3;
-    r->drivers = pgcb_xcalloc(3, sizeof *r->drivers);
-    for (size_t d = 0; d < 3; d++) {
-        r->drivers[d].label = pgcb_xstrdup(labels[d]);
-        r->drivers[d].name = pgcb_xstrdup(labels[d]);
-        r->drivers[d].version = pgcb_xstrdup("1");
-        r->drivers[d].links = pgcb_xstrdup("");
-        r->drivers[d].path = pgcb_xstrdup("x.so");
+    resfake_init(r, labels, 3, 2);
+    for (size_t d = 0; d < 3; d++)
         r->drivers[d].caps = caps[d];
-    }
-    r->norders = 2;
-    r->orders = pgcb_xcalloc(2, sizeof *r->orders);
-    for (size_t o = 0; o < 2; o++)
-        r->orders[o] = pgcb_xcalloc(3, sizeof **r->orders);
     r->ngroups = 2;
     r->groups = pgcb_xcalloc(2, sizeof *r->groups);
     const double med[] = {80000, 50000, 10000};

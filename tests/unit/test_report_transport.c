@@ -27,6 +27,7 @@
 #include "result.h"
 #include "tsummary.h"
 #include "util.h"
+#include "../lib/resfake.h"
 
 static const char *const kinds[] = {"tcp", "unix", "tls"};
 
@@ -52,22 +53,9 @@ static void set_transport(struct pgcb_res_cell *c, const char *asked, const char
  * batch (k the kind's index); b failed under tls. */
 static void make(struct pgcb_result *r)
 {
-    *r = (struct pgcb_result){0};
     static const char *const labels[] = {"a", "b", "f"};
-    r->ndrivers = 3;
-    r->drivers = pgcb_xcalloc(3, sizeof *r->drivers);
-    for (size_t d = 0; d < 3; d++) {
-        r->drivers[d].label = pgcb_xstrdup(labels[d]);
-        r->drivers[d].name = pgcb_xstrdup(labels[d]);
-        r->drivers[d].version = pgcb_xstrdup("1");
-        r->drivers[d].path = pgcb_xstrdup("x.so");
-    }
+    resfake_init(r, labels, 3, 1);
     r->drivers[2].caps = PGCB_CAP_REFERENCE;
-    r->norders = 1;
-    r->orders = pgcb_xcalloc(1, sizeof *r->orders);
-    r->orders[0] = pgcb_xcalloc(3, sizeof **r->orders);
-    for (size_t k = 0; k < 3; k++)
-        r->orders[0][k] = k;
     r->ngroups = 4;
     r->groups = pgcb_xcalloc(4, sizeof *r->groups);
     for (size_t g = 0; g < 4; g++) {

@@ -28,6 +28,7 @@
 #include "result.h"
 #include "util.h"
 #include "versus.h"
+#include "../lib/resfake.h"
 
 /* One group: suite / query (versus), rows (-1: not given), columns. */
 struct spec {
@@ -65,22 +66,9 @@ static const struct spec specs[] = {
 
 static void make(struct pgcb_result *r)
 {
-    *r = (struct pgcb_result){0};
     static const char *const labels[] = {"a", "b", "n"};
-    r->ndrivers = 3;
-    r->drivers = pgcb_xcalloc(3, sizeof *r->drivers);
-    for (size_t d = 0; d < 3; d++) {
-        r->drivers[d].label = pgcb_xstrdup(labels[d]);
-        r->drivers[d].name = pgcb_xstrdup(labels[d]);
-        r->drivers[d].version = pgcb_xstrdup("1");
-        r->drivers[d].path = pgcb_xstrdup("x.so");
-    }
+    resfake_init(r, labels, 3, 1);
     r->drivers[2].caps = PGCB_CAP_NO_IO;
-    r->norders = 1;
-    r->orders = pgcb_xcalloc(1, sizeof *r->orders);
-    r->orders[0] = pgcb_xcalloc(3, sizeof **r->orders);
-    for (size_t k = 0; k < 3; k++)
-        r->orders[0][k] = k;
     r->ngroups = NSPECS;
     r->groups = pgcb_xcalloc(NSPECS, sizeof *r->groups);
     for (size_t g = 0; g < NSPECS; g++) {
