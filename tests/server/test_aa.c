@@ -12,11 +12,11 @@
  * Both run at alpha 0.001 (at most one false winner in 1000 groups) with 99.9%
  * intervals, so that this test fails for a bias, not for bad luck: no group
  * may have a winner, and each copy's ratio interval to the other must
- * contain 1; in the ranking, neither has an outright win and the slower
- * copy's interval reaches the faster one's relative latency. The null
- * copies mostly tie order by order (they are deterministic: their per-order
- * medians fall into the same histogram bucket, 0.1% wide): that is the
- * answer too, no position effect above the histogram's resolution.
+ * contain 1; in the ranking, neither has an outright win and the two
+ * copies' intervals overlap. The null copies mostly tie order by order
+ * (they are deterministic: their per-order medians fall into the same
+ * histogram bucket, 0.1% wide): that is the answer too, no position effect
+ * above the histogram's resolution.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -98,10 +98,15 @@ static void expect_tie(const struct pgcb_result *res)
                       me->rel, me->rel_lo, me->rel_hi, me->wins);
         assert_int_equal(me->wins, 0);
     }
-    /* The slower copy's interval reaches the faster one's relative latency
-     * (the faster one's own interval is [1, 1] when it was the best in
-     * every group: its ratio to itself). */
-    assert_true(rk.rows[1].rel_lo <= rk.rows[0].rel);
+    /* The two copies' ranking intervals overlap: the ranking does not
+     * separate them. (Not "the slower one's interval reaches the faster
+     * one's relative latency": that asked the bootstrap's outermost
+     * replicate, at 99.9% with 12 orders, to reach past a group where one
+     * copy was lower in 11 of 12 orders -- p = 0.0063 per group by chance,
+     * and the percentile bootstrap of a median of 12 seldom draws its
+     * extremes: it failed once in a plain run, lo 1.0027 against 1.0021.
+     * The exact per-group checks above are the strict ones.) */
+    assert_true(rk.rows[1].rel_lo <= rk.rows[0].rel_hi);
     pgcb_rank_free(&rk);
 }
 
