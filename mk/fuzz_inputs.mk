@@ -8,7 +8,7 @@
 # `make fuzz-inputs` (`make test` runs both halves through fuzz-all) builds both targets
 # with clang -fsanitize=fuzzer,address,undefined from the sources each needs
 # (not the $(B) libraries, which have no sanitizer coverage) and runs each for
-# FUZZ_INPUTS_SECONDS (default 30); `make -j2 fuzz-inputs` runs the two side
+# FUZZ_INPUTS_SECONDS (default 20); `make -j2 fuzz-inputs` runs the two side
 # by side. Seeds: tests/fuzz/seeds_config/, conf/ and tests/bad/ini/ for the
 # INI target; tests/fuzz/seeds_result/, tests/aggregate/ and tests/bad/json/
 # for the result target. What libFuzzer adds is kept in
@@ -18,7 +18,7 @@
 #
 # Replay one input:  build/fuzz/fuzz_config build/fuzz/config-crash-...
 
-FUZZ_INPUTS_SECONDS ?= 30
+FUZZ_INPUTS_SECONDS ?= 20
 FI_CC     = clang
 FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

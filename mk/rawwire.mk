@@ -4,10 +4,10 @@
 
 # libFuzzer on rawwire's reply parser: `make fuzz` (run by `make test` via
 # fuzz-all) builds tests/fuzz/fuzz_rawwire_reply.c with clang and runs it
-# for RW_FUZZ_SECONDS (default 60) from the seeds in tests/fuzz/seeds/, the
+# for RW_FUZZ_SECONDS (default 40) from the seeds in tests/fuzz/seeds/, the
 # corpus kept in $(B)/fuzz/corpus. clang is in scripts/install-deps.sh: a
 # missing clang is a failure, not a skip.
-RW_FUZZ_SECONDS ?= 60
+RW_FUZZ_SECONDS ?= 40
 # A fixed seed: make test explores the same inputs on every run (CI is
 # reproducible); `make fuzz FUZZ_SEED=0` picks a random one for a hunt.
 FUZZ_SEED       ?= 1
@@ -25,7 +25,8 @@ fuzz: $(RW_FUZZ_BIN)
 
 # The parser and what it calls, compiled with the fuzzer's instrumentation
 # (not the $(B) objects, which have none).
-RW_FUZZ_SRC = tests/fuzz/fuzz_rawwire_reply.c drivers/rawwire/rw_reply.c lib/pgwire/rw_codec.c \
+RW_FUZZ_SRC = tests/fuzz/fuzz_rawwire_reply.c drivers/rawwire/rw_reply.c drivers/rawwire/rw_copy_reply.c \
+              lib/pgwire/rw_codec.c \
               lib/pgwire/rw_err.c $(sort $(wildcard lib/pgvalue/*.c))
 $(RW_FUZZ_BIN): $(RW_FUZZ_SRC) $(wildcard drivers/rawwire/*.h lib/pgwire/*.h lib/pgvalue/*.h include/pgcb/*.h)
 	@command -v clang >/dev/null || { echo "fuzz: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }

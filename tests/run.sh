@@ -10,7 +10,8 @@
 #         start is a failure, never a skip.
 # Each test runs in its own process under `timeout` (PGCB_TEST_TIMEOUT
 # seconds, default 300), from the top of the checkout, with its output
-# visible. One line per test: "PASS name (1.23s)" or "FAIL name (1.23s): why";
+# visible. One line per test: "PASS name (1.23s)" or "FAIL name (1.23s): why"
+# (or "SKIP name: why" for a plain-build-only script in a sanitizer build);
 # the last line is "N passed, N failed". Exit status 1 if anything failed.
 set -euo pipefail
 
@@ -113,6 +114,14 @@ last_cpu() {
 
 shopt -s nullglob
 
+# A sanitizer build (make SAN=1): its runner has AddressSanitizer's runtime.
+# Server scripts whose header says "# pgcb-test: plain build only: WHY" test
+# what no build changes (scripts/pgserver.sh, the install rules) or cannot
+# run a sanitizer build (valgrind): they run once, with the plain build, and
+# print a SKIP line with WHY here.
+san_build=0
+if nm "$build/runner" 2>/dev/null | grep -q __asan_init; then san_build=1; fi
+
 # run_binaries SRC...: run BUILD_DIR/tests/test_X for each test_X.c given (a
 # FAIL for each one not built).
 run_binaries() {
@@ -171,6 +180,11 @@ run_server() {
 
     run_binaries "${srcs[@]}"
     for s in "${scripts[@]}"; do
+        if ((san_build)) && grep -q '^# pgcb-test: plain build only' "$s"; then
+            printf 'SKIP %s: plain build only (%s): the plain build'"'"'s run covers it\n' \
+                "${s#tests/}" "$(sed -n 's/^# pgcb-test: plain build only: //p' "$s" | head -n 1)"
+            continue
+        fi
         run_test "${s#tests/}" "$s" "$build"
     done
     stop_server

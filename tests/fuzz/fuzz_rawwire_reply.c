@@ -1,16 +1,18 @@
 /*
- * fuzz_rawwire_reply.c -- libFuzzer target for rawwire's reply parser
- * (rw_reply_feed: framing, message order, DataRow fields, every value
- * conversion) and the backend-message decoders used at startup and
- * prepare. Built with clang -fsanitize=fuzzer,address,undefined by
- * mk/rawwire.mk (`make fuzz`).
+ * fuzz_rawwire_reply.c -- libFuzzer target for rawwire's two reply
+ * parsers -- a batch's (rw_reply_feed: framing, message order, DataRow
+ * fields, every value conversion) and a COPY FROM STDIN's (rw_copy_feed:
+ * CopyInResponse, CommandComplete "COPY n", errors) -- and the
+ * backend-message decoders used at startup and prepare. Built with clang
+ * -fsanitize=fuzzer,address,undefined by mk/rawwire.mk (`make fuzz`).
  *
- * Input: byte 0 the batch depth (1 + b % 4), byte 1 the column count
- * (b % 6), one byte per column its kind (b % 11, enum pgcb_value_kind of
+ * Input: byte 0 the batch depth (1 + b % 4), its bits 2-3 the reply flags
+ * and bit 4 the parser (set: COPY's); byte 1 the column count (b % 6), one
+ * byte per column its kind (b % PGCB_VALUE_NKINDS, enum pgcb_value_kind of
  * include/pgcb/value.h), one byte the chunk size the bytes arrive in
- * (1 + b), then the server's bytes. Every
- * feed call sees an exactly-sized heap copy of the unconsumed bytes, so any
- * read past what arrived is an ASan error.
+ * (1 + b), then the server's bytes. Every feed call sees an exactly-sized
+ * heap copy of the unconsumed bytes, so any read past what arrived is an
+ * ASan error.
  */
 #include <locale.h>
 #include <stdint.h>
@@ -20,6 +22,7 @@
 #include "pgcb/value.h"
 #include "pgwire/rw_codec.h"
 #include "pgwire/rw_err.h"
+#include "../../drivers/rawwire/rw_copy.h"
 #include "../../drivers/rawwire/rw_reply.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -50,6 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned char kinds[8];
     struct pgcb_sum sum = {0, 0};
     struct rw_reply r;
+    struct rw_copy_reply cr;
+    rw_feed_fn feed = rw_reply_feed;
+    void *ctx = &r;
     char err[PGCB_ERRLEN];
     size_t i = 0, ncols, step, have = 0, off;
     uint32_t depth;
@@ -61,6 +67,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 3)
         return 0;
     flags = (data[i] >> 2) & 3u; /* RW_REPLY_DESCRIBE, RW_REPLY_SYNC_PER_BATCH */
+    if (data[i] & 0x10u) {
+        feed = rw_copy_feed;
+        ctx = &cr;
+    }
     depth = 1 + data[i++] % 4;
     ncols = data[i++] % 6;
     for (size_t c = 0; c < ncols; c++)
@@ -78,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     rw_reply_init(&r, kinds, (unsigned)ncols, &sum, fz_locale, depth, flags);
+    rw_copy_reply_init(&cr);
     while (off < size) {
         size_t take = size - off < step ? size - off : step, used = 0, need = 0;
         char *buf = malloc(have + take);
@@ -91,7 +102,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         pending = NULL;
         have += take;
         off += take;
-        ret = rw_reply_feed(&r, buf, have, &used, &need, err, sizeof err);
+        ret = feed(ctx, buf, have, &used, &need, err, sizeof err);
         if (used > have || (ret == RW_FEED_MORE && need && need <= have - used))
             abort(); /* the parser's own contract */
         if (ret != RW_FEED_MORE) {

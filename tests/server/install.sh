@@ -35,6 +35,7 @@
 #              `make uninstall` removes everything else (the cache included) and
 #              says which directory it left; a second uninstall fails with one line
 # One "ok:" line per step; the first failure prints "FAIL: why" and exits 1.
+# pgcb-test: plain build only: it tests the install rules and the out-of-tree template, the same in every build
 set -euo pipefail
 
 prog=install.sh

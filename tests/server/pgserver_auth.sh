@@ -16,6 +16,7 @@
 #     removes the passfile with the rest;
 #   - no --ssl: no pgcb_cert role, pgcb_md5 and pgcb_scram as above.
 #           tests/server/pgserver_auth.sh BUILD_DIR   (BUILD_DIR unused)
+# pgcb-test: plain build only: it tests scripts/pgserver.sh, the same in every build
 set -euo pipefail
 
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)

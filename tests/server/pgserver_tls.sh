@@ -14,6 +14,7 @@
 #     another port;
 #   - neither: the server listens on no TCP address.
 #           tests/server/pgserver_tls.sh BUILD_DIR   (BUILD_DIR unused)
+# pgcb-test: plain build only: it tests scripts/pgserver.sh, the same in every build
 set -euo pipefail
 
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd)

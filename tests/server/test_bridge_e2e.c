@@ -405,7 +405,7 @@ static void test_no_password_anywhere(void **state)
     const char *ini = e2e_write_ini("secret", body);
     const char *out = e2e_json_path("secret");
     /* trust authentication: the password is given, never needed. */
-    const char *env[] = {"BENCH_TIME_MS=2500", "BENCH_QUERIES=20", "PGPASSWORD=pgcb-envpw-4711",
+    const char *env[] = {"BENCH_TIME_MS=600", "BENCH_QUERIES=20", "PGPASSWORD=pgcb-envpw-4711",
                          "PGCB_CONNINFO=password=pgcb-cipw-0815", NULL};
     /* Look at every process, every 100 ms while the runner runs (until the
      * pipe closes): a password anywhere fails at once; the adapters must be

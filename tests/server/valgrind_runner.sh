@@ -12,6 +12,7 @@
 #               fake adapter, in a run; and tests/server/test_bridge.c (every
 #               shipped client, dumps, faults, bad frames) under memcheck.
 #               The adapters themselves are other programs, not traced.
+# pgcb-test: plain build only: valgrind cannot run a sanitizer build
 set -euo pipefail
 
 prog=valgrind_runner.sh

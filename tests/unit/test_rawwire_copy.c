@@ -1,6 +1,6 @@
 /*
  * test_rawwire_copy.c -- rawwire's COPY reply parser (rw_copy_feed,
- * drivers/rawwire/rw_copy.c) on scripted replies, the malformed ones a real
+ * drivers/rawwire/rw_copy_reply.c) on scripted replies, the malformed ones a real
  * server never sends among them: every reply fed whole and in pieces of
  * every size, since the bytes arrive as the socket gives them. What a real
  * server sends (42P01, 22P04, a statement that is not a COPY) is
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "pgwire/rw_io.h"
-#include "../../drivers/rawwire/rw_copy.h"
+#include "../../drivers/rawwire/rw_copy_reply.h"
 #include "../lib/feedtest.h"
 
 #define G3 'G', 0, 0, 0, 13, 0, 0, 3, 0, 0, 0, 0, 0, 0 /* CopyInResponse: text, 3 columns */
