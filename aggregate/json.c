@@ -6,7 +6,9 @@
  *            "libpq_version", "runner_version", "started_at", "complete",
  *            "groups_ranked", "groups_shared",
  *            "relative_latency": {driver: x|null}, "ranked_first": [driver, ...],
- *            "rankings": the run's own rankings, as in its result file}],
+ *            "rankings": the run's own rankings, as in its result file,
+ *            "conversion_cost": the run's, as in its result file ([] without
+ *            [query] versus pairs; per run: a conversion's CPU is the machine's)}],
  *  "ranked_first": {driver: runs},
  *  "rankings": over all runs (rank.h pgcb_rank_rankings_json, left_out with "run"),
  *  "groups": [{"suite", "query", "depth", ["transport",] "runs": ranked in,
@@ -70,6 +72,7 @@ static json_t *runs_json(const struct pgcb_agg *a, json_t *ranked_first)
         json_object_set_new(o, "relative_latency", rel);
         json_object_set_new(o, "ranked_first", first);
         json_object_set_new(o, "rankings", pgcb_rank_rankings_json(&a->res[i], 1, &a->res[i], 1, 0));
+        json_object_set_new(o, "conversion_cost", pgcb_result_conversion_cost_json(a->res[i]));
         json_array_append_new(runs, o);
     }
     return runs;

@@ -7,6 +7,7 @@
 #include "agg.h"
 #include "report.h"
 #include "util.h"
+#include "versus.h"
 
 /* A section heading: a plain line on a terminal, "### " in Markdown. */
 static void heading(FILE *out, enum pgcb_table_style style, const char *text)
@@ -226,9 +227,30 @@ static void print_percentiles(FILE *out, const struct pgcb_agg *a, enum pgcb_tab
     }
 }
 
+/* In text: per run that has [query] versus pairs, its table of what
+ * converting costs (report.h). Per run, never combined: a conversion's CPU
+ * cost is the machine's. */
+static void print_conversion_costs(FILE *out, const struct pgcb_agg *a,
+                                   enum pgcb_table_style style)
+{
+    int any = 0;
+    for (size_t i = 0; i < a->nruns; i++) {
+        struct pgcb_versus_pair *pairs;
+        size_t n = pgcb_versus_pairs(a->res[i], &pairs);
+        free(pairs);
+        if (n == 0)
+            continue;
+        if (!any++)
+            heading(out, style, "What converting costs, per run");
+        fprintf(out, "Run %zu: %s\n\n", i + 1, a->runs[i].label);
+        pgcb_report_conversion_cost(out, a->res[i], style);
+    }
+}
+
 /* One collapsed section per run: what it ran on, its group tables (with
- * their detail tables when flags has PGCB_REPORT_DETAIL), its own ranking
- * (all its drivers and groups). */
+ * their detail tables when flags has PGCB_REPORT_DETAIL), what converting
+ * costs (when it has [query] versus pairs), its own ranking (all its
+ * drivers and groups). */
 static void print_details(FILE *out, const struct pgcb_agg *a, unsigned flags)
 {
     for (size_t i = 0; i < a->nruns; i++) {
@@ -252,6 +274,7 @@ static void print_details(FILE *out, const struct pgcb_agg *a, unsigned flags)
                 r->orders_mode ? r->orders_mode : "?");
         for (size_t g = 0; g < r->ngroups; g++)
             pgcb_report_group_ex(out, r, g, PGCB_TABLE_MARKDOWN, flags);
+        pgcb_report_conversion_cost(out, r, PGCB_TABLE_MARKDOWN);
         pgcb_report_rankings_within(out, &a->res[i], 1, &a->res[i], 1, 0, PGCB_TABLE_MARKDOWN);
         fprintf(out, "</details>\n\n");
     }
@@ -285,7 +308,9 @@ void pgcb_agg_print(FILE *out, const struct pgcb_agg *a, const struct pgcb_agg_b
     if (md) {
         heading(out, style, "Runs in detail");
         print_details(out, a, flags);
-    } else if (flags & PGCB_REPORT_DETAIL) {
-        print_percentiles(out, a, style);
+    } else {
+        print_conversion_costs(out, a, style);
+        if (flags & PGCB_REPORT_DETAIL)
+            print_percentiles(out, a, style);
     }
 }

@@ -120,7 +120,8 @@ shopt -s nullglob
 # run a sanitizer build (valgrind): they run once, with the plain build, and
 # print a SKIP line with WHY here.
 san_build=0
-if nm "$build/runner" 2>/dev/null | grep -q __asan_init; then san_build=1; fi
+# (grep without -q: with pipefail, -q exiting early would fail nm with SIGPIPE)
+if nm "$build/runner" 2>/dev/null | grep __asan_init >/dev/null; then san_build=1; fi
 
 # run_binaries SRC...: run BUILD_DIR/tests/test_X for each test_X.c given (a
 # FAIL for each one not built).

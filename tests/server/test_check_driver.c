@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,62 @@ static struct out check_with(const char *so, const char *ini, const struct pgcb_
     if (ini)
         pgcb_config_free(&cfg);
     return o;
+}
+
+/* check_with(so, NULL, opts[i], 2) for each of the n option pairs (so
+ * relative to the build directory), in child
+ * processes, at most two at a time (the suites are independent: each opens
+ * its own connections and adapter processes; the time they take is the
+ * clients' own, most of it psycopg's 500,000 pure-Python rows at depth
+ * 1000): outs[i] is the i-th's exit status and output. The children inherit
+ * PGCB_CHECK_TIMEOUT, which the caller raises: two suites share the CPUs. */
+static void check_parallel(const char *so, const struct pgcb_option (*opts)[2], size_t n,
+                           struct out *outs)
+{
+    pid_t *pids = calloc(n, sizeof *pids);
+    assert_non_null(pids);
+    size_t started = 0, running = 0;
+    while (started < n || running > 0) {
+        if (started < n && running < 2) {
+            char path[700];
+            snprintf(path, sizeof path, "%s/parallel_%zu.out", tmpdir, started);
+            fflush(NULL);
+            pid_t pid = fork();
+            assert_true(pid >= 0);
+            if (pid == 0) { /* no cmocka here: a failed assert would go on in the child */
+                char sopath[1200];
+                snprintf(sopath, sizeof sopath, "%s/%s", build, so);
+                FILE *f = fopen(path, "w");
+                if (!f)
+                    _exit(0x7f);
+                int rc = pgcb_check_driver(sopath, opts[started], 2, NULL, f);
+                _exit(fclose(f) == 0 ? (rc & 0x7f) : 0x7f);
+            }
+            pids[started++] = pid;
+            running++;
+            continue;
+        }
+        int st = 0;
+        pid_t pid = wait(&st);
+        assert_true(pid > 0);
+        for (size_t i = 0; i < started; i++) {
+            if (pids[i] != pid)
+                continue;
+            char path[700];
+            snprintf(path, sizeof path, "%s/parallel_%zu.out", tmpdir, i);
+            if (!WIFEXITED(st) || WEXITSTATUS(st) == 0x7f)
+                fail_msg("the check of option set %zu ended with status 0x%x", i, (unsigned)st);
+            outs[i].rc = WEXITSTATUS(st);
+            FILE *f = fopen(path, "r");
+            assert_non_null(f);
+            size_t len = 0;
+            outs[i].text = NULL;
+            assert_true(getdelim(&outs[i].text, &len, '\0', f) >= 0);
+            fclose(f);
+        }
+        running--;
+    }
+    free(pids);
 }
 
 static struct out check(const char *so, const char *ini)
@@ -236,9 +293,18 @@ static void test_shipped_adapters_pass(void **state)
         {"go", "null"},
     };
 #endif
-    for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++) {
-        const struct pgcb_option o[] = {{"adapter", clients[i][0]}, {"client", clients[i][1]}};
-        struct out r = check_with("drivers/bridge.so", NULL, o, 2);
+    enum { NCLIENTS = sizeof clients / sizeof clients[0] };
+    struct pgcb_option opts[NCLIENTS][2];
+    struct out outs[NCLIENTS];
+    for (size_t i = 0; i < NCLIENTS; i++) {
+        opts[i][0] = (struct pgcb_option){"adapter", clients[i][0]};
+        opts[i][1] = (struct pgcb_option){"client", clients[i][1]};
+    }
+    setenv("PGCB_CHECK_TIMEOUT", "60", 1); /* two at a time: 10 s was one's */
+    check_parallel("drivers/bridge.so", opts, NCLIENTS, outs);
+    unsetenv("PGCB_CHECK_TIMEOUT");
+    for (size_t i = 0; i < NCLIENTS; i++) {
+        struct out r = outs[i];
         if (r.rc != 0)
             fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
         int noio = strcmp(clients[i][1], "null") == 0;

@@ -70,9 +70,7 @@ memcheck() {
 
 ini "1 10 1000" libpq_pipeline:text libpq_pipeline:binary rawwire:text rawwire:binary \
     floor:text floor:binary >"$tmp/pipelining.ini"
-memcheck pipelining
 ini "1 2" libpq_sync:text libpq_sync:binary null >"$tmp/sequential.ini"
-memcheck sequential
 {
     ini "1 10" libpq_sync
     printf '[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n' "$build"
@@ -81,7 +79,6 @@ memcheck sequential
     printf 'command = /usr/bin/python3 %s/tests/fixtures/adapters/fake_adapter.py\n' "$root"
     printf 'options = io=yes\n'
 } >"$tmp/bridge.ini"
-memcheck bridge
 
 # memcheck_test NAME BINARY: a test program of BUILD_DIR/tests under memcheck;
 # fails the script on a memory error, a definite leak or a failed test.
@@ -98,11 +95,20 @@ memcheck_test() {
     echo "$prog: $name: $bin: no memory errors, no definite leaks"
 }
 
-# The same memcheck on tests/server/test_params.c: NULLs, empty and 300 kB
-# values, depth 1000 with distinct values, errors, in every sync mode and
-# result format (each value its own allocation of exactly its length, so a
-# read past one is an error here).
-memcheck_test parameters test_params
-# tests/server/test_bridge.c: every shipped client, dumps, blocks, the fake
-# adapter's faults and bad frames, in the bridge (the adapters are not traced).
-memcheck_test bridge test_bridge
+# Two lanes side by side (the machine has two CPUs; nothing here is timed),
+# each stopping at its first failure; the script fails if either did.
+#   memcheck_test parameters: tests/server/test_params.c: NULLs, empty and
+#     300 kB values, depth 1000 with distinct values, errors, in every sync
+#     mode and result format (each value its own allocation of exactly its
+#     length, so a read past one is an error here).
+#   memcheck_test bridge: tests/server/test_bridge.c: every shipped client,
+#     dumps, blocks, the fake adapter's faults and bad frames, in the bridge
+#     (the adapters are not traced).
+(memcheck pipelining && memcheck sequential && memcheck_test parameters test_params) &
+lane_a=$!
+(memcheck bridge && memcheck_test bridge_test test_bridge) &
+lane_b=$!
+status=0
+wait "$lane_a" || status=1
+wait "$lane_b" || status=1
+((status == 0)) || { echo "$prog: a memcheck failed (see above)" >&2; exit 1; }
