@@ -240,10 +240,12 @@ static void print_conversion_costs(FILE *out, const struct pgcb_agg *a,
         free(pairs);
         if (n == 0)
             continue;
-        if (!any++)
+        if (!any++) {
             heading(out, style, "What converting costs, per run");
+            pgcb_report_conversion_cost_caption(out, style);
+        }
         fprintf(out, "Run %zu: %s\n\n", i + 1, a->runs[i].label);
-        pgcb_report_conversion_cost(out, a->res[i], style);
+        pgcb_report_conversion_cost_tables(out, a->res[i], style);
     }
 }
 

@@ -86,6 +86,13 @@ int pgcb_report_folded_notes(FILE *out, const struct pgcb_result *r, size_t g,
 void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
                                  enum pgcb_table_style style);
 
+/* Its two halves, for a reader of several results (aggregate): the caption
+ * (what the figures are) and r's tables without it; 0 (nothing printed)
+ * when r has no pair, else 1. */
+void pgcb_report_conversion_cost_caption(FILE *out, enum pgcb_table_style style);
+int pgcb_report_conversion_cost_tables(FILE *out, const struct pgcb_result *r,
+                                       enum pgcb_table_style style);
+
 /* What the tables append to driver d's name in group g: " (FAILED)",
  * " (INVALID)", " (not run)", " (skipped)", " (reference)" or "". */
 const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d);

@@ -82,13 +82,8 @@ out:
     free(cells);
 }
 
-void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
-                                 enum pgcb_table_style style)
+void pgcb_report_conversion_cost_caption(FILE *out, enum pgcb_table_style style)
 {
-    struct pgcb_versus_pair *pairs;
-    size_t n = pgcb_versus_pairs(r, &pairs);
-    if (n == 0)
-        return;
     int md = style == PGCB_TABLE_MARKDOWN;
     fprintf(out, "%sWhat converting costs%s: each driver's client CPU per value (ns) of a "
                  "query beyond that of its twin of the same shape with the columns cast to "
@@ -97,6 +92,28 @@ void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
                  "two groups ran one after another, not interleaved, so a difference also "
                  "holds whatever changed on the machine between them\n\n",
             md ? "**" : "", md ? "**" : "");
+}
+
+void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
+                                 enum pgcb_table_style style)
+{
+    struct pgcb_versus_pair *pairs;
+    size_t n = pgcb_versus_pairs(r, &pairs);
+    free(pairs);
+    if (n == 0)
+        return;
+    pgcb_report_conversion_cost_caption(out, style);
+    pgcb_report_conversion_cost_tables(out, r, style);
+}
+
+int pgcb_report_conversion_cost_tables(FILE *out, const struct pgcb_result *r,
+                                       enum pgcb_table_style style)
+{
+    struct pgcb_versus_pair *pairs;
+    size_t n = pgcb_versus_pairs(r, &pairs);
+    if (n == 0)
+        return 0;
+    int md = style == PGCB_TABLE_MARKDOWN;
     /* One table per suite, shape and transport, in the order of their first pair. */
     int *done = calloc(n, sizeof *done);
     struct pgcb_versus_pair *set = calloc(n, sizeof *set);
@@ -124,4 +141,5 @@ void pgcb_report_conversion_cost(FILE *out, const struct pgcb_result *r,
     free(done);
     free(set);
     free(pairs);
+    return 1;
 }

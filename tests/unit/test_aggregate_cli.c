@@ -7,7 +7,8 @@
  *     tests/aggregate/golden/ (the output must be deterministic); the
  *     percentile chart and --detail on p1.json and p2.json (result files
  *     with percentile curves, written by the runner's own writer), and
- *     beside a file without curves;
+ *     beside a file without curves; what converting costs per run on
+ *     v1.json and v2.json (two runs of tests/aggregate/versus.ini);
  *   - the CSV read back by Python's csv module and checked against the
  *     result files it was made from (tests/aggregate/csv_check.py);
  *   - every bad input: its exact one-line message and exit status.
@@ -21,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -396,6 +398,118 @@ static void test_detail(void **state)
     free(err);
 }
 
+/* a and b equal, reals within a relative 1e-9 (aggregate writes reals with
+ * fewer digits than the runner). */
+static int json_near(json_t *a, json_t *b)
+{
+    if (json_is_real(a) && json_is_real(b)) {
+        double x = json_real_value(a), y = json_real_value(b);
+        return fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y));
+    }
+    if (json_is_array(a) && json_is_array(b)) {
+        if (json_array_size(a) != json_array_size(b))
+            return 0;
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!json_near(json_array_get(a, i), json_array_get(b, i)))
+                return 0;
+        return 1;
+    }
+    if (json_is_object(a) && json_is_object(b)) {
+        const char *k;
+        json_t *v;
+        if (json_object_size(a) != json_object_size(b))
+            return 0;
+        json_object_foreach(a, k, v) if (!json_near(v, json_object_get(b, k))) return 0;
+        return 1;
+    }
+    return json_equal(a, b);
+}
+
+/* Results with [query] versus pairs (v1.json, v2.json: a timestamptz and a
+ * float8 query against their ::text twins, libpq_sync and rawwire in
+ * binary, two runs on one machine): in text a last section, its caption
+ * once and each run's tables, whose figures are the run's own
+ * conversion_cost (never combined); in Markdown each run's section has its
+ * own; in JSON each run's conversion_cost is its file's. Runs without
+ * pairs (a.json, b.json) get no section (and [] in golden/abc.json). */
+static void test_conversion_cost(void **state)
+{
+    (void)state;
+    char *out, *err;
+    const char *const text[] = {DIR "v1.json", DIR "v2.json", NULL};
+    assert_int_equal(run(&out, &err, text), 0);
+    golden("v12.txt", out);
+    const char *sec = strstr(out, "\nWhat converting costs, per run\n");
+    assert_non_null(sec);
+    assert_non_null(strstr(out, "Final ranking over all runs")); /* ... which comes first */
+    assert_true(strstr(out, "Final ranking over all runs") < sec);
+    const char *cap = "What converting costs: each driver's client CPU per value";
+    assert_non_null(strstr(sec, cap));
+    assert_null(strstr(strstr(sec, cap) + 1, cap));
+    const char *files[] = {DIR "v1.json", DIR "v2.json"};
+    for (size_t i = 0; i < 2; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "Run %zu: ", i + 1);
+        const char *from = strstr(sec, head);
+        assert_non_null(from);
+        const char *to = i == 0 ? strstr(from, "Run 2: ") : from + strlen(from);
+        assert_non_null(to);
+        json_t *f = json_load_file(files[i], 0, NULL);
+        assert_non_null(f);
+        json_t *cost = json_object_get(f, "conversion_cost");
+        assert_int_equal(json_array_size(cost), 2);
+        for (size_t k = 0; k < 2; k++) {
+            json_t *drivers = json_object_get(json_array_get(cost, k), "drivers");
+            assert_int_equal(json_array_size(drivers), 2);
+            for (size_t d = 0; d < 2; d++) {
+                char want[48];
+                snprintf(want, sizeof want, " %.1f │", json_real_value(json_object_get(
+                                                         json_array_get(drivers, d), "ns_per_value")));
+                char *part = strndup(from, (size_t)(to - from));
+                if (!strstr(part, want))
+                    fail_msg("run %zu: no cell \"%s\" in:\n%s", i + 1, want, part);
+                free(part);
+            }
+        }
+        json_decref(f);
+    }
+    free(out);
+    free(err);
+
+    const char *const md[] = {"-f", "markdown", DIR "v1.json", DIR "v2.json", NULL};
+    assert_int_equal(run(&out, &err, md), 0);
+    golden("v12.md", out);
+    const char *r2 = strstr(out, "<details><summary>Run 2: ");
+    assert_non_null(r2);
+    const char *c1 = strstr(out, "**What converting costs**: each driver");
+    assert_non_null(c1);
+    assert_true(c1 < r2 && strstr(r2, "**What converting costs**: each driver"));
+    free(out);
+    free(err);
+
+    const char *const js[] = {"-f", "json", DIR "v1.json", DIR "v2.json", NULL};
+    assert_int_equal(run(&out, &err, js), 0);
+    json_t *j = json_loads(out, 0, NULL);
+    assert_non_null(j);
+    json_t *runs = json_object_get(j, "runs");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *f = json_load_file(files[i], 0, NULL);
+        assert_non_null(f);
+        assert_true(json_near(json_object_get(json_array_get(runs, i), "conversion_cost"),
+                              json_object_get(f, "conversion_cost")));
+        json_decref(f);
+    }
+    json_decref(j);
+    free(out);
+    free(err);
+    /* Without pairs: no section (and "conversion_cost": [] in golden/abc.json). */
+    const char *const plain[] = {DIR "a.json", DIR "b.json", NULL};
+    assert_int_equal(run(&out, &err, plain), 0);
+    assert_null(strstr(out, "What converting costs"));
+    free(out);
+    free(err);
+}
+
 /* Insert-benchmark-style results of two servers (ins15.json, ins16.json):
  * transaction steps with fixed operations, parameters, background loads
  * (one missed its SLA on pg16, with an error), an ABI 1.0 driver skipped on
@@ -668,6 +782,7 @@ int main(void)
         cmocka_unit_test(test_svg_percentiles),
         cmocka_unit_test(test_svg_percentiles_old_file),
         cmocka_unit_test(test_detail),
+        cmocka_unit_test(test_conversion_cost),
         cmocka_unit_test(test_insert_baseline),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_help),
