@@ -47,11 +47,14 @@ static int floor_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *
     int ret = RW_FEED_MORE;
 
     *need = 0;
-    while ((size_t)(end - q) >= 5) {
-        uint32_t len = rw_be32(q + 1);
-
-        if (len < 4 || len > RW_MAX_MSG_LEN) {
-            rw_errf(err, errlen, "invalid message length %u (type 0x%02x)", len, (unsigned char)q[0]);
+    for (;;) {
+        uint32_t len;
+        char type;
+        int h = rw_dec_header(q, (size_t)(end - q), &type, &len);
+        if (h == RW_HDR_MORE)
+            break;
+        if (h == RW_HDR_BAD) {
+            rw_errf(err, errlen, "invalid message length %u (type 0x%02x)", len, (unsigned char)type);
             ret = RW_FEED_ERROR;
             break;
         }
@@ -59,7 +62,7 @@ static int floor_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *
             *need = (size_t)len + 1;
             break;
         }
-        switch (q[0]) {
+        switch (type) {
         case 'D':
             rows++;
             break;
@@ -85,7 +88,7 @@ static int floor_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *
             }
             break;
         default:
-            rw_errf(err, errlen, "unexpected message type 0x%02x in a batch", (unsigned char)q[0]);
+            rw_errf(err, errlen, "unexpected message type 0x%02x in a batch", (unsigned char)type);
             ret = RW_FEED_ERROR;
             goto out;
         }

@@ -55,11 +55,13 @@ int rw_copy_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need,
     int ret = RW_FEED_MORE;
 
     *need = 0;
-    while ((size_t)(end - q) >= 5) {
-        uint32_t len = rw_be32(q + 1);
-        const char *b = q + 5;
-        char type = q[0];
-        if (len < 4 || len > RW_MAX_MSG_LEN) {
+    for (;;) {
+        uint32_t len;
+        char type;
+        int h = rw_dec_header(q, (size_t)(end - q), &type, &len);
+        if (h == RW_HDR_MORE)
+            break;
+        if (h == RW_HDR_BAD) {
             rw_errf(err, errlen, "invalid message length %u (type 0x%02x) in a COPY", len,
                     (unsigned char)type);
             return RW_FEED_ERROR;
@@ -68,6 +70,7 @@ int rw_copy_feed(void *ctx, const char *p, size_t n, size_t *used, size_t *need,
             *need = (size_t)len + 1;
             break;
         }
+        const char *b = q + 5;
         size_t bn = len - 4;
         switch (type) {
         case 'G': /* CopyInResponse */

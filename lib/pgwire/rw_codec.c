@@ -241,20 +241,6 @@ void rw_enc_copy_done(struct rw_buf *b)
 
 /* ---- backend messages --------------------------------------------------- */
 
-int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len)
-{
-    uint32_t l;
-
-    if (avail < 5)
-        return RW_HDR_MORE;
-    l = rw_be32(p + 1);
-    if (l < 4 || l > RW_MAX_MSG_LEN)
-        return RW_HDR_BAD;
-    *type = p[0];
-    *len = l;
-    return RW_HDR_OK;
-}
-
 int rw_msg_len_ok(char type, uint32_t len, int phase)
 {
     if (len < 4 || len > RW_MAX_MSG_LEN)

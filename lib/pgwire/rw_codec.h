@@ -135,11 +135,22 @@ static inline uint16_t rw_be16(const void *p)
     return (uint16_t)(u[0] << 8 | u[1]);
 }
 
-/* The header at p (avail bytes): RW_HDR_MORE if fewer than 5 bytes,
- * RW_HDR_BAD if the length is < 4 or > RW_MAX_MSG_LEN, else RW_HDR_OK with
- * *type and *len (the length field) set. */
+/* The header of the message at p (avail bytes): RW_HDR_MORE if fewer than
+ * 5 bytes; else *type and *len (the length field: the body is len - 4
+ * bytes at p + 5, the whole message len + 1) are set and it returns
+ * RW_HDR_BAD if the length is < 4 or > RW_MAX_MSG_LEN, else RW_HDR_OK.
+ * Every reader of backend messages frames them with it (rw_io_read_msg and
+ * the reply parsers of rawwire and floor); inline, since the parsers call it
+ * once per DataRow in the timed loop. */
 enum { RW_HDR_OK = 0, RW_HDR_MORE = 1, RW_HDR_BAD = -1 };
-int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len);
+static inline int rw_dec_header(const char *p, size_t avail, char *type, uint32_t *len)
+{
+    if (avail < 5)
+        return RW_HDR_MORE;
+    *type = p[0];
+    *len = rw_be32(p + 1);
+    return *len < 4 || *len > RW_MAX_MSG_LEN ? RW_HDR_BAD : RW_HDR_OK;
+}
 
 /* ErrorResponse / NoticeResponse fields; any may be NULL when absent.
  * `severity` is the non-localized V field when present, else S. */

@@ -373,8 +373,8 @@ int rw_io_read_msg(struct pgcb_conn *c, char *type, const char **body, size_t *n
         int h = rw_dec_header(c->rbuf + c->rpos, c->rend - c->rpos, type, &len), rc;
 
         if (h == RW_HDR_BAD) {
-            rw_errf(err, errlen, "invalid message length %u from the server (type 0x%02x)",
-                    rw_be32(c->rbuf + c->rpos + 1), (unsigned char)c->rbuf[c->rpos]);
+            rw_errf(err, errlen, "invalid message length %u from the server (type 0x%02x)", len,
+                    (unsigned char)*type);
             return PGCB_ERR_PROTOCOL;
         }
         if (h == RW_HDR_OK && !rw_msg_len_ok(*type, len, c->msg_phase)) {
