@@ -75,7 +75,10 @@ static struct out check_with(const char *so, const char *ini, const struct pgcb_
  * its own connections and adapter processes; the time they take is the
  * clients' own, most of it psycopg's 500,000 pure-Python rows at depth
  * 1000): outs[i] is the i-th's exit status and output. The children inherit
- * PGCB_CHECK_TIMEOUT, which the caller raises: two suites share the CPUs. */
+ * PGCB_CHECK_TIMEOUT, which the caller raises: two suites share the CPUs.
+ * Side by side they only read benchmark_rows, which the earlier, sequential
+ * checks of test_shipped_drivers_pass have made sure exists (a suite creates
+ * it when missing: two doing so at once could collide). */
 static void check_parallel(const char *so, const struct pgcb_option (*opts)[2], size_t n,
                            struct out *outs)
 {
