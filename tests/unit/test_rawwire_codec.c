@@ -121,6 +121,7 @@ static void test_dec_header(void **state)
     assert_int_equal(type, 'Z');
     assert_int_equal(len, 5);
     assert_int_equal(rw_dec_header("Z\0\0\0\3", 5, &type, &len), RW_HDR_BAD);      /* < 4 */
+    assert_int_equal(len, 3); /* set for the caller's message */
     assert_int_equal(rw_dec_header("D\x40\0\0\0", 5, &type, &len), RW_HDR_BAD);    /* 1 GiB */
     assert_int_equal(rw_dec_header("D\xff\xff\xff\xff", 5, &type, &len), RW_HDR_BAD);
     assert_int_equal(rw_dec_header("D\x3f\xff\xff\xff", 5, &type, &len), RW_HDR_OK);
