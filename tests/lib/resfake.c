@@ -1,6 +1,10 @@
 /* resfake.c -- see resfake.h. */
 #include "resfake.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include "util.h"
 
 void resfake_init(struct pgcb_result *r, const char *const *labels, size_t n, size_t norders)
@@ -22,4 +26,26 @@ void resfake_init(struct pgcb_result *r, const char *const *labels, size_t n, si
         for (size_t k = 0; k < n; k++)
             r->orders[o][k] = k;
     }
+}
+
+json_t *resfake_roundtrip(const struct pgcb_result *r, struct pgcb_result *back, char *err,
+                          size_t errlen)
+{
+    char dir[] = "/tmp/pgcb_resfake_XXXXXX", path[64];
+    if (!mkdtemp(dir)) {
+        snprintf(err, errlen, "mkdtemp failed");
+        return NULL;
+    }
+    snprintf(path, sizeof path, "%s/r.json", dir);
+    json_t *j = NULL;
+    json_error_t je;
+    if (pgcb_result_write(r, path, err, errlen) == 0 &&
+        pgcb_result_read(path, back, err, errlen) == 0 &&
+        !(j = json_load_file(path, 0, &je))) {
+        snprintf(err, errlen, "%s: %s", path, je.text);
+        pgcb_result_free(back);
+    }
+    unlink(path);
+    rmdir(dir);
+    return j;
 }
