@@ -91,7 +91,7 @@ int rw_io_read_raw(struct pgcb_conn *c, void *p, size_t n, char *err, size_t err
 
     while (n > 0) {
         ssize_t k;
-        int rc = rw_wait(c, POLLIN, err, errlen);
+        int rc = rw_io_poll(c, POLLIN, err, errlen); /* not in recv(): see rw_recv */
         if (rc != PGCB_OK)
             return rc;
         k = recv(c->fd, b, n, 0);
@@ -307,7 +307,15 @@ static int rw_rbuf_reserve(struct pgcb_conn *c, size_t need, char *err, size_t e
 }
 
 /* One recv into the free space (flags: 0 or MSG_DONTWAIT). PGCB_OK (maybe
- * nothing read, with MSG_DONTWAIT), or PGCB_ERR_IO on error or EOF. */
+ * nothing read, with MSG_DONTWAIT), or PGCB_ERR_IO on error or EOF.
+ *
+ * Without MSG_DONTWAIT it waits in poll(POLLIN) first, never in recv(): a
+ * thread asleep in a unix socket's recv() is woken by every wake-up of the
+ * socket's wait queue, and the server's read of our request is one (its
+ * consume frees our skb: sock_wfree -> unix_write_space, EPOLLOUT), so a
+ * blocking recv() sleeps twice per reply, the first time for nothing.
+ * poll's wait entry ignores wake-ups that are not for POLLIN, as libpq's
+ * pqWait does. (TLS reads wait in poll already: rw_tls.c.) */
 static int rw_recv(struct pgcb_conn *c, int flags, char *err, size_t errlen)
 {
     if (c->ssl) {
@@ -318,7 +326,11 @@ static int rw_recv(struct pgcb_conn *c, int flags, char *err, size_t errlen)
         return PGCB_OK;
     }
     for (;;) {
-        ssize_t k = recv(c->fd, c->rbuf + c->rend, c->rcap - c->rend, flags);
+        ssize_t k;
+        int rc;
+        if (!flags && (rc = rw_io_poll(c, POLLIN, err, errlen)) != PGCB_OK)
+            return rc;
+        k = recv(c->fd, c->rbuf + c->rend, c->rcap - c->rend, flags);
         if (k > 0) {
             c->rend += (size_t)k;
             return PGCB_OK;
@@ -358,8 +370,8 @@ int rw_io_fill(struct pgcb_conn *c, size_t need, char *err, size_t errlen)
 {
     int rc = rw_rbuf_reserve(c, need, err, errlen);
 
-    if (rc == PGCB_OK && !c->ssl) /* TLS reads wait themselves (OpenSSL may hold bytes) */
-        rc = rw_wait(c, POLLIN, err, errlen);
+    /* rw_recv waits (in poll, within the deadline); TLS reads wait themselves
+     * (OpenSSL may hold bytes) */
     if (rc == PGCB_OK)
         rc = rw_recv(c, 0, err, errlen);
     return rc;
