@@ -335,6 +335,7 @@ struct cworker {
     uint64_t *samples;          /* PGCB_BLOCK_MAX */
     struct pgcb_sum *sums;      /* PGCB_BLOCK_MAX, for a self-timed driver; else NULL */
     double est_ns;              /* ns per batch, for block sizing */
+    uint64_t block_ns;          /* a block's target duration (PGCB_BLOCK_TARGET*_NS) */
     /* Parameters of the current block (grown per job, outside the loop). */
     const char **values;
     int *lengths;
@@ -708,11 +709,22 @@ static int open_conn(struct child *c, uint32_t t, int check_rows, char *err, siz
     return 0;
 }
 
-/* Batches in the next block: about PGCB_BLOCK_TARGET_NS of them, at most
- * `remaining` (0: no limit) and `cap` (0: no limit). */
-static size_t block_size(double est_ns, uint64_t remaining_batches, size_t cap)
+/* A worker's block target with `left_ns` of its time budget left: its own
+ * target, but no longer than that time (and never under the in-process
+ * target), so that a self-timed driver's long blocks do not overrun a small
+ * budget. */
+static uint64_t block_target(const struct cworker *w, uint64_t left_ns)
 {
-    double n = est_ns > 0 ? (double)PGCB_BLOCK_TARGET_NS / est_ns : 1.0;
+    uint64_t t = left_ns < PGCB_BLOCK_TARGET_NS ? PGCB_BLOCK_TARGET_NS : left_ns;
+    return t < w->block_ns ? t : w->block_ns;
+}
+
+/* Batches in the next block: about target_ns of them, at most
+ * `remaining` (0: no limit) and `cap` (0: no limit). */
+static size_t block_size(uint64_t target_ns, double est_ns, uint64_t remaining_batches,
+                         size_t cap)
+{
+    double n = est_ns > 0 ? (double)target_ns / est_ns : 1.0;
     if (n < 1)
         n = 1;
     if (n > PGCB_BLOCK_MAX)
@@ -798,7 +810,7 @@ static void worker_warmup(struct cworker *w, struct pgcb_host_thread *ht,
     atomic_store_explicit(&ht->live_ns, spent, memory_order_relaxed);
     atomic_store_explicit(&ht->live_batches, done, memory_order_relaxed);
     while (spent < job->warmup_ns && !atomic_load(&c->sh->stop)) {
-        size_t n = block_size(w->est_ns, 0, cap);
+        size_t n = block_size(block_target(w, job->warmup_ns - spent), w->est_ns, 0, cap);
         params_draw(w, cq, job->depth, n);
         pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
@@ -864,7 +876,8 @@ static void worker_measure(struct cworker *w, struct pgcb_host_thread *ht,
             left = job->batch_floor - batches;
         else if (batches >= job->batch_floor && w->est_ns > 0)
             left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns) + 1;
-        size_t n = block_size(w->est_ns, left, cap);
+        uint64_t target = block_target(w, spent < job->time_floor_ns ? job->time_floor_ns - spent : 0);
+        size_t n = block_size(target, w->est_ns, left, cap);
         params_draw(w, cq, job->depth, n);
         struct pgcb_measured b;
         uint64_t flt0 = thread_minflt(); /* around the timed block only */
@@ -1127,8 +1140,11 @@ static void child_main(struct pgcb_host *h, struct pgcb_session *s,
         w->index = t;
         w->cpu = spec->cpus[t % spec->ncpus];
         w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
-        if (pgcb_sdriver_self_timed(c.sd))
+        w->block_ns = PGCB_BLOCK_TARGET_NS;
+        if (pgcb_sdriver_self_timed(c.sd)) {
             w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
+            w->block_ns = PGCB_BLOCK_TARGET_SELF_TIMED_NS;
+        }
         if (pthread_create(&w->tid, NULL, worker_main, w) != 0)
             child_fail(&c, reply_fd, "cannot start a measuring thread");
     }

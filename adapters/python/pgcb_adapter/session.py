@@ -274,6 +274,11 @@ class Session:
         return reply
 
     def phase(self, req):
+        # Garbage is collected before a group's warm-up only, never right
+        # before an execution order: each order runs in the state the warm-up
+        # left (docs/bridge-protocol.md, "phase").
+        if req.get("phase") != "warmup":
+            return {"ok": True, "gc": False}
         gc.collect()
         if self.client is not None:
             self.client.phase()
