@@ -73,7 +73,8 @@ DRIVER_LIBS_rawwire        = $(PGWIRE_LIBS)
 DRIVER_LIBS_floor          = $(PGWIRE_LIBS)
 DRIVER_LIBS_bridge         = $(PQ_LIBS) $(shell pkg-config --libs jansson libcrypto)
 
-FIXTURE_SRC = $(wildcard tests/fixtures/*.c)
+# unlinked_value.c is built without libpgvalue on purpose (mk/fixtures.mk).
+FIXTURE_SRC = $(filter-out tests/fixtures/unlinked_value.c,$(wildcard tests/fixtures/*.c))
 FIXTURE_SOS = $(FIXTURE_SRC:tests/fixtures/%.c=$(B)/tests/fixtures/%.so)
 
 UNIT_SRC   = $(wildcard tests/unit/test_*.c)

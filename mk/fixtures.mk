@@ -47,3 +47,12 @@ fixtures: $(FX_SOS)
 $(FX_SOS): $(B)/tests/fixtures/%.so: tests/fixtures/check_ok.c include/pgcb/driver.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -DCHECK_FX_NAME='"$*"' $(FX_DEFS_$*) -o $@ $<
+
+# unlinked_value: folds a timestamptz through pgcb/value.h but is linked
+#   without libpgcbvalue.a, as a driver author who forgot `pkg-config --libs
+#   pgclientbench` builds it: the loader's dlopen error must say what to link.
+FX_UNLINKED = $(B)/tests/fixtures/unlinked_value.so
+fixtures: $(FX_UNLINKED)
+$(FX_UNLINKED): tests/fixtures/unlinked_value.c include/pgcb/driver.h include/pgcb/value.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $<

@@ -61,7 +61,14 @@ int pgcb_loader_open(const char *label, const char *path, struct pgcb_loaded *ou
     free(full);
     if (!h) {
         const char *e = dlerror();
-        snprintf(why, sizeof why, "dlopen failed: %s", e ? e : "unknown error");
+        /* A symbol of ours the driver did not link: pgcb/value.h's out-of-line
+         * conversions live in libpgcbvalue.a. */
+        const char *hint = e && strstr(e, "undefined symbol: pgcb_")
+                               ? " (the driver uses pgcb/value.h's conversions without "
+                                 "linking their library: link it with `pkg-config --libs "
+                                 "pgclientbench`, i.e. -lpgcbvalue; docs/install.md)"
+                               : "";
+        snprintf(why, sizeof why, "dlopen failed: %s%s", e ? e : "unknown error", hint);
         return reject(NULL, err, errlen, label, path, why);
     }
 

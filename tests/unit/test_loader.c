@@ -115,9 +115,26 @@ static void test_not_a_library(void **state)
     /* dlerror() names the file and says why. */
     assert_non_null(strstr(err, "driver t (/tmp/pgcb_test_loader_not_so.so): dlopen failed: "));
     assert_non_null(strstr(err, "invalid ELF header"));
+    assert_null(strstr(err, "pkg-config")); /* the hint is for undefined symbols of ours */
     remove(p);
     assert_int_equal(pgcb_loader_open("d", "/tmp", &l, err, sizeof err), -1);
     assert_string_equal(err, "driver d (/tmp): not a regular file");
+}
+
+/* A driver that calls pgcb/value.h's out-of-line conversions without
+ * linking libpgcbvalue: dlopen's "undefined symbol" and what to link. */
+static void test_unlinked_value_library(void **state)
+{
+    (void)state;
+    struct pgcb_loaded l;
+    char err[PGCB_ERRLEN];
+    const char *p = fixture_path("unlinked_value");
+    assert_int_equal(pgcb_loader_open("u", p, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "dlopen failed: "));
+    assert_non_null(strstr(err, "undefined symbol: pgcb_value_fold_more"));
+    assert_non_null(strstr(err, "link it with `pkg-config --libs pgclientbench`, i.e. "
+                                "-lpgcbvalue"));
+    assert_null(strchr(err, '\n')); /* one line */
 }
 
 static void test_caps_str(void **state)
@@ -138,6 +155,7 @@ int main(void)
         cmocka_unit_test(test_rejects),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_a_library),
+        cmocka_unit_test(test_unlinked_value_library),
         cmocka_unit_test(test_caps_str),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
