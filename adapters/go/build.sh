@@ -1,8 +1,12 @@
 #!/bin/sh
 # Build the Go adapter, offline, against Debian's packaged Go sources:
 #
-#   adapters/go/build.sh [OUT]      (default OUT: build/adapters/go/pgcb-adapter-go)
+#   adapters/go/build.sh [OUT [DIR]]  (default OUT: build/adapters/go/pgcb-adapter-go)
 #
+# DIR: the main package to build, a directory of adapters/go (default .,
+# the adapter); `adapters/go/build.sh build/adapters/go/pgcb-standalone-go
+# standalone` builds the standalone pgx program (adapters/go/standalone/,
+# scripts/compare-standalone.sh) the same way, with the same -X versions.
 # Needs: apt-get install --no-install-recommends golang-go golang-github-jackc-pgx-v4-dev
 # (Debian 12: Go 1.19, pgx 4.15.0 and its dependencies under /usr/share/gocode/src).
 # GOPATH mode (GO111MODULE=off): module mode would want every module in
@@ -17,6 +21,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-build/adapters/go/pgcb-adapter-go}
+pkg=${2:-.}
+[ -d "$here/$pkg" ] || { echo "build.sh: $here/$pkg: no such directory" >&2; exit 1; }
 gopath=${PGCB_GOPATH:-/usr/share/gocode}
 go=${GO:-go}
 outdir=$(dirname "$out")
@@ -44,6 +50,6 @@ flags="$flags -X main.pgconnVersion=$(version_of "$src/pgconn/pgconn.go")"
 flags="$flags -X main.pgtypeVersion=$(version_of "$src/pgtype/pgtype.go")"
 flags="$flags -X main.pgproto3Version=$(version_of "$src/pgproto3/v2/frontend.go")"
 
-cd "$here"
+cd "$here/$pkg"
 exec env GO111MODULE=off GOPATH="$gopath" GOCACHE="$cache" GOFLAGS= GOPROXY=off CGO_ENABLED=0 \
     "$go" build -trimpath -ldflags "$flags" -o "$outabs" .
