@@ -3,6 +3,7 @@
 #   make            build the runner and the drivers (installs missing packages first)
 #   make bench      + start a throw-away PostgreSQL, run conf/bench.ini, stop it
 #   make test       the whole test suite (unit, server, sanitizer builds)
+#   make check      the quick one: unit tests, a short real-server run, lint
 #   make SAN=1 ...  the same with AddressSanitizer + UBSan, into build-san/
 #
 # Layout: everything built goes to $(B)/: the programs ($(B)/runner), the
@@ -97,14 +98,14 @@ PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
 # build/adapters/node/node_modules, which another build directory links to.
 ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.py' -o -name 'package*.json' \) \
                 -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
-ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go
+ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go
 NODE_MODULES = build/adapters/node/node_modules
 
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
 # appended to by the fragments in mk/.
 TEST_EXTRA =
 
-.PHONY: FORCE all deps libs drivers adapters fixtures tests test test-unit test-server test-san bench clean
+.PHONY: FORCE all deps libs drivers adapters fixtures tests test check test-unit test-server test-san bench clean
 all: deps $(PROGRAMS) drivers adapters
 
 # Install what is missing (Debian packages); a no-op when everything is there.
@@ -125,6 +126,10 @@ $(B)/adapters/%: adapters/%
 # The Go adapter: a static binary built offline from Debian's Go sources.
 $(B)/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) adapters/go/build.sh
 	adapters/go/build.sh $@
+
+# Its standalone counterpart (scripts/compare-standalone.sh), built the same way.
+$(B)/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) adapters/go/build.sh
+	adapters/go/build.sh $@ standalone
 
 # Another build directory (build-san) uses build's installed packages.
 ifneq ($(B),build)
@@ -236,6 +241,11 @@ $(B)/tests/%: tests/server/%.c $(B)/libpgcbtest.a $(RUNNER_LINK)
 # failed".
 test: deps
 	@tests/all.sh $(TEST_EXTRA)
+
+# The quick suite for contributors (a few minutes): the plain build's unit
+# tests, a short real-server run (tests/run.sh's SMOKE list) and the linters.
+check: deps
+	@tests/all.sh --quick lint
 
 test-san:
 	@$(MAKE) --no-print-directory SAN=1 tests

@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
 # The whole suite, as `make test` runs it:  tests/all.sh [EXTRA_TARGET...]
+# The quick one, as `make check` runs it:    tests/all.sh --quick [EXTRA_TARGET...]
+# (--quick: the plain build and tests/run.sh build check -- the unit tests and
+# a short real-server run -- then the extra targets; no sanitizer build.)
 #
 # 1. the plain build's unit and server tests (tests/run.sh build),
 # 2. the same built with AddressSanitizer + UBSan (tests/run.sh build-san),
@@ -43,10 +46,17 @@ step() {
     if ((status != 0 || f > 0)); then steps_failed+=("$name"); fi
 }
 
+quick=0
+if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
+
 step "build" make --no-print-directory -j"$jobs" tests
-step "tests (plain build)" tests/run.sh build
-step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
-step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
+if ((quick)); then
+    step "tests (unit, server smoke)" tests/run.sh build check
+else
+    step "tests (plain build)" tests/run.sh build
+    step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
+    step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
+fi
 for target in "$@"; do
     step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
 done

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The test driver:  tests/run.sh BUILD_DIR [unit|server|all]   (default: all)
+# The test driver:  tests/run.sh BUILD_DIR [unit|server|all|check]   (default: all)
 #
 # unit:   runs BUILD_DIR/tests/test_X for every tests/unit/test_X.c.
+# check:  the unit tests, then the server tests of SMOKE below only (a short
+#         real-server run for `make check`: the drivers against the server,
+#         the runner end to end, the bridge, the wake-ups), same server set-up.
 # server: starts a throw-away PostgreSQL (scripts/pgserver.sh; pinned to the
 #         last CPU when there are two or more), exports its PG* variables and
 #         PGCB_BUILD=BUILD_DIR (absolute), then runs BUILD_DIR/tests/test_X for
@@ -17,12 +20,17 @@ set -euo pipefail
 
 prog=run.sh
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
-usage() { printf 'usage: %s BUILD_DIR [unit|server|all]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s BUILD_DIR [unit|server|all|check]\n' "$0" >&2; exit 2; }
+
+# The server tests of `check` (tests/server/NAME.c or NAME.sh): one or two
+# per concern, a couple of minutes in all on 2 CPUs.
+SMOKE=(test_libpq_sync test_rawwire test_libpq_pipeline test_runner_e2e test_bridge test_wakeups
+       test_backend_e2e)
 
 (($# >= 1 && $# <= 2)) || usage
 build=$1
 mode=${2:-all}
-case $mode in unit|server|all) ;; *) die "unknown category '$mode' (expected unit, server or all)" ;; esac
+case $mode in unit|server|all|check) ;; *) die "unknown category '$mode' (expected unit, server, all or check)" ;; esac
 [[ -d $build ]] || die "build directory '$build' does not exist (run make tests first)"
 build=$(cd -- "$build" && pwd)
 timeout_s=${PGCB_TEST_TIMEOUT:-300}
@@ -148,7 +156,15 @@ run_unit() {
 
 run_server() {
     local srcs=(tests/server/test_*.c) scripts=() s
+    if [[ $mode == check ]]; then
+        srcs=()
+        for s in "${SMOKE[@]}"; do
+            [[ -f tests/server/$s.c ]] || die "SMOKE names $s, which is not tests/server/$s.c"
+            srcs+=("tests/server/$s.c")
+        done
+    fi
     for s in tests/server/*.sh; do
+        [[ $mode == check ]] && break
         if [[ -x $s ]]; then
             scripts+=("$s")
         else
@@ -192,8 +208,8 @@ run_server() {
     unset PGHOST PGPORT PGUSER PGDATABASE PGCB_SERVER_CPUS
 }
 
-if [[ $mode == unit || $mode == all ]]; then run_unit; fi
-if [[ $mode == server || $mode == all ]]; then run_server; fi
+if [[ $mode == unit || $mode == all || $mode == check ]]; then run_unit; fi
+if [[ $mode == server || $mode == all || $mode == check ]]; then run_server; fi
 
 printf '%d passed, %d failed\n' "$passed" "$failed"
 ((failed == 0)) || exit 1
