@@ -42,7 +42,7 @@ if (clientName === 'postgres') {
         ...conn, username: env.PGUSER, path: host.startsWith('/') ? `${host}/.s.PGSQL.${port}` : undefined,
         max: 1, prepare: true, onnotice: () => {},
     });
-    one = () => q.unsafe(sql, [], { prepare: true });
+    one = () => q.unsafe(sql, [], { prepare: true, simple: false }); // extended protocol, named: as the adapter
     end = () => q.end();
 } else {
     const Client = clientName === 'pg' ? pg.Client : pg.native.Client;
