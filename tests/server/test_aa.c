@@ -72,6 +72,7 @@ static void run_aa(const char *name, const char *so, const char *orders, const c
 /* The assertions of the header comment, on every group of res. */
 static void expect_tie(const struct pgcb_result *res)
 {
+    double exact_hi = INFINITY; /* the lowest upper bound of the groups' exact ratio intervals */
     for (size_t g = 0; g < res->ngroups; g++) {
         struct pgcb_verdict v;
         pgcb_rank_verdict(res, g, &v);
@@ -86,6 +87,8 @@ static void expect_tie(const struct pgcb_result *res)
         print_message("  ratio %.4f [%.4f, %.4f] at %.3f\n", q.ratio, q.lo, q.hi, q.coverage);
         assert_true(isfinite(q.lo));
         assert_true(q.lo <= 1 && 1 <= q.hi);
+        if (q.hi < exact_hi)
+            exact_hi = q.hi;
         pgcb_rank_verdict_free(&v);
     }
     const struct pgcb_result *runs[] = {res};
@@ -105,8 +108,16 @@ static void expect_tie(const struct pgcb_result *res)
      * copy was lower in 11 of 12 orders -- p = 0.0063 per group by chance,
      * and the percentile bootstrap of a median of 12 seldom draws its
      * extremes: it failed once in a plain run, lo 1.0027 against 1.0021.
-     * The exact per-group checks above are the strict ones.) */
-    assert_true(rk.rows[1].rel_lo <= rk.rows[0].rel_hi);
+     * The exact per-group checks above are the strict ones.)
+     * When one copy has the lowest median in every group its interval is
+     * the point 1, and the bootstrap's lower bound for the other can sit a
+     * hair above it: 1.0003 once, with 19 of 24 orders one way in one group
+     * (p = 0.0066, by chance) and exact ratio intervals [0.9909, 1.0102] and
+     * [0.9954, 1.0149]. Then the ranking must not claim more than those
+     * exact intervals allow: its lower bound within the lowest of their
+     * upper bounds. */
+    if (rk.rows[1].rel_lo > rk.rows[0].rel_hi)
+        assert_true(rk.rows[1].rel_lo <= exact_hi);
     pgcb_rank_free(&rk);
 }
 
