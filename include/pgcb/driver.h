@@ -56,7 +56,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 4
+#define PGCB_ABI_MINOR 5
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -478,6 +478,55 @@ struct pgcb_copy {
  * all cut the payload alike, so that the server sees the same messages). */
 #define PGCB_COPY_CHUNK 65536u
 
+/* How a load issues its queries (ABI 1.5, struct pgcb_load.mode). */
+enum pgcb_load_mode {
+    /* `concurrency` closed loops: each issues its next query as soon as the
+     * reply to its last is in (MagicStack's pgbench). */
+    PGCB_LOAD_CLOSED = 1,
+    /* An open loop: query i is due at start + i / rate seconds, whether or
+     * not earlier ones are answered; it is issued when due if fewer than
+     * `concurrency` are in flight, else as soon as one completes. Its
+     * latency counts from when it was due (wrk2), so a stall shows in every
+     * query held up behind it, never hidden (no coordinated omission). */
+    PGCB_LOAD_RATE = 2
+};
+
+/* One timed load over a pool (ABI 1.5, run_load). A query is "in flight"
+ * from when it is issued (handed to the client, or waiting in the client's
+ * pool for a free connection) until its reply is completely read and
+ * folded. Issue order numbers the queries 0, 1, 2 ...; query i binds
+ * params->values[i * params->nparams + j] as $j+1 when params is set.
+ * The driver keeps issuing while (elapsed < duration_ns or issued <
+ * min_queries) and issued < max_queries, where elapsed is counted from the
+ * load's start (its first clock read); then it stops issuing and waits for
+ * every query in flight. Everything belongs to the runner. */
+struct pgcb_load {
+    struct pgcb_stmt *stmt;
+    uint32_t mode;                /* enum pgcb_load_mode */
+    uint32_t concurrency;         /* queries in flight at most (>= 1) */
+    double rate;                  /* PGCB_LOAD_RATE: queries per second, over the pool */
+    uint64_t duration_ns;
+    uint64_t min_queries;
+    uint32_t max_queries;         /* entries of the out arrays (>= 1) */
+    const struct pgcb_params *params; /* NULL: no parameters; else max_queries rows */
+};
+
+/* What run_load reports. The arrays are the runner's, max_queries entries
+ * each (sums zeroed); the driver fills the first `done`, one per completed
+ * query, in the order the queries completed. */
+struct pgcb_load_out {
+    uint64_t *latency_ns;     /* issue (PGCB_LOAD_RATE: due time) to reply, as the driver timed it */
+    struct pgcb_sum *sums;    /* each query's checksum, as run_batch at depth 1 folds it */
+    uint32_t done;            /* queries that completed (all those issued, on PGCB_OK) */
+    uint64_t wall_ns;         /* the load's start to its last reply: done / wall_ns is its
+                                 throughput */
+    uint64_t cpu_ns;          /* CPU time of the client over wall_ns: every thread and
+                                 process that worked for it (an adapter's GC and JIT
+                                 included) */
+    uint64_t late_ns;         /* PGCB_LOAD_RATE: how far behind its schedule the last query
+                                 was issued (0: on time); 0 for PGCB_LOAD_CLOSED */
+};
+
 /* The moments the runner tells a driver about (ABI 1.2, phase). */
 enum pgcb_phase {
     PGCB_PHASE_WARMUP = 1,    /* a group's warm-up starts on this connection */
@@ -635,7 +684,38 @@ struct pgcb_driver {
      * drivers'. Optional. */
     void (*note)(struct pgcb_conn *conn, struct pgcb_stmt *stmt, char *buf, size_t len);
 
-    /* --- ABI 1.5 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.5 ------------------------------------------------------- */
+
+    /* Open a pool of `nconns` connections (nconns >= 1), the way the
+     * driver's users hold many connections in one process (N non-blocking
+     * libpq connections, a client library's own pool), each as open() would
+     * open it with these arguments. The pool is a struct pgcb_conn like any:
+     * prepare() prepares on every connection of it (or registers the
+     * statement with the client's pool, which prepares it per connection),
+     * run_batch() and run_batch_params() run on one connection of it (the
+     * runner primes, warms up and checks with them), phase() and note() apply
+     * to it, close() closes every connection. Required with run_load. */
+    int (*pool_open)(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                     uint32_t nconns, struct pgcb_conn **out, char *err, size_t errlen);
+
+    /* Run one load (struct pgcb_load) over the pool `pool` (opened by
+     * pool_open) in the calling thread: keep up to load->concurrency queries
+     * of load->stmt in flight across the pool's connections, at most one per
+     * connection at a time (a query issued while every connection is busy
+     * waits in the client for a free one, and that wait is in its latency),
+     * time each from issue to reply with CLOCK_MONOTONIC, fold it, and fill
+     * *out. Called in the timed part, once per block of the load: it should
+     * not allocate per query. On failure (a query the server refused, a
+     * connection that broke) stop issuing, let the queries in flight finish
+     * or fail, and return the first failure's status with err (for an I/O
+     * failure naming the connection's server process); out->done queries
+     * completed. After PGCB_ERR_QUERY the pool is usable again. Optional:
+     * without it, the runner skips the driver in a concurrency suite and
+     * says so. */
+    int (*run_load)(struct pgcb_conn *pool, const struct pgcb_load *load,
+                    struct pgcb_load_out *out, char *err, size_t errlen);
+
+    /* --- ABI 1.6 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -647,7 +727,8 @@ struct pgcb_driver {
 
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
  * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
- * instance, run_block, phase; 1.3 protocol; 1.4 run_copy, note.) */
+ * instance, run_block, phase; 1.3 protocol; 1.4 run_copy, note; 1.5 pool_open,
+ * run_load.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 

@@ -154,7 +154,7 @@ static void test_descriptors(void **state)
     assert_non_null(pq_drv.d->run_copy);
     assert_non_null(pp_drv.d->run_copy);
     assert_non_null(rw_drv.d->run_copy);
-    assert_int_equal(pq_drv.d->abi_minor, 4);
+    assert_int_equal(pq_drv.d->abi_minor, PGCB_ABI_MINOR);
     struct drvtest_drv floor_drv = {0}, null_drv = {0};
     assert_int_equal(drvtest_load(&floor_drv, "floor"), 0);
     assert_int_equal(drvtest_load(&null_drv, "null"), 0);
