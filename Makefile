@@ -55,6 +55,9 @@ PQUTIL_A   = $(B)/lib/libpqutil.a
 # The conversions of pgcb/value.h's types beyond the inline ones: every user
 # of pgcb_value_fold links it (installed as libpgcbvalue.a).
 PGVALUE_A  = $(B)/lib/libpgvalue.a
+# The event loop of a load over a pool (ABI 1.5 run_load), for the C drivers
+# that run one.
+PGLOAD_A   = $(B)/lib/libpgload.a
 # pgwire's own libraries: libssl (TLS), libcrypto (SCRAM, MD5) and libidn (SASLprep).
 PGWIRE_LIBS = $(shell pkg-config --libs libssl libcrypto libidn)
 
@@ -63,11 +66,11 @@ DRIVER_SOS  = $(DRIVERS:%=$(B)/drivers/%.so)
 # Per driver: the static libraries of lib/ it links (DRIVER_AR_NAME, also
 # prerequisites) and its other libraries (DRIVER_LIBS_NAME).
 DRIVER_AR_libpq_sync       = $(PQUTIL_A) $(PGVALUE_A)
-DRIVER_AR_libpq_pipeline   = $(PQUTIL_A) $(PGVALUE_A)
-DRIVER_AR_rawwire          = $(PGWIRE_A) $(PGVALUE_A)
+DRIVER_AR_libpq_pipeline   = $(PQUTIL_A) $(PGVALUE_A) $(PGLOAD_A)
+DRIVER_AR_rawwire          = $(PGWIRE_A) $(PGVALUE_A) $(PGLOAD_A)
 DRIVER_AR_floor            = $(PGWIRE_A) $(PGVALUE_A)
 DRIVER_AR_bridge           = $(PGVALUE_A)
-DRIVER_AR_null             = $(PGVALUE_A)
+DRIVER_AR_null             = $(PGVALUE_A) $(PGLOAD_A)
 DRIVER_LIBS_libpq_sync     = $(PQ_LIBS)
 DRIVER_LIBS_libpq_pipeline = $(PQ_LIBS)
 DRIVER_LIBS_rawwire        = $(PGWIRE_LIBS)

@@ -36,6 +36,11 @@
  * sync segment, PGRES_PIPELINE_ABORTED), then a NULL; per sync: one
  * PGRES_PIPELINE_SYNC (no NULL). run_batch counts both and checks the order.
  *
+ * Pools (ABI 1.5, pp_pool.c): N such connections in one thread on
+ * lib/pgload's epoll loop, one query in flight on each (PQsendQueryPrepared
+ * + PQpipelineSync: the bytes libpq_sync sends), PQconsumeInput when its
+ * socket is readable.
+ *
  * Ownership: a struct pgcb_conn owns its PGconn, its "C" locale, its
  * statements and its parameter scratch; close() frees them. run_batch
  * allocates nothing itself (run_batch_params: only when a batch has a
@@ -61,21 +66,7 @@
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
-enum { PQ_FORMAT_TEXT = 0, PQ_FORMAT_BINARY = 1 }; /* libpq resultFormat */
-
-#define PP_MAX_IN_FLIGHT_DEFAULT 1000u
-#define PP_MAX_IN_FLIGHT_LIMIT 1000000u
-
-struct pgcb_conn {
-    PGconn *pg;
-    int sock;               /* PQsocket, fixed once connected */
-    int result_format;      /* PQ_FORMAT_* */
-    int sync_per_query;     /* 1: sync = per_query; 0: per_batch */
-    uint32_t max_in_flight;
-    locale_t c_locale;      /* for strtof_l/strtod_l; never the global locale */
-    struct pgcb_stmt *stmts;
-    struct pgcb_pq_params params; /* run_batch_params' scratch (pq_params.h) */
-};
+#include "pp_int.h"
 
 /* ---- options ------------------------------------------------------------ */
 
@@ -151,7 +142,7 @@ static int pp_parse_options(struct pgcb_conn *c, const struct pgcb_option *opts,
 
 /* ---- open / close ------------------------------------------------------- */
 
-static void pp_close(struct pgcb_conn *c)
+void pp_close(struct pgcb_conn *c)
 {
     if (!c)
         return;
@@ -163,7 +154,7 @@ static void pp_close(struct pgcb_conn *c)
     free(c);
 }
 
-static int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
                    struct pgcb_conn **out, char *err, size_t errlen)
 {
     struct pgcb_conn *c;
@@ -217,7 +208,7 @@ static int pp_open(const char *conninfo, const struct pgcb_option *opts, size_t 
  * message, one line, after `prefix`. PQerrorMessage holds what libpq
  * collected since the pipeline was last idle (a server FATAL, then
  * "server closed the connection unexpectedly"). */
-static int pp_io_failure(struct pgcb_conn *c, const char *prefix, char *err, size_t errlen)
+int pp_io_failure(struct pgcb_conn *c, const char *prefix, char *err, size_t errlen)
 {
     const char *msg = PQerrorMessage(c->pg);
 
@@ -309,7 +300,7 @@ static int pp_read_segment(struct pgcb_conn *c, PGresult **keep, int nkeep, char
 
 /* Status and message for a result that is not what was expected (res may be
  * NULL). A broken connection is PGCB_ERR_IO whatever the result says. */
-static int pp_result_failure(struct pgcb_conn *c, const PGresult *res, char *err, size_t errlen)
+int pp_result_failure(struct pgcb_conn *c, const PGresult *res, char *err, size_t errlen)
 {
     ExecStatusType st = PQresultStatus(res); /* PGRES_FATAL_ERROR for NULL */
 
@@ -350,7 +341,7 @@ static void pp_deallocate(struct pgcb_conn *c, const char *name)
 /* Parse + Describe + Sync in one round trip; the column types are learnt
  * once, here (the server guarantees a prepared statement's result types do
  * not change: 0A000 "cached plan must not change result type"). */
-static int pp_prepare(struct pgcb_conn *c, const char *name, const char *sql,
+int pp_prepare(struct pgcb_conn *c, const char *name, const char *sql,
                       struct pgcb_stmt **out, char *err, size_t errlen)
 {
     PGresult *r[2]; /* the Parse's result, the Describe's */
@@ -670,12 +661,14 @@ static const struct pgcb_driver pp_driver = {
     .description = "libpq pipeline mode, non-blocking: up to depth queries in flight on one connection",
     .options = pp_options,
     .open = pp_open,
-    .close = pp_close,
-    .prepare = pp_prepare,
+    .close = pp_pool_close,
+    .prepare = pp_pool_prepare,
     .run_batch = pp_run_batch,
     .run_batch_params = pp_run_batch_params,
     .protocol = pp_protocol,
     .run_copy = pp_run_copy,
+    .pool_open = pp_pool_open,
+    .run_load = pp_pool_run_load,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -24,7 +24,13 @@
  *                   with PGCB_ERR_QUERY "XX000: null driver: injected
  *                   failure" (default 0: never)
  *
- * Ownership: a connection owns its statements (a list); close() frees them.
+ * Pools (ABI 1.5): pool_open makes one connection that stands for `nconns`
+ * (there is nothing to connect to); run_load runs lib/pgload's loop, every
+ * query completing at its issue: what the loop, the timing and the fold
+ * cost per query, the runner's own overhead in a concurrency group.
+ *
+ * Ownership: a connection owns its statements (a list) and its loop;
+ * close() frees them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +38,8 @@
 #include <strings.h>
 
 #include <pgcb/driver.h>
+
+#include "pgload/pl_loop.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
@@ -48,6 +56,8 @@ struct pgcb_conn {
     uint64_t fail_after; /* option fail_after; 0 = never */
     uint64_t batches_ok; /* successful run_batch calls so far */
     struct pgcb_stmt *stmts;
+    struct pl_loop loop;    /* a pool's (pool_open); zeroed otherwise */
+    int pooled;
 };
 
 static const struct pgcb_option_spec nulldrv_options[] = {
@@ -117,6 +127,8 @@ static void nulldrv_close(struct pgcb_conn *c)
         free(c->stmts);
         c->stmts = next;
     }
+    if (c->pooled)
+        pl_loop_free(&c->loop);
     free(c);
 }
 
@@ -215,6 +227,71 @@ static int nulldrv_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, u
     return nulldrv_run_batch(c, st, depth, sum, err, errlen);
 }
 
+static int nulldrv_pool_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                             uint32_t nconns, struct pgcb_conn **out, char *err, size_t errlen)
+{
+    int rc = nulldrv_open(conninfo, opts, nopts, out, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    if (nconns < 1 || (rc = pl_loop_init(&(*out)->loop, nconns, 0, err, errlen)) != PGCB_OK) {
+        if (nconns < 1)
+            snprintf(err, errlen, "a pool needs at least 1 connection");
+        nulldrv_close(*out);
+        *out = NULL;
+        return rc != PGCB_OK ? rc : PGCB_ERR_CONFIG;
+    }
+    (*out)->pooled = 1;
+    return PGCB_OK;
+}
+
+/* pl_ops: every query completes at its issue. */
+static int nulldrv_issue(void *pool, uint32_t k, uint64_t index, const struct pgcb_load *load,
+                         int *complete, struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    (void)k;
+    (void)index;
+    *complete = 1;
+    return nulldrv_run_batch(pool, load->stmt, 1, sum, err, errlen);
+}
+
+static int nulldrv_advance(void *pool, uint32_t k, unsigned got, int *complete,
+                           struct pgcb_sum *sum, char *err, size_t errlen)
+{
+    (void)pool, (void)k, (void)got, (void)sum;
+    *complete = 0;
+    snprintf(err, errlen, "null driver: no socket to wait for");
+    return PGCB_ERR_PROTOCOL;
+}
+
+static unsigned nulldrv_events(void *pool, uint32_t k)
+{
+    (void)pool, (void)k;
+    return 0;
+}
+
+static int nulldrv_fd(void *pool, uint32_t k)
+{
+    (void)pool, (void)k;
+    return -1;
+}
+
+static const struct pl_ops nulldrv_pl_ops = {
+    .issue = nulldrv_issue,
+    .advance = nulldrv_advance,
+    .events = nulldrv_events,
+    .fd = nulldrv_fd,
+};
+
+static int nulldrv_run_load(struct pgcb_conn *c, const struct pgcb_load *load,
+                            struct pgcb_load_out *out, char *err, size_t errlen)
+{
+    if (!c->pooled) {
+        snprintf(err, errlen, "run_load on a connection that pool_open did not open");
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    return pl_loop_run(&c->loop, &nulldrv_pl_ops, c, load, out, err, errlen);
+}
+
 static const struct pgcb_driver nulldrv_driver = {
     .magic = PGCB_DRIVER_MAGIC,
     .abi_major = PGCB_ABI_MAJOR,
@@ -231,6 +308,8 @@ static const struct pgcb_driver nulldrv_driver = {
     .prepare = nulldrv_prepare,
     .run_batch = nulldrv_run_batch,
     .run_batch_params = nulldrv_run_batch_params,
+    .pool_open = nulldrv_pool_open,
+    .run_load = nulldrv_run_load,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

@@ -15,6 +15,7 @@
 
 #include "rw_batch.h"
 #include "rw_copy.h"
+#include "rw_pool.h"
 #include "pgwire/rw_conn.h"
 #include "pgwire/rw_options.h"
 
@@ -30,6 +31,18 @@ static int rawwire_open(const char *conninfo, const struct pgcb_option *opts, si
     if ((rc = rw_parse_options("rawwire", opts, nopts, &o, err, errlen)) != PGCB_OK)
         return rc;
     return rw_conn_open(conninfo, &o, out, err, errlen);
+}
+
+static int rawwire_pool_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                             uint32_t nconns, struct pgcb_conn **out, char *err, size_t errlen)
+{
+    struct rw_options o;
+    int rc;
+
+    *out = NULL;
+    if ((rc = rw_parse_options("rawwire", opts, nopts, &o, err, errlen)) != PGCB_OK)
+        return rc;
+    return rw_pool_open(conninfo, &o, nconns, out, err, errlen);
 }
 
 static char rawwire_links[96]; /* written once by rawwire_links_init */
@@ -60,11 +73,13 @@ static const struct pgcb_driver rawwire_driver = {
     .options = rw_option_specs,
     .protocol = rawwire_protocol,
     .open = rawwire_open,
-    .close = rw_conn_close,
-    .prepare = rw_conn_prepare,
+    .close = rw_pool_close,
+    .prepare = rw_pool_prepare,
     .run_batch = rw_run_batch,
     .run_batch_params = rw_run_batch_params,
     .run_copy = rw_run_copy,
+    .pool_open = rawwire_pool_open,
+    .run_load = rw_pool_run_load,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

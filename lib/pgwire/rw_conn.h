@@ -61,6 +61,10 @@ struct pgcb_conn {
     int msg_phase;            /* RW_PHASE_AUTH until AuthenticationOk (rw_codec.h) */
     int64_t deadline_ns;      /* CLOCK_MONOTONIC deadline while connecting; 0 none */
     char peer[192];           /* where we are connected, for messages */
+    /* A pool this connection heads (ABI 1.5 pool_open; rawwire's rw_pool.c):
+     * owned by the driver that set it, which frees it before
+     * rw_conn_close. NULL for a connection of its own. */
+    struct rw_pool *pool;
 };
 
 /* The initial read buffer: replies are read in chunks this large; it grows

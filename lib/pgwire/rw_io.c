@@ -515,3 +515,62 @@ int rw_io_pipeline_rest(struct pgcb_conn *c, const char *out, size_t n, rw_feed_
 {
     return pipeline(c, out, n, feed, ctx, 1, err, errlen);
 }
+
+int rw_io_send_nb(struct pgcb_conn *c, const char *out, size_t n, size_t *sent, char *err,
+                  size_t errlen)
+{
+    while (*sent < n) {
+        ssize_t k;
+        if (c->ssl) {
+            k = rw_tls_write(c, out + *sent, n - *sent, 1, err, errlen);
+            if (k < 0)
+                return PGCB_ERR_IO;
+            if (k == 0)
+                return PGCB_OK; /* would block */
+        } else {
+            k = send(c->fd, out + *sent, n - *sent, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        if (k > 0) {
+            *sent += (size_t)k;
+            continue;
+        }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno == EAGAIN)
+            return PGCB_OK;
+        rw_errf(err, errlen, "could not send data to the server (%s): %s", c->peer,
+                k < 0 ? strerror(errno) : "nothing sent");
+        return PGCB_ERR_IO;
+    }
+    return PGCB_OK;
+}
+
+int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, int *done,
+                  char *err, size_t errlen)
+{
+    int rc, full;
+    *done = 0;
+    do {
+        if ((rc = rw_rbuf_reserve(c, *need, err, errlen)) != PGCB_OK)
+            return rc;
+        const size_t had = c->rend, room = c->rcap - c->rend;
+        if ((rc = rw_recv(c, MSG_DONTWAIT, err, errlen)) != PGCB_OK)
+            return rc;
+        /* A read that filled the free space may have left more behind. */
+        full = c->rend - had == room;
+        if (!feed)
+            return PGCB_OK;
+        if (c->rend == c->rpos)
+            return PGCB_OK; /* nothing for now */
+        int r = rw_feed(c, feed, ctx, need, err, errlen);
+        if (r == RW_FEED_ERROR)
+            return PGCB_ERR_PROTOCOL;
+        if (r == RW_FEED_FATAL)
+            return rw_fatal(c, err, errlen);
+        if (r == RW_FEED_DONE) {
+            *done = 1;
+            return PGCB_OK;
+        }
+    } while (full || rw_tls_pending(c));
+    return PGCB_OK;
+}

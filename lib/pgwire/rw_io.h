@@ -74,4 +74,17 @@ int rw_io_pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn fe
 int rw_io_pipeline_rest(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed,
                         void *ctx, char *err, size_t errlen);
 
+/* The non-blocking exchange of a load over many connections on one event
+ * loop (rawwire's run_load, lib/pgload): send what the socket takes of
+ * out[*sent..n), advancing *sent (PGCB_OK when it would block), and read
+ * what the socket has (MSG_DONTWAIT, until it has nothing more), handing it
+ * to feed (NULL: only read: an idle connection, whose EOF is the error);
+ * *done = 1 when feed returned RW_FEED_DONE. *need is feed's last word on the
+ * message it stopped at (0 to start). PGCB_OK, PGCB_ERR_IO (EOF, a socket
+ * error, a FATAL error from the server) or PGCB_ERR_PROTOCOL. */
+int rw_io_send_nb(struct pgcb_conn *c, const char *out, size_t n, size_t *sent, char *err,
+                  size_t errlen);
+int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, int *done,
+                  char *err, size_t errlen);
+
 #endif /* RW_IO_H */
