@@ -132,6 +132,15 @@ struct pgcb_cfg_suite {
     int connect;
     uint64_t connections;   /* default PGCB_DEFAULT_CONNECTIONS */
     int connect_line, connections_line, depth_line, ops_line; /* where given; 0: not */
+    /* concurrency = N (> 0: a concurrency suite, config_conc.c): one driver
+     * instance (a measuring thread; for the bridge, one adapter process)
+     * keeps N queries in flight over a pool of `pool` connections (default
+     * N), in closed loops (mode PGCB_LOAD_CLOSED) or at `rate` queries per
+     * second (PGCB_LOAD_RATE); `threads` such instances. */
+    uint32_t concurrency, pool;
+    int mode;               /* enum pgcb_load_mode; 0 until checked */
+    double rate;
+    int concurrency_line, pool_line, mode_line, rate_line;
     int line;
 };
 

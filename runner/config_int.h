@@ -215,4 +215,12 @@ void pgcb_cfgi_list(char *buf, size_t n, size_t count,
 void pgcb_cfgi_names_add(struct pgcb_cfg_names *l, const char *name);
 void pgcb_cfgi_names_free(struct pgcb_cfg_names *l);
 
+/* config_conc.c: a suite's concurrency keys (concurrency, pool, mode, rate):
+ * apply one (1, or 0 with the error recorded), and check them once the
+ * suite is complete (its queries resolved): pool defaults to concurrency,
+ * mode to closed; 0, or -1 with the error naming the line and key. */
+int pgcb_cfgi_conc_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *key,
+                         const char *value);
+int pgcb_cfgi_conc_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
+
 #endif

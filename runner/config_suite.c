@@ -14,7 +14,8 @@
 
 const char *const pgcb_cfgi_suite_keys[] = {"depth", "queries", "threads", "rows_per_txn",
                                             "ops", "warmup_ms", "background", "transport",
-                                            "conninfo", "connect", "connections", NULL};
+                                            "conninfo", "connect", "connections",
+                                            "concurrency", "pool", "mode", "rate", NULL};
 
 void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -179,6 +180,9 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
     }
     if (strcmp(key, "transport") == 0)
         return parse_transports(c, s, value);
+    if (strcmp(key, "concurrency") == 0 || strcmp(key, "pool") == 0 ||
+        strcmp(key, "mode") == 0 || strcmp(key, "rate") == 0)
+        return pgcb_cfgi_conc_apply(c, s, key, value);
     if (strcmp(key, "conninfo") == 0) {
         free(s->conninfo);
         s->conninfo = NULL;
@@ -319,7 +323,7 @@ int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
         if (resolve_backgrounds(c, s, &c->suite_bgs[i]) != 0 ||
             resolve_queries(c, s, &c->suite_names[i]) != 0)
             return -1;
-        if (check_copy(c, s) != 0)
+        if (check_copy(c, s) != 0 || pgcb_cfgi_conc_check(c, s) != 0)
             return -1;
     }
     return 0;

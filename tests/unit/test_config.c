@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "pgcb/driver.h"
 #include "stats.h"
 
 static char dir[] = "/tmp/pgcb_test_config_XXXXXX";
@@ -236,7 +237,7 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
                  ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
                  "rows_per_txn, ops, warmup_ms, background, transport, conninfo, connect, "
-                 "connections)");
+                 "connections, concurrency, pool, mode, rate)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
@@ -300,6 +301,62 @@ static void test_connect_suites(void **state)
     assert_int_equal(cfg.suites[2].connections, 7);
     assert_int_equal(cfg.suites[2].threads, 2);
     pgcb_config_free(&cfg);
+}
+
+/* Concurrency suites (issue 27): defaults, and one line naming file:line and
+ * the key for each value or combination that makes no sense. */
+static void test_concurrency_keys(void **state)
+{
+    (void)state;
+    const char *text = "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n"
+                       "[suite.c]\nconcurrency = 10\n"
+                       "[suite.p]\nconcurrency = 8\npool = 4\nmode = closed\nthreads = 2\n"
+                       "[suite.r]\nconcurrency = 16\nmode = rate\nrate = 5000/s\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.suites[0].concurrency, 10);
+    assert_int_equal(cfg.suites[0].pool, 10);
+    assert_int_equal(cfg.suites[0].mode, PGCB_LOAD_CLOSED);
+    assert_int_equal(cfg.suites[1].pool, 4);
+    assert_int_equal(cfg.suites[1].threads, 2);
+    assert_int_equal(cfg.suites[2].mode, PGCB_LOAD_RATE);
+    assert_true(cfg.suites[2].rate == 5000.0);
+    pgcb_config_free(&cfg);
+#define CQ "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n[suite.s]\n"
+    expect_error(CQ "concurrency = 0\n",
+                 ":6: [suite.s] concurrency: '0' is not an integer from 1 to 10000");
+    expect_error(CQ "concurrency = -3\n",
+                 ":6: [suite.s] concurrency: '-3' is not an integer from 1 to 10000");
+    expect_error(CQ "concurrency = 4\npool = 8\n",
+                 ":7: [suite.s] pool = 8 is more than concurrency = 4 (line 6): a connection "
+                 "would never have a query");
+    expect_error(CQ "concurrency = 4\npool = 0\n",
+                 ":7: [suite.s] pool: '0' is not an integer from 1 to 10000");
+    expect_error(CQ "concurrency = 4\nrate = 100\n",
+                 ":7: [suite.s] rate: only with mode = rate (an open loop at that arrival "
+                 "rate); mode is closed");
+    expect_error(CQ "concurrency = 4\nmode = rate\n",
+                 ":7: [suite.s] mode = rate needs rate = N (queries per second over the "
+                 "instance's pool)");
+    expect_error(CQ "concurrency = 4\nmode = rate\nrate = -5\n",
+                 ":8: [suite.s] rate: '-5' is not a number of queries per second above 0 (N "
+                 "or N/s)");
+    expect_error(CQ "concurrency = 4\nmode = open\n",
+                 ":7: [suite.s] mode: 'open' is not closed or rate");
+    expect_error(CQ "pool = 4\n",
+                 ":6: [suite.s] pool: only with concurrency = N (the queries one driver "
+                 "instance keeps in flight)");
+    expect_error(CQ "mode = rate\nrate = 10\n",
+                 ":6: [suite.s] mode: only with concurrency = N (the queries one driver "
+                 "instance keeps in flight)");
+    expect_error(CQ "concurrency = 4\ndepth = 10\n",
+                 ":6: [suite.s] concurrency: not with a depth other than 1: each query of a "
+                 "concurrency suite is one execution, its own round trip");
+    expect_error(CQ "concurrency = 4\nconnect = yes\n",
+                 ":6: [suite.s] concurrency: not with connect = yes: each query of a "
+                 "concurrency suite is one execution, its own round trip");
+#undef CQ
 }
 
 /* [query] copy, copy_from, copy_format, params_from, read_back: good ones,
@@ -550,6 +607,7 @@ int main(void)
         cmocka_unit_test_setup(test_defaults_and_env, setup),
         cmocka_unit_test_setup(test_errors, setup),
         cmocka_unit_test_setup(test_connect_suites, setup),
+        cmocka_unit_test_setup(test_concurrency_keys, setup),
         cmocka_unit_test_setup(test_bulk_keys, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
