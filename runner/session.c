@@ -48,6 +48,18 @@
 
 /* ---- loading and opening ---------------------------------------------- */
 
+/* What every wait of the session on a host does (host.h): feed the progress
+ * line (progress.h; nothing while s->progress is NULL). */
+static void tick_progress(void *session)
+{
+    pgcb_progress_tick(((struct pgcb_session *)session)->progress);
+}
+
+static struct pgcb_host_tick session_tick(struct pgcb_session *s)
+{
+    return (struct pgcb_host_tick){.fn = tick_progress, .arg = s};
+}
+
 /* Where a message about driver cd points, ending in ':': "FILE:LINE:" and,
  * with tag, "[driver.NAME]:" after it; a driver without a section is named
  * by its driver_dir line ("FILE:LINE: [bench] driver_dir: NAME.so:") or its
@@ -334,6 +346,7 @@ static struct pgcb_host_spec bg_spec(struct pgcb_session *s, size_t b)
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
 {
     const struct pgcb_config *cfg = s->cfg;
+    const struct pgcb_host_tick tick = session_tick(s);
     /* The sequences, shared with every host (mapped before any fork). */
     size_t bytes = (cfg->nseqs ? cfg->nseqs : 1) * sizeof *s->seqs;
     void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -350,7 +363,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
             return -1;
         }
         struct pgcb_host_spec spec = driver_spec(s, d, pgcb_connplan_first(s->plan, cfg));
-        if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
+        if (pgcb_host_start(h, s, &spec, 1, &tick, err, errlen) != 0)
             return -1;
         find_backends(s, d);
     }
@@ -362,7 +375,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
             return -1;
         }
         struct pgcb_host_spec spec = bg_spec(s, b);
-        if (pgcb_host_start(h, s, &spec, 1, err, errlen) != 0)
+        if (pgcb_host_start(h, s, &spec, 1, &tick, err, errlen) != 0)
             return -1;
         const struct pgcb_host_query *hq = &h->sh->queries[s->bgs[b].cfg->query];
         if (hq->failed) {
@@ -715,8 +728,9 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
                    struct gstate *gs)
 {
     struct pgcb_sdriver *sd = &s->drivers[d];
+    const struct pgcb_host_tick tick = session_tick(s);
     char why[PGCB_ERRLEN + 256];
-    if (pgcb_host_run(&sd->host, s, why, sizeof why) == 0)
+    if (pgcb_host_run(&sd->host, s, &tick, why, sizeof why) == 0)
         return 0;
     const struct pgcb_res_group *gr = &r->groups[g];
     /* The host is gone (crashed, exited, or killed as hung): what its
@@ -747,6 +761,7 @@ static int run_job(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
 static void bg_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t g, size_t ngroups,
                      const struct pgcb_cfg_suite *su)
 {
+    const struct pgcb_host_tick tick = session_tick(s);
     gr->nbackgrounds = su->nbackgrounds;
     gr->backgrounds = pgcb_xcalloc(su->nbackgrounds ? su->nbackgrounds : 1,
                                    sizeof *gr->backgrounds);
@@ -770,7 +785,7 @@ static void bg_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t g
         rb->cpus = pgcb_xstrdup(cpus);
         char why[PGCB_ERRLEN + 256];
         struct pgcb_host_spec spec = bg_spec(s, b);
-        if (h->pid == 0 && pgcb_host_start(h, s, &spec, 0, why, sizeof why) != 0) {
+        if (h->pid == 0 && pgcb_host_start(h, s, &spec, 0, &tick, why, sizeof why) != 0) {
             rb->error = pgcb_xasprintf("restart failed: %s", why);
             continue;
         }
@@ -788,6 +803,7 @@ static void bg_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t g
 static void bg_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
                     const struct pgcb_cfg_suite *su)
 {
+    const struct pgcb_host_tick tick = session_tick(s);
     struct pgcb_hist lat;
     if (pgcb_hist_init(&lat) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -800,7 +816,7 @@ static void bg_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
         if (!rb->error) {
             char why[PGCB_ERRLEN + 256];
             atomic_store(&h->sh->bg_stop, 1);
-            if (pgcb_host_wait(h, s, why, sizeof why) != 0)
+            if (pgcb_host_wait(h, s, &tick, why, sizeof why) != 0)
                 rb->error = pgcb_xasprintf("background %s %s", rb->name, why);
         }
         if (!rb->error) {
@@ -973,6 +989,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     const struct pgcb_cfg_suite *su = suite_of(cfg, gr->suite);
     const uint32_t nthreads = gr->threads;
     struct gstate *gs = pgcb_xcalloc(s->ndrivers, sizeof *gs);
+    const struct pgcb_host_tick tick = session_tick(s);
     struct pgcb_hist order_hist;
     int stopped = 0;
     /* A fixed-operation step has no warm-up, hence no reference checksum. */
@@ -1054,7 +1071,7 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
             pgcb_host_stop(&sd->host);
         const int started = sd->host.pid == 0;
         if (started) {
-            if (pgcb_host_start(&sd->host, s, &spec, 0, why, sizeof why) != 0) {
+            if (pgcb_host_start(&sd->host, s, &spec, 0, &tick, why, sizeof why) != 0) {
                 cell_fail(c, "%s failed: %s", switched ? "reconnecting with the group's "
                                                           "connection string" : "restart", why);
                 pgcb_transport_unknown(&sd->host.transport, "its host could not connect");
