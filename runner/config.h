@@ -180,7 +180,7 @@ struct pgcb_config {
     size_t orders_n;              /* for PGCB_ORDERS_COUNT */
     double alpha;           /* the verdicts' sign-test level, (0, 0.5]; default 1/64 */
     double interval_level;  /* of the ratio intervals, (0, 1); default 0.95 */
-    int until_decided;      /* until = decided: a group stops once decided (session.c) */
+    int until_decided;      /* until = decided: a group stops once decided (group_order.c) */
     size_t until_max_orders;/* its cap, in orders (required with until = decided) */
     double until_width;     /* its largest relative interval width, (0, 1] */
     int until_line, until_max_line, until_width_line; /* where they were set; 0: not */

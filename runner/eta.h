@@ -52,7 +52,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The budget of one group, the same for each of its drivers (session.c,
+/* The budget of one group, the same for each of its drivers (group.c,
  * pgcb_session_budget, computes it with the formula the run uses). */
 struct pgcb_eta_group {
     int warmup;                 /* each driver warms up before the orders */

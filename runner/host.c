@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "progress.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "util.h"
@@ -108,10 +107,10 @@ static void kill_host(struct pgcb_host *h)
 }
 
 /* Wait for one byte from the host, watching heartbeats: `beats` are the
- * heartbeats to watch (n of them). Returns the byte, or -1 with err set
- * (the host is gone then). */
+ * heartbeats to watch (n of them); tick (host.h) at each wake-up without
+ * an answer. Returns the byte, or -1 with err set (the host is gone then). */
 static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint64_t *const *beats,
-                      size_t n, char *err, size_t errlen)
+                      size_t n, const struct pgcb_host_tick *tick, char *err, size_t errlen)
 {
     uint64_t timeout_ns = s->cfg->batch_timeout_ms * 1000000ull;
     uint64_t all_done = 0; /* when every watched thread had finished; 0: not yet */
@@ -137,7 +136,8 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
         }
         if (*s->stop)
             atomic_store(&h->sh->stop, 1);
-        pgcb_progress_tick(s->progress);
+        if (tick && tick->fn)
+            tick->fn(tick->arg);
         /* A thread that finished its job (done, failed, or floors met early)
          * set its heartbeat to 0: it is no longer watched, the others are.
          * When every one has finished, the host must answer within the
@@ -195,7 +195,7 @@ static void close_other_hosts(struct pgcb_session *s, const struct pgcb_host *h)
 }
 
 int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
-                    int check_rows, char *err, size_t errlen)
+                    int check_rows, const struct pgcb_host_tick *tick, char *err, size_t errlen)
 {
     int cmd[2], reply[2];
     if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
@@ -229,7 +229,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
     h->reply_fd = reply[0];
     _Atomic uint64_t *beat = &h->sh->heartbeat_ns;
     char why[256];
-    int c = wait_reply(h, s, &beat, 1, why, sizeof why);
+    int c = wait_reply(h, s, &beat, 1, tick, why, sizeof why);
     if (c == 'R')
         return 0;
     if (c == 'F') {
@@ -266,20 +266,22 @@ int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_
     return 0;
 }
 
-int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
+                  char *err, size_t errlen)
 {
     if (pgcb_host_send(h, s, err, errlen) != 0)
         return -1;
-    return pgcb_host_wait(h, s, err, errlen);
+    return pgcb_host_wait(h, s, tick, err, errlen);
 }
 
-int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
+                   char *err, size_t errlen)
 {
     uint32_t n = h->sh->job.nthreads;
     _Atomic uint64_t *beats[PGCB_MAX_THREADS];
     for (uint32_t t = 0; t < n; t++)
         beats[t] = &h->sh->threads[t].heartbeat_ns;
-    int r = wait_reply(h, s, beats, n, err, errlen);
+    int r = wait_reply(h, s, beats, n, tick, err, errlen);
     if (r == 'D')
         return 0;
     if (r >= 0) {

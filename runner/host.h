@@ -140,6 +140,16 @@ struct pgcb_host_spec {
                                      outlive the host */
 };
 
+/* What the parent does while it waits for a host's answer, supplied by
+ * whoever drives the host (the session feeds its progress line with it):
+ * fn(arg) is called in the runner's own thread each time the wait wakes up
+ * without an answer (every 200 ms, or after a signal), never in a host and
+ * never inside a timed block. A NULL tick, or a NULL fn, does nothing. */
+struct pgcb_host_tick {
+    void (*fn)(void *arg);
+    void *arg;
+};
+
 /* Fork a host (its connections opened with spec->conninfo, kept in
  * h->conninfo) and wait until it has connected every thread, prepared every
  * used query (a query the server refuses is recorded in sh->queries, not
@@ -147,18 +157,20 @@ struct pgcb_host_spec {
  * execution must return [query] rows. Returns 0, or -1 with one line in err
  * (the host is gone then). */
 int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
-                    int check_rows, char *err, size_t errlen);
+                    int check_rows, const struct pgcb_host_tick *tick, char *err, size_t errlen);
 
 /* Run sh->job (set by the caller) and wait for it, watching the heartbeats.
  * Returns 0 when the host answered (the threads' outcomes are in sh), or -1
  * when the host crashed or was killed for a timeout: err says which (e.g.
  * "crashed (SIGSEGV: Segmentation fault)") and the host is gone. */
-int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
+int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
+                  char *err, size_t errlen);
 
 /* pgcb_host_run in two steps, for background load: send the job and return
  * at once; later set bg_stop and wait for the answer (as pgcb_host_run). */
 int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
-int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
+int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
+                   char *err, size_t errlen);
 
 /* Ask the host to exit (closing its connections); kill it if it does not
  * within a few seconds. Accepts a host that is not running. */

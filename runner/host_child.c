@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "progress.h"
 #include "session.h"
 #include "sysinfo.h"
 #include "util.h"

@@ -15,10 +15,11 @@
  *     A step is one driver's warm-up or one execution order in a group.
  *
  * Where it runs: only in the runner's own thread -- when a job starts and
- * ends, and while the runner waits for a host's answer (host.c wakes every
- * 200 ms) -- from what the hosts already publish in their shared region
- * between blocks (each measuring thread's timed ns and batches of the
- * current job, host.h). Nothing of it runs in a host or inside a timed
+ * ends, and while the runner waits for a host's answer (the session hands
+ * host.c a tick, struct pgcb_host_tick, that the wait calls every 200 ms;
+ * host.c itself knows nothing of progress) -- from what the hosts already
+ * publish in their shared region between blocks (each measuring thread's
+ * timed ns and batches of the current job, host.h). Nothing of it runs in a host or inside a timed
  * block: it adds no clock read, print, allocation or lock to the measuring
  * threads.
  *

@@ -90,6 +90,8 @@ struct pgcb_session {
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */
 };
 
+/* ---- session.c: the drivers ------------------------------------------- */
+
 /* Load every driver of cfg and check its INI keys against its options.
  * Returns 0, or -1 with one line in err (naming file:line or the driver). */
 int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, char *err,
@@ -113,6 +115,11 @@ int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t);
 /* Fill r->drivers and r->orders from the session. */
 void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r);
 
+/* Stop the hosts (closing every connection), unload the drivers. */
+void pgcb_session_free(struct pgcb_session *s);
+
+/* ---- group.c: measuring one group (its phases: group_int.h) ----------- */
+
 /* The budget of group gr (one of r's groups, built from s->cfg): its
  * warm-up, floors per order and orders, as pgcb_session_run_group() runs
  * them; for the progress line's estimate (eta.h). */
@@ -127,8 +134,5 @@ void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_gro
  * the run was asked to stop (cells not reached stay NOT_RUN). */
 int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g,
                            size_t query_index);
-
-/* Stop the hosts (closing every connection), unload the drivers. */
-void pgcb_session_free(struct pgcb_session *s);
 
 #endif

@@ -59,7 +59,7 @@ struct dist {
     double tail, tail_x;
 };
 
-/* Cell c: n samples of ds at depth, as session.c figures them (two orders:
+/* Cell c: n samples of ds at depth, as cells.c figures them (two orders:
  * the even and the odd samples). */
 static void fill(struct pgcb_res_cell *c, const struct dist *ds, uint64_t n, uint32_t depth)
 {

@@ -1,0 +1,99 @@
+/*
+ * group_int.h -- what the files that measure a group share (runner/group.c,
+ * group_order.c, cells.c, bgload.c) and what session.c lends them. Internal:
+ * no other file includes it.
+ *
+ * A group is measured by pgcb_session_run_group() (session.h) in phases,
+ * each a function of its own over one struct pgcb_group_run: set-up; per
+ * driver, its host, the query's readiness and the warm-up (group.c); the
+ * execution orders, one driver in one order at a time (group_order.c); the
+ * figures and checks (cells.c). Everything here runs in the runner's own
+ * thread, between a host's jobs, never inside a timed block.
+ */
+#ifndef PGCB_GROUP_INT_H
+#define PGCB_GROUP_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "eta.h"
+#include "hist.h"
+#include "host.h"
+#include "session.h"
+
+/* Per driver, for the group being measured. */
+struct pgcb_gstate {
+    uint64_t expect_sum;         /* thread 1's first batch */
+    char note[256];              /* the driver's note() of it (host.h) */
+    uint64_t batches, rows_bad, sum_bad, cpu_ns;
+    uint64_t blocks, overhead_ns, overhead_cpu_ns; /* self-timed: measured orders */
+    int threads_disagree;        /* the threads' first checksums differ */
+    int check_rows;              /* the rows per batch are known and checked */
+    uint64_t srv_cpu_ns, srv_wall_ns; /* the server's CPU time over the measured jobs */
+    int srv_known;
+    struct pgcb_backend_acc bk;  /* its own backends over the measured jobs (backend.h) */
+    /* Noise (issue 13): the measured orders whose job answered, the
+     * threads' context switches in them, and the steal time (clock ticks)
+     * around each order's job over steal_wall_ns. */
+    uint64_t noise_orders, nivcsw, nvcsw, minflt;
+    uint64_t steal_cpus, steal_machine, steal_wall_ns, steal_cpu_ns_x; /* x: wall x CPUs */
+    uint64_t steal_machine_x;    /* wall x online CPUs */
+    int steal_failed;            /* a /proc/stat read failed: steal unknown */
+    int failed;                  /* its cell failed: nothing more of it runs in the group */
+    struct pgcb_hist pooled;     /* every measured order's samples (owned) */
+};
+
+/* One group being measured: what its phases share. Set up and freed by
+ * pgcb_session_run_group(); gs and order_hist are owned, the rest points
+ * into the session, the config and the result. */
+struct pgcb_group_run {
+    struct pgcb_session *s;
+    struct pgcb_result *r;
+    size_t g, q;                  /* the group (r->groups[g]) and its query's index */
+    struct pgcb_res_group *gr;
+    const struct pgcb_cfg_query *cq;
+    const struct pgcb_cfg_suite *su;
+    uint32_t nthreads;
+    int check_sum;                /* each driver's checksum is checked (within it) */
+    int cross_sum;                /* the drivers' checksums are compared */
+    struct pgcb_eta_group budget; /* pgcb_session_budget()'s */
+    struct pgcb_job base;         /* what every job of the group shares */
+    struct pgcb_host_tick tick;   /* what each wait on a host does (pgcb_session_tick) */
+    struct pgcb_gstate *gs;       /* one per driver of s */
+    struct pgcb_hist order_hist;  /* one order's samples of one driver (scratch) */
+    int stopped;                  /* the run was asked to stop (*s->stop) */
+    size_t complete_orders;       /* the orders every driver finished */
+};
+
+/* ---- session.c ---------------------------------------------------------- */
+
+/* The tick of every wait of the session on a host (host.h): it feeds the
+ * progress line, s->progress (progress.h; nothing while that is NULL). */
+struct pgcb_host_tick pgcb_session_tick(struct pgcb_session *s);
+
+/* Driver d's host, its connections opened with `conninfo` (not copied: it
+ * must outlive the host). */
+struct pgcb_host_spec pgcb_session_driver_spec(struct pgcb_session *s, size_t d,
+                                               const char *conninfo);
+
+/* Driver d's host has just started (or may have reopened a connection):
+ * find its backends (backend.h) by the host's tag, or record in its set why
+ * they cannot be known, and how the server sees its connections
+ * (transport.h; also for a server elsewhere). Nothing for a driver that
+ * does no I/O. */
+void pgcb_session_find_backends(struct pgcb_session *s, size_t d);
+
+/* ---- group_order.c ------------------------------------------------------ */
+
+/* Run sh->job (set by the caller) on driver d's host. A host that crashes
+ * or hangs fails the cell (and is said so on stderr at once, its server
+ * sessions ended); it is restarted for the next group. Returns 0 when the
+ * host answered. */
+int pgcb_group_run_job(struct pgcb_group_run *gx, size_t d);
+
+/* The execution orders of the group (a driver that failed before runs
+ * none), until every one ran, the run is stopped (gx->stopped) or, with
+ * until = decided, every pair is decided after a whole set. */
+void pgcb_group_orders(struct pgcb_group_run *gx);
+
+#endif
