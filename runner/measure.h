@@ -102,4 +102,26 @@ int pgcb_measure_batch(const struct pgcb_plan *p, size_t i, struct pgcb_sum *sum
 void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
                         struct pgcb_measured *out, char *err, size_t errlen);
 
+/* What one load (pgcb_measure_load) gave. */
+struct pgcb_measured_load {
+    size_t n;               /* queries that completed: their latencies in samples[0..n) */
+    uint64_t wall_ns;       /* the load's start to its last reply, as the driver timed it */
+    uint64_t cpu_ns;        /* the client's CPU time over it, as the driver reports it */
+    uint64_t late_ns;       /* rate mode: how late its last query was issued */
+    uint64_t rows_bad, sum_bad; /* queries whose rows / checksum disagree (check_*) */
+    uint64_t last_rows, last_sum;
+    int rc;
+    uint64_t overhead_ns;   /* the call's wall time beyond the load's (the bridge's exchange) */
+    uint64_t overhead_cpu_ns; /* this thread's CPU time beyond the driver's figure */
+};
+
+/* One load of plan p (ABI 1.5 run_load; p->sums non-NULL, n entries, as
+ * samples): `shape` says mode, concurrency, rate, duration and min_queries;
+ * the statement, the parameters (row i of p's arrays for query i) and
+ * max_queries = n come from here. Each query's checksum is checked as a
+ * depth-1 batch's. */
+void pgcb_measure_load(const struct pgcb_plan *p, const struct pgcb_load *shape, size_t n,
+                       uint64_t *samples, struct pgcb_measured_load *out, char *err,
+                       size_t errlen);
+
 #endif
