@@ -20,7 +20,8 @@ static int is_client(const struct pgcb_result *r, size_t d)
 int pgcb_rank_cell_valid(const struct pgcb_result *r, size_t g, size_t d)
 {
     const struct pgcb_res_cell *c = &r->groups[g].cells[d];
-    return c->status == PGCB_CELL_OK && isfinite(c->median_ns) && c->median_ns > 0;
+    return c->status == PGCB_CELL_OK && isfinite(pgcb_res_cell_figure(c)) &&
+           pgcb_res_cell_figure(c) > 0;
 }
 
 /* Index of the driver labelled `label` in r, or PGCB_RANK_NONE. */
@@ -196,7 +197,7 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
         const struct pgcb_res_cell *c = &gr->cells[d];
         v->nvalid++;
         if (v->lowest_median == PGCB_RANK_NONE ||
-            c->median_ns < gr->cells[v->lowest_median].median_ns)
+            pgcb_res_cell_figure(c) < pgcb_res_cell_figure(&gr->cells[v->lowest_median]))
             v->lowest_median = d;
         if (isfinite(c->mean_ns) &&
             (v->lowest_mean == PGCB_RANK_NONE || c->mean_ns < gr->cells[v->lowest_mean].mean_ns))
@@ -218,7 +219,7 @@ void pgcb_rank_verdict(const struct pgcb_result *r, size_t g, struct pgcb_verdic
         const struct pgcb_res_cell *c = &gr->cells[d];
         struct pgcb_verdict_rival *rv = &v->rivals[v->nrivals++];
         rv->driver = d;
-        if (c->median_ns == bc->median_ns)
+        if (pgcb_res_cell_figure(c) == pgcb_res_cell_figure(bc))
             v->median_ties++;
         for (size_t o = 0; o < v->orders; o++) {
             double mine = order_median(bc, o), theirs = order_median(c, o);
@@ -266,7 +267,7 @@ int pgcb_rank_ratio(const struct pgcb_result *r, size_t g, size_t d, size_t ref,
         !pgcb_rank_cell_valid(r, g, ref))
         return -1;
     const struct pgcb_res_cell *c = &r->groups[g].cells[d], *rc = &r->groups[g].cells[ref];
-    out->ratio = c->median_ns / rc->median_ns;
+    out->ratio = pgcb_res_cell_figure(c) / pgcb_res_cell_figure(rc);
     size_t k = pgcb_rank_group_orders(r, g);
     double *v = pgcb_xcalloc(k ? k : 1, sizeof *v);
     for (size_t o = 0; o < k; o++) {
@@ -565,8 +566,8 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
             double best = INFINITY;
             size_t bestk = 0;
             for (size_t k = 0; k < w.m; k++)
-                if (gr->cells[w.idx[i * w.m + k]].median_ns < best) {
-                    best = gr->cells[w.idx[i * w.m + k]].median_ns;
+                if (pgcb_res_cell_figure(&gr->cells[w.idx[i * w.m + k]]) < best) {
+                    best = pgcb_res_cell_figure(&gr->cells[w.idx[i * w.m + k]]);
                     bestk = k;
                 }
             best_of[out->ngroups] = bestk;
@@ -574,7 +575,7 @@ int pgcb_rank_compute_within(const struct pgcb_result *const *runs, size_t nruns
             pgcb_rank_verdict(r, g, &v);
             for (size_t k = 0; k < w.m; k++) {
                 size_t d = w.idx[i * w.m + k];
-                double med = gr->cells[d].median_ns;
+                double med = pgcb_res_cell_figure(&gr->cells[d]);
                 ratios[k * total + out->ngroups] = med / best;
                 fastest[k] += med == best;
                 wins[k] += v.winner == d;

@@ -160,7 +160,40 @@ struct pgcb_res_cell {
     double pct_ns[PGCB_PCT_N];
     struct pgcb_pct_point *curve;
     size_t ncurve;
+    /* A concurrency group (its group's concurrency > 0; result_conc.c):
+     * the latency figures above are per query (issue or due time to reply);
+     * queries_per_s is the throughput, all instances together (each
+     * instance's queries over its loads' wall time); time_per_query_ns =
+     * 1e9 / queries_per_s is the figure verdicts, ratios and rankings use,
+     * and order_medians_ns holds each order's (pgcb_res_cell_figure);
+     * client_busy is the client's CPU over its loads' wall time per instance
+     * (1.0: one CPU all the time); bottleneck says which side was saturated.
+     * 0 / NAN / PGCB_BOTTLENECK_UNKNOWN elsewhere. */
+    double time_per_query_ns;
+    double client_busy;
+    int bottleneck;             /* enum pgcb_bottleneck */
+    uint64_t late_ns;           /* rate mode: the latest a load issued its last query */
 };
+
+enum pgcb_bottleneck {
+    PGCB_BOTTLENECK_UNKNOWN = 0,
+    PGCB_BOTTLENECK_CLIENT = 1,  /* the client's CPU busy >= 90% per instance */
+    PGCB_BOTTLENECK_SERVER = 2,  /* else the server's CPUs busy >= 90% */
+    PGCB_BOTTLENECK_NEITHER = 3  /* neither: latency-bound (too few queries in flight) */
+};
+
+/* "client", "server", "neither" or "unknown"; and back (UNKNOWN for NULL
+ * or anything else). */
+const char *pgcb_bottleneck_name(int b);
+int pgcb_bottleneck_parse(const char *s);
+
+/* What verdicts, ratios and rankings compare for cell c, lower is better:
+ * its median latency, or in a concurrency group its time per query at
+ * throughput (1e9 / queries per second). */
+static inline double pgcb_res_cell_figure(const struct pgcb_res_cell *c)
+{
+    return c->time_per_query_ns > 0 ? c->time_per_query_ns : c->median_ns;
+}
 
 /* Background load that ran during a group ([background.NAME]). */
 struct pgcb_res_background {
@@ -235,6 +268,13 @@ struct pgcb_res_group {
     char *versus;               /* [query] versus: the twin query (the same shape, the
                                    columns cast to text) of the conversion-cost table
                                    (versus.h); NULL: none */
+    /* A concurrency group ([suite] concurrency; result_conc.c): queries in
+     * flight per driver instance, its pool's connections, closed loops
+     * (PGCB_LOAD_CLOSED) or an open loop at `rate` per second (PGCB_LOAD_RATE,
+     * driver.h). 0: not one. */
+    uint32_t concurrency, pool;
+    int load_mode;
+    double rate;
 };
 
 /* One pinned CPU as sysfs shows it (issue 13); NULL / NAN: not shown by
@@ -395,6 +435,12 @@ struct json_t *pgcb_result_transport_summary_json(const struct pgcb_result *r);
  * no versus); freed. The derived "conversion_cost" (versus.h), a new
  * reference. */
 void pgcb_result_types_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+/* result_conc.c: a concurrency group's keys ("concurrency": {...}) and its
+ * cells' (time_per_query_ns, client_busy, bottleneck, late_ns) into the
+ * group's JSON object `one` (its "results" array already in), and back;
+ * nothing for another group. */
+void pgcb_result_conc_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+void pgcb_result_conc_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
 void pgcb_result_types_group_read(struct json_t *o, struct pgcb_res_group *gr);
 void pgcb_result_types_group_free(struct pgcb_res_group *gr);
 struct json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r);

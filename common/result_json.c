@@ -285,6 +285,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     }
     json_object_set_new(one, "background", bg);
     pgcb_result_types_group_json(one, gr);
+    pgcb_result_conc_group_json(one, gr);
     if (!ok) {
         json_decref(one);
         return NULL;
@@ -914,6 +915,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
         if (read_distribution(c, cell, why, n) != 0)
             return -1;
     }
+    pgcb_result_conc_group_read(o, gr, r->ndrivers);
     return 0;
 }
 

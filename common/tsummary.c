@@ -50,7 +50,7 @@ void pgcb_tsum_free(struct pgcb_tsum_set *sets, size_t n)
 /* Median per batch of driver d in group g, NAN unless its cell is ok. */
 static double batch_median(const struct pgcb_result *r, size_t g, size_t d)
 {
-    return pgcb_rank_cell_valid(r, g, d) ? r->groups[g].cells[d].median_ns : NAN;
+    return pgcb_rank_cell_valid(r, g, d) ? pgcb_res_cell_figure(&r->groups[g].cells[d]) : NAN;
 }
 
 void pgcb_tsum_cell(const struct pgcb_result *r, const struct pgcb_tsum_set *set, size_t k,

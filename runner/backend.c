@@ -29,7 +29,7 @@ int pgcb_backend_set_init(struct pgcb_backend_set *set, const int *pids, size_t 
                                       "are not visible here)");
         return -1;
     }
-    if (n != expected || n > PGCB_MAX_THREADS) {
+    if (n != expected || n > PGCB_MAX_BACKENDS) {
         pgcb_backend_set_unknown(set, "the server lists %zu backend%s under the host's "
                                       "application_name, not its %zu connection%s", n,
                                  n == 1 ? "" : "s", expected, expected == 1 ? "" : "s");

@@ -22,12 +22,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h" /* PGCB_MAX_THREADS */
+#include "config.h"
 #include "result.h"
 
 /* A host's backends, or why they are unknown. */
+/* The most backends a set holds: threads x a concurrency suite's pool. */
+#define PGCB_MAX_BACKENDS 1024
+
 struct pgcb_backend_set {
-    int pids[PGCB_MAX_THREADS];
+    int pids[PGCB_MAX_BACKENDS];
     size_t n;                 /* 0: unknown (why says why) */
     int postmaster;           /* their parent */
     char why[256];

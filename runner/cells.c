@@ -42,6 +42,8 @@ void pgcb_cells_collect(const struct pgcb_host_shared *sh, uint32_t nthreads,
         gs->nivcsw += ht->nivcsw;
         gs->nvcsw += ht->nvcsw;
         gs->minflt += ht->minflt;
+        gs->load_wall_ns += ht->load_wall_ns;
+        gs->late_ns = ht->late_ns > gs->late_ns ? ht->late_ns : gs->late_ns;
         if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
             pgcb_cells_fail(cell, "%s", ht->err);

@@ -110,6 +110,10 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     gr->nparams = (uint32_t)cq->nparams;
     gr->bulk_copy = cq->copy != NULL;
     gr->bulk_rows = cq->copy && cq->bulk ? cq->bulk->rows : cq->read_back ? gr->depth : 0;
+    gr->concurrency = su->concurrency;
+    gr->pool = su->concurrency ? su->pool : 0;
+    gr->load_mode = su->concurrency ? su->mode : 0;
+    gr->rate = su->mode == PGCB_LOAD_RATE ? su->rate : 0;
 
     if (pgcb_hist_init(&gx->order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -129,7 +133,9 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     gx->base = (struct pgcb_job){.query = q, .group = g, .ngroups = r->ngroups,
                                  .norders = s->norders, .depth = gr->depth,
                                  .nthreads = gx->nthreads, .transaction = su->transaction,
-                                 .check_sum = gx->check_sum, .connect = su->connect};
+                                 .check_sum = gx->check_sum, .connect = su->connect,
+                                 .concurrency = su->concurrency, .load_mode = su->mode,
+                                 .load_rate = su->rate};
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
     snprintf(gx->base.label, sizeof gx->base.label, "%s / %s %s%s%s", gr->suite, gr->query,
@@ -149,15 +155,20 @@ static int ensure_host(struct pgcb_group_run *gx, size_t d)
     char why[PGCB_ERRLEN + 256];
     const char *ci = group_conninfo(s, gx->gr);
     struct pgcb_host_spec spec = pgcb_session_driver_spec(s, d, ci);
+    /* A concurrency group's threads each hold a pool of the suite's size;
+     * any other group's, a connection of their own. */
+    spec.pool = gx->gr->pool;
     int switched = sd->host.pid != 0 && !(sd->caps & PGCB_CAP_NO_IO) &&
                    strcmp(sd->host.conninfo ? sd->host.conninfo : "", ci) != 0;
-    if (switched)
+    int repooled = sd->host.pid != 0 && sd->host.pool != spec.pool;
+    if (switched || repooled)
         pgcb_host_stop(&sd->host);
     if (sd->host.pid != 0)
         return 0;
     if (pgcb_host_start(&sd->host, s, &spec, 0, &gx->tick, why, sizeof why) != 0) {
         pgcb_cells_fail(c, "%s failed: %s", switched ? "reconnecting with the group's "
-                                                       "connection string" : "restart", why);
+                                                       "connection string"
+                                     : repooled ? "opening the group's pools" : "restart", why);
         pgcb_transport_unknown(&sd->host.transport, "its host could not connect");
         pgcb_cells_transport(c, &sd->host.transport, gx->gr->transport);
         gx->gs[d].failed = 1;
@@ -184,6 +195,20 @@ static int driver_ready(struct pgcb_group_run *gx, size_t d)
         pgcb_cells_fail(c, "skipped: a self-timed driver (the bridge) cannot be measured by a "
                            "connection suite: its connection is an adapter process, so a "
                            "sample would time a process start and the adapter's start-up");
+        c->status = PGCB_CELL_SKIPPED;
+        gx->gs[d].failed = 1;
+        return -1;
+    }
+    if (gx->su->concurrency && !(PGCB_DRIVER_HAS(sd->ld.drv, 5, pool_open) &&
+                                 PGCB_DRIVER_HAS(sd->ld.drv, 5, run_load))) {
+        const struct pgcb_driver *drv = sd->ld.drv;
+        pgcb_cells_fail(c, "skipped: driver %s (ABI %u.%u) has no pool_open and run_load (ABI "
+                           "1.5): it cannot keep %u queries in flight over a pool in one "
+                           "instance%s", sd->cfg->name, (unsigned)drv->abi_major,
+                        (unsigned)drv->abi_minor, gx->su->concurrency,
+                        strcmp(drv->name, "libpq_sync") == 0
+                            ? " (its idiom is one connection per thread: a suite with threads "
+                              "= N)" : "");
         c->status = PGCB_CELL_SKIPPED;
         gx->gs[d].failed = 1;
         return -1;
@@ -259,6 +284,16 @@ static void warm_up(struct pgcb_group_run *gx, size_t d, int started)
     gx->stopped = *s->stop != 0;
 }
 
+/* The server's CPUs as the result records them; 0: unknown. */
+static int server_ncpus(const struct pgcb_result *r)
+{
+    int cpus[PGCB_MAX_CPUS];
+    char e[160];
+    int n = r->server_cpus ? pgcb_parse_cpus(r->server_cpus, cpus, PGCB_MAX_CPUS, e, sizeof e)
+                           : 0;
+    return n > 0 ? n : 0;
+}
+
 /* Every cell's figures; an interrupted group's cells NOT_RUN (partial);
  * the checks of a complete one. */
 static void group_figures(struct pgcb_group_run *gx)
@@ -273,6 +308,8 @@ static void group_figures(struct pgcb_group_run *gx)
                    "and the backends found when the driver's host started serve none of its "
                    "connections; Server CPU is the whole server's";
         pgcb_cells_figures(c, &gx->gs[d], gr->depth, gx->nthreads, bwhy);
+        if (gr->concurrency)
+            pgcb_cells_conc_figures(c, &gx->gs[d], gx->nthreads, server_ncpus(gx->r));
         c->rows_per_s = gr->bulk_rows && isfinite(c->ops_per_s)
                             ? c->ops_per_s * (double)gr->bulk_rows * gx->nthreads : NAN;
         if (gx->stopped && c->status == PGCB_CELL_OK) {

@@ -40,6 +40,10 @@ struct pgcb_gstate {
     uint64_t steal_machine_x;    /* wall x online CPUs */
     int steal_failed;            /* a /proc/stat read failed: steal unknown */
     int failed;                  /* its cell failed: nothing more of it runs in the group */
+    /* A concurrency group: the loads' wall time over the measured orders,
+     * every thread's summed, and the latest a rate load issued its last
+     * query. */
+    uint64_t load_wall_ns, late_ns;
     struct pgcb_hist pooled;     /* every measured order's samples (owned) */
 };
 
@@ -82,6 +86,19 @@ struct pgcb_host_spec pgcb_session_driver_spec(struct pgcb_session *s, size_t d,
  * (transport.h; also for a server elsewhere). Nothing for a driver that
  * does no I/O. */
 void pgcb_session_find_backends(struct pgcb_session *s, size_t d);
+
+/* ---- cells_conc.c ------------------------------------------------------ */
+
+/* A concurrency group's figures of cell c (after pgcb_cells_figures):
+ * throughput, time per query, client busy share, bottleneck. server_ncpus:
+ * the server's CPUs (0: unknown). */
+void pgcb_cells_conc_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *gs,
+                             uint32_t threads, int server_ncpus);
+
+/* An order's figure of a concurrency group from its threads' records: 1e9 /
+ * the instances' summed throughput (each its queries over its loads' wall
+ * time); NAN when nothing completed. */
+double pgcb_cells_conc_order(const struct pgcb_host_shared *sh, uint32_t nthreads);
 
 /* ---- group_order.c ------------------------------------------------------ */
 

@@ -159,8 +159,11 @@ static void measure_order(struct pgcb_group_run *gx, size_t o, size_t d)
         pgcb_hist_reset(&gx->order_hist);
         for (uint32_t t = 0; t < nthreads; t++)
             pgcb_hist_merge(&gx->order_hist, &sh->threads[t].hist);
+        /* A concurrency group's figure is its throughput (as a time per
+         * query), every other group's the median latency. */
         gr->cells[d].order_medians_ns[o] =
-            gx->order_hist.n ? pgcb_hist_median(&gx->order_hist) : NAN;
+            gr->concurrency ? pgcb_cells_conc_order(sh, nthreads)
+            : gx->order_hist.n ? pgcb_hist_median(&gx->order_hist) : NAN;
         pgcb_hist_merge(&gs[d].pooled, &gx->order_hist);
     }
     pgcb_progress_job_end(s->progress, gs[d].failed);

@@ -224,6 +224,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
     close(reply[1]);
     h->pid = pid;
     h->conninfo = spec->conninfo;
+    h->pool = spec->pool;
     pgcb_host_tag(h->tag, sizeof h->tag, getpid(), pid);
     h->cmd_fd = cmd[1];
     h->reply_fd = reply[0];

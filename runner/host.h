@@ -55,6 +55,14 @@ struct pgcb_job {
     uint64_t stream;              /* random parameter stream: the order, or
                                      PGCB_STREAM_WARMUP / _BACKGROUND */
     double rate;                  /* background: executions per second per thread */
+    /* A concurrency group (> 0; [suite] concurrency): each thread is one
+     * driver instance whose connection is a pool (the host's spec.pool),
+     * and warm-up and orders run loads (run_load, ABI 1.5) of up to this
+     * many queries in flight, closed loops or at load_rate per second
+     * (load_mode, enum pgcb_load_mode); depth is 1. */
+    uint32_t concurrency;
+    int load_mode;
+    double load_rate;
 };
 
 #define PGCB_STREAM_WARMUP 1000000u
@@ -75,6 +83,10 @@ struct pgcb_host_thread {
     uint64_t expect_sum;          /* checksum of its first batch in the group */
     char note[256];               /* the driver's note() after that batch ("": none) */
     uint64_t elapsed_ns;          /* background: from the first scheduled start to the stop */
+    /* A concurrency group's measured order: the loads' wall time (each from
+     * its start to its last reply, as the driver timed it: `batches` queries
+     * completed in it) and how late the last query of a rate load was. */
+    uint64_t load_wall_ns, late_ns;
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
     /* The current job so far (warm-up or order): timed ns and batches, stored
      * by the thread after each block (relaxed, outside the timed block),
@@ -121,6 +133,8 @@ struct pgcb_host {
                                      with them, by the session */
     const char *conninfo;         /* the connection string its connections were opened with
                                      (the spec's; not owned); NULL while no host runs */
+    uint32_t pool;                /* the spec's: each thread's connection is a pool of this
+                                     many (pool_open, ABI 1.5); 0: a connection of its own */
     struct pgcb_host_shared *sh;  /* the shared region (mapped once) */
     size_t sh_size;
 };
@@ -138,6 +152,8 @@ struct pgcb_host_spec {
     const char *role;             /* "driver" or "background" (messages) */
     const char *conninfo;         /* what its connections connect with (connplan.h); must
                                      outlive the host */
+    uint32_t pool;                /* > 0: each thread's connection is a pool of this many
+                                     (a concurrency suite's; the driver's pool_open) */
 };
 
 /* What the parent does while it waits for a host's answer, supplied by

@@ -52,8 +52,8 @@ static size_t block_size(uint64_t target_ns, double est_ns, uint64_t remaining_b
 
 /* A failed batch: keep the message; the connection is closed, to be
  * reopened at the start of the next job. */
-static void worker_failed(struct pgcb_hworker *w, struct pgcb_host_thread *ht, const struct pgcb_job *job,
-                          int rc, const char *when, const char *why)
+void pgcb_hchild_failed(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                        const struct pgcb_job *job, int rc, const char *when, const char *why)
 {
     ht->rc = rc;
     if (job->nthreads > 1)
@@ -70,8 +70,8 @@ static void worker_failed(struct pgcb_hworker *w, struct pgcb_host_thread *ht, c
 
 /* Tell the driver what starts (ABI 1.2 phase: an adapter collects garbage),
  * outside any timing. Returns 0, or -1 with the thread failed. */
-static int worker_phase(struct pgcb_hworker *w, struct pgcb_host_thread *ht, const struct pgcb_job *job,
-                        enum pgcb_phase phase)
+int pgcb_hchild_phase(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                      const struct pgcb_job *job, enum pgcb_phase phase)
 {
     const struct pgcb_driver *drv = w->c->sd->ld.drv;
     /* A connection job has no connection to tell: each sample opens its own. */
@@ -82,7 +82,7 @@ static int worker_phase(struct pgcb_hworker *w, struct pgcb_host_thread *ht, con
     atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     if (rc == PGCB_OK)
         return 0;
-    worker_failed(w, ht, job, rc, phase == PGCB_PHASE_WARMUP ? "before the warm-up" :
+    pgcb_hchild_failed(w, ht, job, rc, phase == PGCB_PHASE_WARMUP ? "before the warm-up" :
                   "before the order", why);
     return -1;
 }
@@ -94,7 +94,7 @@ static void worker_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
     const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
     struct pgcb_measured b;
-    if (worker_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
+    if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
         return;
     pgcb_hconn_params_draw(w, cq, job->depth, 1);
     /* The first batch sets the group's checksum: one run_batch, even for a
@@ -105,7 +105,7 @@ static void worker_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
     pgcb_measure_block(&first, 1, w->samples, &b, why, sizeof why);
     atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
     if (b.rc != PGCB_OK) {
-        worker_failed(w, ht, job, b.rc, job->connect ? "first connection" : "first batch", why);
+        pgcb_hchild_failed(w, ht, job, b.rc, job->connect ? "first connection" : "first batch", why);
         return;
     }
     ht->expect_sum = plan->expect_sum = b.last_sum;
@@ -128,7 +128,7 @@ static void worker_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
         pgcb_measure_block(plan, n, w->samples, &b, why, sizeof why);
         atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
         if (b.rc != PGCB_OK) {
-            worker_failed(w, ht, job, b.rc, "warm-up", why);
+            pgcb_hchild_failed(w, ht, job, b.rc, "warm-up", why);
             return;
         }
         spent += b.wall_ns;
@@ -141,7 +141,7 @@ static void worker_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
 
 /* The calling thread's involuntary and voluntary context switches so far;
  * 0 if getrusage fails (it does not for RUSAGE_THREAD on Linux). */
-static void thread_switches(uint64_t *inv, uint64_t *vol)
+void pgcb_hchild_switches(uint64_t *inv, uint64_t *vol)
 {
     struct rusage ru;
     if (getrusage(RUSAGE_THREAD, &ru) != 0)
@@ -177,10 +177,10 @@ static void worker_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
     const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
     uint64_t spent = 0, batches = 0;
     char why[PGCB_ERRLEN] = "";
-    if (worker_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
+    if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
         return;
     uint64_t inv0, vol0, inv1, vol1;
-    thread_switches(&inv0, &vol0);
+    pgcb_hchild_switches(&inv0, &vol0);
 
     while ((spent < job->time_floor_ns || batches < job->batch_floor) &&
            !atomic_load(&c->sh->stop)) {
@@ -216,11 +216,11 @@ static void worker_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
             char when[96];
             snprintf(when, sizeof when, "order %zu, %s %llu", job->order + 1,
                      job->connect ? "connection" : "batch", (unsigned long long)batches + 1);
-            worker_failed(w, ht, job, b.rc, when, why);
+            pgcb_hchild_failed(w, ht, job, b.rc, when, why);
             break;
         }
     }
-    thread_switches(&inv1, &vol1);
+    pgcb_hchild_switches(&inv1, &vol1);
     ht->nivcsw += inv1 - inv0;
     ht->nvcsw += vol1 - vol0;
     ht->batches += batches;
@@ -269,7 +269,7 @@ static void worker_background(struct pgcb_hworker *w, struct pgcb_host_thread *h
         if (rc != PGCB_OK) {
             char when[64];
             snprintf(when, sizeof when, "background execution %llu", (unsigned long long)k + 1);
-            worker_failed(w, ht, job, rc, when, why);
+            pgcb_hchild_failed(w, ht, job, rc, when, why);
             break;
         }
         pgcb_hist_add(&ht->hist, end - due);
@@ -290,6 +290,7 @@ static void run_job(struct pgcb_hworker *w)
     ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
     ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
     ht->nivcsw = ht->nvcsw = ht->minflt = 0;
+    ht->load_wall_ns = ht->late_ns = 0;
     /* The first block of every job is sized from that job (one batch, then
      * grown), never from the previous job's speed: a fast group followed by
      * a slow one without warm-up (an ops suite) ran one enormous first
@@ -307,7 +308,7 @@ static void run_job(struct pgcb_hworker *w)
         while (pgcb_hconn_open(c, w->index, 0, why, sizeof why) != 0) {
             atomic_store(&ht->heartbeat_ns, pgcb_now_ns());
             if (pgcb_now_ns() >= until || atomic_load(&c->sh->stop)) {
-                worker_failed(w, ht, job, PGCB_ERR_CONNECT, "reconnect", why);
+                pgcb_hchild_failed(w, ht, job, PGCB_ERR_CONNECT, "reconnect", why);
                 return;
             }
             usleep(pause_ms * 1000u);
@@ -328,7 +329,7 @@ static void run_job(struct pgcb_hworker *w)
         .check_sum = job->check_sum,
         .expect_rows = job->expect_rows,
         .expect_sum = ht->expect_sum,
-        .sums = w->sums,
+        .sums = pgcb_sdriver_self_timed(c->sd) ? w->sums : NULL, /* loads: w->sums */
     };
     /* A connection job: every sample opens its own connection on the
      * host's connection string (the group's: the session started the host
@@ -353,7 +354,7 @@ static void run_job(struct pgcb_hworker *w)
         plan.sums = NULL;
         plan.depth = 1;
     } else if (!plan.stmt) {
-        worker_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
+        pgcb_hchild_failed(w, ht, job, PGCB_ERR_QUERY, "prepare",
                       c->sh->queries[job->query].err[0] ? c->sh->queries[job->query].err
                                                          : "the statement is not prepared");
         return;
@@ -364,7 +365,11 @@ static void run_job(struct pgcb_hworker *w)
     /* Every driver draws the same random stream in the same order of the
      * same group; sequences are shared and go on. */
     pgcb_rng_seed(&w->rng, cfg->seed, job->query, job->group, job->stream, w->index);
-    if (job->kind == PGCB_JOB_WARMUP)
+    if (job->concurrency && job->kind == PGCB_JOB_WARMUP)
+        pgcb_hload_warmup(w, ht, job, &plan, cap);
+    else if (job->concurrency && job->kind == PGCB_JOB_MEASURE)
+        pgcb_hload_measure(w, ht, job, &plan, cap);
+    else if (job->kind == PGCB_JOB_WARMUP)
         worker_warmup(w, ht, job, &plan, cap);
     else if (job->kind == PGCB_JOB_BACKGROUND)
         worker_background(w, ht, job, &plan);
@@ -432,7 +437,8 @@ void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
         setenv("PGAPPNAME", tag, 1);
 
     struct pgcb_hchild c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,
-                      .role = spec->role, .conninfo = spec->conninfo ? spec->conninfo : ""};
+                      .role = spec->role, .conninfo = spec->conninfo ? spec->conninfo : "",
+                      .pool = spec->pool};
     size_t nq = s->cfg->nqueries;
     c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
     c.stmts = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1), sizeof *c.stmts);
@@ -454,8 +460,11 @@ void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
         w->cpu = spec->cpus[t % spec->ncpus];
         w->samples = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->samples);
         w->block_ns = PGCB_BLOCK_TARGET_NS;
-        if (pgcb_sdriver_self_timed(c.sd)) {
+        if (c.pool) /* a load's sums, one per query */
             w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
+        if (pgcb_sdriver_self_timed(c.sd)) {
+            if (!w->sums)
+                w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
             w->block_ns = PGCB_BLOCK_TARGET_SELF_TIMED_NS;
         }
         if (pthread_create(&w->tid, NULL, worker_main, w) != 0)

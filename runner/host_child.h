@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "host.h"
+#include "measure.h"
 #include "session.h"
 
 /* Parameter rows drawn per block at most (a block is cut to fit), and the
@@ -49,6 +50,7 @@ struct pgcb_hchild {
     struct pgcb_host_shared *sh;
     const char *role;
     const char *conninfo;       /* every connection's (the spec's) */
+    uint32_t pool;              /* the spec's: > 0, each thread's connection is a pool */
     uint32_t nthreads;
     struct pgcb_conn **conns;   /* per thread; NULL when not connected */
     struct pgcb_stmt **stmts;   /* [thread * nqueries + query] */
@@ -71,6 +73,27 @@ void pgcb_host_tag(char *buf, size_t n, pid_t runner, pid_t host);
 void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
                           const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
                           int reply_fd) __attribute__((noreturn));
+
+/* host_child.c, for host_load.c: a failed job step (the thread's rc and
+ * err set, its connection closed), and the phase told to the driver (0, or
+ * -1 with the thread failed). */
+void pgcb_hchild_failed(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                        const struct pgcb_job *job, int rc, const char *when, const char *why);
+int pgcb_hchild_phase(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                      const struct pgcb_job *job, enum pgcb_phase phase);
+
+/* The calling thread's involuntary and voluntary context switches so far
+ * (getrusage RUSAGE_THREAD; 0 if it fails). */
+void pgcb_hchild_switches(uint64_t *inv, uint64_t *vol);
+
+/* host_load.c: a concurrency group's warm-up (its first query's checksum,
+ * then loads for job->warmup_ns) and measured order (loads until both
+ * floors: job->time_floor_ns of load wall time and job->batch_floor
+ * queries), on the thread's pool. */
+void pgcb_hload_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                       const struct pgcb_job *job, struct pgcb_plan *plan, size_t cap);
+void pgcb_hload_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
+                        const struct pgcb_job *job, const struct pgcb_plan *plan, size_t cap);
 
 /* host_conn.c. Close thread t's connection and its statements (a no-op when
  * it has none). */

@@ -219,7 +219,14 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
         snprintf(who, sizeof who, "%s %s", c->role, c->sd->cfg->name);
     pgcb_hconn_close(c, t);
     atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
-    int rc = drv->open(c->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why, sizeof why);
+    /* A concurrency suite's host: each thread's connection is a pool
+     * (ABI 1.5; the session starts such a host only for a driver that has
+     * pool_open), prepared, primed and used as one connection besides its
+     * loads. */
+    int rc = c->pool ? drv->pool_open(c->conninfo, c->sd->opts, c->sd->nopts, c->pool,
+                                      &c->conns[t], why, sizeof why)
+                     : drv->open(c->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why,
+                                 sizeof why);
     if (rc != PGCB_OK) {
         c->conns[t] = NULL;
         snprintf(err, errlen, "%s: cannot connect: %s", who, why);

@@ -273,8 +273,10 @@ void pgcb_session_find_backends(struct pgcb_session *s, size_t d)
     struct pgcb_backend_set *set = &sd->host.backends;
     struct pgcb_transport_seen *seen = &sd->host.transport;
     char app[128], err[400];
-    struct pgcb_transport_conn conns[PGCB_MAX_THREADS];
-    int pids[PGCB_MAX_THREADS];
+    static struct pgcb_transport_conn conns[PGCB_MAX_BACKENDS]; /* the runner's thread only */
+    static int pids[PGCB_MAX_BACKENDS];
+    /* A concurrency suite's host: each thread's connection is a pool. */
+    const size_t expected = (size_t)s->nthreads * (sd->host.pool ? sd->host.pool : 1);
     if (sd->caps & PGCB_CAP_NO_IO) {
         *set = (struct pgcb_backend_set){0};
         *seen = (struct pgcb_transport_seen){0};
@@ -292,20 +294,20 @@ void pgcb_session_find_backends(struct pgcb_session *s, size_t d)
     } else {
         /* The runner's own session: [server] conninfo, as for setup. */
         int n = pgcb_server_tagged_conns(s->cfg->conninfo, sd->host.tag, conns,
-                                         PGCB_MAX_THREADS, err, sizeof err);
+                                         PGCB_MAX_BACKENDS, err, sizeof err);
         if (n < 0) {
             pgcb_backend_set_unknown(set, "its backends could not be listed: %s", err);
             pgcb_transport_unknown(seen, "%s", set->why);
         } else {
-            size_t got = (size_t)n < PGCB_MAX_THREADS ? (size_t)n : PGCB_MAX_THREADS;
+            size_t got = (size_t)n < PGCB_MAX_BACKENDS ? (size_t)n : PGCB_MAX_BACKENDS;
             for (size_t i = 0; i < got; i++)
                 pids[i] = conns[i].pid;
             pgcb_transport_classify(conns, got, seen);
-            pgcb_backend_set_init(set, pids, (size_t)n, s->nthreads, s->postmaster_pid);
+            pgcb_backend_set_init(set, pids, (size_t)n, expected, s->postmaster_pid);
         }
     }
     if (!s->postmaster_pid) /* its reason first: no tag can help there */
-        pgcb_backend_set_init(set, NULL, 0, s->nthreads, 0);
+        pgcb_backend_set_init(set, NULL, 0, expected, 0);
 }
 
 int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
