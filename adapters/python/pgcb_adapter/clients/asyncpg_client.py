@@ -277,8 +277,12 @@ class Client(BaseClient):
         return self._run(run_load(spec, query, kinds, buf))
 
     def load_failure(self, exc):
-        if isinstance(exc, _IO_ERRORS) or (isinstance(exc, asyncpg.PostgresError)
-                                           and exc.sqlstate in _GONE_STATES):
+        # InternalClientError: a connection's protocol state machine broke
+        # (seen when a backend is terminated while its connection is being
+        # reset in release: "cannot switch to state 15; another operation
+        # (2) is in progress"); that connection cannot be used again.
+        if isinstance(exc, _IO_ERRORS + (asyncpg.InternalClientError,)) or (
+                isinstance(exc, asyncpg.PostgresError) and exc.sqlstate in _GONE_STATES):
             return AdapterError("io", "a pool connection was lost: %s" % describe_exception(exc))
         if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate:
             # A statement of autocommit: no transaction is left to roll back.
