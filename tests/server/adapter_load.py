@@ -276,6 +276,23 @@ def one_client(build, spec, figures):
                   "done %s, frame %s" % (r.get("done"), None if arr is None else len(arr)))
             return
 
+        # A query the server refuses: kind query, and the pool works after it.
+        r, _ = ad.call({"op": "prepare", "stmt": 2, "name": "pgcb_div", "nparams": 1,
+                        "sql": "SELECT 1 / (id - 300) AS q FROM benchmark_rows WHERE id = $1"})
+        check(tag + ": prepare a failing query", r.get("ok") is True, json.dumps(r)[:300])
+        params = [[str(i % 299 + 1)] for i in range(1000)] + [["300"]] * 10
+        r, arr = ad.call(load_req(2, params=params, max_queries=len(params), min_queries=0,
+                                  duration_ns=10_000_000_000, kinds=["int"]))
+        check(tag + ": refused query: kind query 22012", r.get("ok") is False
+              and r.get("kind") == "query" and r.get("sqlstate") == "22012", json.dumps(r)[:300])
+        done = r.get("done", 0)
+        check(tag + ": refused query: its predecessors' frame", done >= 1000 - 8 and
+              arr is not None and len(arr) == 20 * done, "done %d" % done)
+        r, arr = ad.call(load_req(0, duration_ns=100_000_000, min_queries=500))
+        check_load(tag + ": the pool after a refused query", r, arr, fold, 500)
+        n = len(backends(admin, app))
+        check(tag + ": still 4 backends", n == 4, "%d" % n)
+
         # pg_terminate_backend of one pool backend mid-load.
         killed = []
 

@@ -475,9 +475,12 @@ class Client(BaseClient):
 
     def close(self):
         if self.pool is not None:
-            pool, self.pool = self.pool, None
             if self.held is not None:
-                self.release_run()
+                try:
+                    self.release_run()
+                except Exception:
+                    pass
+            pool, self.pool = self.pool, None
             try:
                 self._run(pool.close(timeout=2.0))
             except Exception:
