@@ -18,8 +18,10 @@ root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
     libcmocka-dev libidn-dev postgresql postgresql-client valgrind shellcheck clang git jq
-    # The Python adapter's clients, for Debian's /usr/bin/python3.
-    python3 python3-psycopg python3-asyncpg
+    # The Python adapter's clients, for Debian's /usr/bin/python3 (and
+    # psycopg's AsyncConnectionPool for concurrency suites: 3.1.7, whose
+    # module says psycopg_pool 3.1.5).
+    python3 python3-psycopg python3-psycopg-pool python3-asyncpg
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.
     golang-go golang-github-jackc-pgx-v4-dev
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes

@@ -6,12 +6,18 @@
 // are built once per statement; every batch folds them through the same
 // code as pgx's rows. It measures what the bridge and Go cost.
 // Parameters are accepted and ignored; begin and commit run nothing.
+// A pool (connect with "pool": P) is a channel of P tokens: a query of a
+// load takes one (waiting, as a real pool's users do, when all P are out),
+// folds the statement's rows with its goroutine's folder and gives it back;
+// fail_after counts those queries as it counts batches.
 package main
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/jackc/pgtype"
 )
@@ -24,6 +30,7 @@ type nullClient struct {
 	rows      uint64 // option rows: per execution without a LIMIT
 	failAfter uint64 // option fail_after: batches that succeed; 0 = all
 	batchesOK uint64
+	tokens    chan int // the no-I/O pool, or nil
 }
 
 func parseCount(key, v string) (uint64, *failure) {
@@ -57,12 +64,47 @@ func (c *nullClient) info() helloInfo {
 	return helloInfo{
 		client:        "null",
 		clientVersion: adapterVersion,
-		links:         "null (no I/O: benchmark rows built in Go); " + goVersion(),
+		links:         fmt.Sprintf("null (no I/O: benchmark rows built in Go); %s, GOMAXPROCS %d", goVersion(), runtime.GOMAXPROCS(0)),
 		noIO:          true,
+		load:          true,
 	}
 }
 
-func (c *nullClient) connect(*connRequest) *failure { return nil }
+func (c *nullClient) connect(_ *connRequest, pool int) *failure {
+	if pool > 0 {
+		c.tokens = make(chan int, pool)
+		for k := 0; k < pool; k++ {
+			c.tokens <- k
+		}
+	}
+	return nil
+}
+
+func (c *nullClient) hold() *failure { return nil }
+func (c *nullClient) unhold()        {}
+
+func (c *nullClient) refusal(*statement, []interface{}) *failure {
+	return &failure{kind: "query", sqlstate: "08P01", msg: "null client: a wrong count of parameters"}
+}
+
+func (c *nullClient) query(st *statement, _ [][]interface{}) loadQuery {
+	rows := st.rows
+	ncols := len(st.columns)
+	return func(f *folder, i int) (uint64, uint32, *failure) {
+		t := <-c.tokens
+		if c.failAfter > 0 && atomic.AddUint64(&c.batchesOK, 1) > c.failAfter {
+			c.tokens <- t
+			return 0, 0, &failure{kind: "query", sqlstate: "XX000", msg: "null client: injected failure"}
+		}
+		f.start(ncols)
+		for _, row := range rows {
+			f.row(row)
+		}
+		h := f.finish(fnvOffset, ncols)
+		c.tokens <- t
+		return uint64(len(rows)), h, nil
+	}
+}
 
 func isWordChar(ch byte) bool {
 	return ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' ||

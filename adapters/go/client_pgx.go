@@ -25,18 +25,27 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgconn"
 	"github.com/jackc/pgtype"
 	"github.com/jackc/pgx/v4"
+	"github.com/jackc/pgx/v4/pgxpool"
 )
 
 type pgxClient struct {
 	pipeline bool
-	conn     *pgx.Conn
+	conn     *pgx.Conn // the connection, or the pool's a run holds
 	ctx      context.Context
+	pool     *pgxpool.Pool
+	held     *pgxpool.Conn
+	stmts    []*statement // prepared on every pool connection
 }
+
+// never: a pool connection's lifetime and idle time, beyond any run.
+const never = time.Duration(1<<63 - 1)
 
 func newPgxClient(opts map[string]string, resultFormat *string) (client, *failure) {
 	_ = resultFormat // not honoured: see the top of this file
@@ -69,9 +78,10 @@ func (c *pgxClient) info() helloInfo {
 	return helloInfo{
 		client:        "pgx",
 		clientVersion: pgxVersion,
-		links: fmt.Sprintf("pgx %s (pgconn %s, pgtype %s, pgproto3 %s; pure Go; binary format for the types pgx knows; %s); %s",
-			pgxVersion, pgconnVersion, pgtypeVersion, pgproto3Version, how, goVersion()),
+		links: fmt.Sprintf("pgx %s (pgconn %s, pgtype %s, pgproto3 %s; pure Go; binary format for the types pgx knows; %s; pools: pgxpool); %s, GOMAXPROCS %d",
+			pgxVersion, pgconnVersion, pgtypeVersion, pgproto3Version, how, goVersion(), runtime.GOMAXPROCS(0)),
 		pipeline: c.pipeline,
+		load:     true,
 		wire:     &wireInfo{resultFormat: "binary", describe: "per_execution", sync: sync, statements: "named"},
 	}
 }
@@ -96,7 +106,7 @@ func clearPGEnv() {
 	}
 }
 
-func (c *pgxClient) connect(r *connRequest) *failure {
+func (c *pgxClient) connect(r *connRequest, pool int) *failure {
 	if r == nil {
 		return &failure{kind: "protocol", msg: "pgx: connect without conn"}
 	}
@@ -126,6 +136,9 @@ func (c *pgxClient) connect(r *connRequest) *failure {
 	if r.Options != nil {
 		add("options", *r.Options)
 	}
+	if pool > 0 {
+		return c.connectPool(dsn.String(), r, pool)
+	}
 	cfg, err := pgx.ParseConfig(dsn.String())
 	if err != nil {
 		return &failure{kind: "connect", msg: "pgx: " + err.Error()}
@@ -141,7 +154,98 @@ func (c *pgxClient) connect(r *connRequest) *failure {
 	return nil
 }
 
+func (c *pgxClient) connectPool(dsn string, r *connRequest, n int) *failure {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return &failure{kind: "connect", msg: "pgxpool: " + err.Error()}
+	}
+	if r.Password != nil {
+		cfg.ConnConfig.Password = *r.Password
+	}
+	cfg.MinConns, cfg.MaxConns = int32(n), int32(n)
+	cfg.MaxConnLifetime, cfg.MaxConnIdleTime = never, never
+	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
+		for _, st := range c.stmts {
+			if _, err := conn.Prepare(ctx, st.name, st.sql); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	pool, err := pgxpool.ConnectConfig(c.ctx, cfg)
+	if err != nil {
+		return &failure{kind: "connect", msg: err.Error()}
+	}
+	c.pool = pool
+	conns, f := c.acquireAll()
+	for _, pc := range conns {
+		pc.Release()
+	}
+	if f != nil {
+		return &failure{kind: "connect", msg: f.msg}
+	}
+	if got := pool.Stat().TotalConns(); got != int32(n) {
+		return &failure{kind: "connect", msg: fmt.Sprintf("pgxpool: %d of %d connections open", got, n)}
+	}
+	return nil
+}
+
+// acquireAll holds every connection of the pool (the caller releases them).
+func (c *pgxClient) acquireAll() ([]*pgxpool.Conn, *failure) {
+	n := int(c.pool.Config().MaxConns)
+	conns := make([]*pgxpool.Conn, 0, n)
+	for k := 0; k < n; k++ {
+		pc, err := c.pool.Acquire(c.ctx)
+		if err != nil {
+			return conns, &failure{kind: "io", msg: "pgxpool: acquire: " + err.Error()}
+		}
+		conns = append(conns, pc)
+	}
+	return conns, nil
+}
+
+func (c *pgxClient) hold() *failure {
+	pc, err := c.pool.Acquire(c.ctx)
+	if err != nil {
+		return &failure{kind: "io", msg: "pgxpool: acquire: " + err.Error()}
+	}
+	c.held, c.conn = pc, pc.Conn()
+	return nil
+}
+
+func (c *pgxClient) unhold() {
+	if c.held != nil {
+		c.held.Release()
+		c.held, c.conn = nil, nil
+	}
+}
+
 func (c *pgxClient) prepare(st *statement) *failure {
+	if c.pool != nil {
+		conns, f := c.acquireAll()
+		defer func() {
+			for _, pc := range conns {
+				pc.Release()
+			}
+		}()
+		if f != nil {
+			return f
+		}
+		for _, pc := range conns {
+			c.conn = pc.Conn()
+			if f := c.prepareOn(st); f != nil {
+				c.conn = nil
+				return f
+			}
+		}
+		c.conn = nil
+		c.stmts = append(c.stmts, st)
+		return nil
+	}
+	return c.prepareOn(st)
+}
+
+func (c *pgxClient) prepareOn(st *statement) *failure {
 	sd, err := c.conn.Prepare(c.ctx, st.name, st.sql)
 	if err != nil {
 		return c.fail(err)
@@ -161,17 +265,103 @@ func (c *pgxClient) refuse(p *plan) *failure {
 	if p.args != nil {
 		args = p.args[p.badExec]
 	}
+	return c.refuseArgs(p.stmt, args)
+}
+
+func (c *pgxClient) refuseArgs(st *statement, args []interface{}) *failure {
 	vals := make([][]byte, len(args))
 	for j, a := range args {
 		if s, ok := a.(string); ok {
 			vals[j] = []byte(s)
 		}
 	}
-	_, err := c.conn.PgConn().ExecPrepared(c.ctx, p.stmt.name, vals, nil, nil).Close()
+	_, err := c.conn.PgConn().ExecPrepared(c.ctx, st.name, vals, nil, nil).Close()
 	if err == nil {
-		err = fmt.Errorf("the server accepted %d parameters for a statement of %d", len(args), p.stmt.serverParams)
+		err = fmt.Errorf("the server accepted %d parameters for a statement of %d", len(args), st.serverParams)
 	}
 	return c.fail(err)
+}
+
+// refusal: the server's refusal of a load's query with args (a count of
+// parameters other than st's), on one of the pool's connections.
+func (c *pgxClient) refusal(st *statement, args []interface{}) *failure {
+	if f := c.hold(); f != nil {
+		return f
+	}
+	defer c.unhold()
+	return c.refuseArgs(st, args)
+}
+
+// gone: the server ended the connection (admin_shutdown, crash_shutdown,
+// cannot_connect_now).
+func gone(pe *pgconn.PgError) bool {
+	return pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+}
+
+// query is a load's query i: Acquire, Query by name, fold, Release.
+func (c *pgxClient) query(st *statement, args [][]interface{}) loadQuery {
+	pool, ctx, name := c.pool, c.ctx, st.name
+	return func(f *folder, i int) (uint64, uint32, *failure) {
+		pc, err := pool.Acquire(ctx)
+		if err != nil {
+			return 0, 0, &failure{kind: "io", msg: "pgxpool: acquire: " + err.Error()}
+		}
+		var a []interface{}
+		if args != nil {
+			a = args[i]
+		}
+		conn := pc.Conn()
+		rows, err := conn.Query(ctx, name, a...)
+		var h, n uint32
+		if err == nil {
+			h, n, err = foldRows(f, rows, fnvOffset)
+		} else {
+			rows.Close()
+		}
+		if err != nil {
+			ff := loadFailure(conn, err)
+			pc.Release()
+			return 0, 0, ff
+		}
+		pc.Release()
+		return uint64(n), h, nil
+	}
+}
+
+// loadFailure classifies a load query's error on conn: a connection the
+// server ended or that broke is kind io, naming its server process; the
+// server's refusal kind query (autocommit: no transaction is left open);
+// anything else pgx refused protocol.
+func loadFailure(conn *pgx.Conn, err error) *failure {
+	var pe *pgconn.PgError
+	isPg := errors.As(err, &pe)
+	if isPg && gone(pe) || conn.IsClosed() {
+		return &failure{kind: "io", msg: fmt.Sprintf("pool connection to server process %d: %s", conn.PgConn().PID(), err.Error())}
+	}
+	if isPg {
+		return &failure{kind: "query", sqlstate: pe.Code, msg: pe.Message}
+	}
+	return &failure{kind: "protocol", msg: "pgx: " + err.Error()}
+}
+
+// foldRows reads one result completely, converting every value with
+// rows.Values() and folding it with f into h; it closes rows.
+func foldRows(f *folder, rows pgx.Rows, h uint32) (uint32, uint32, error) {
+	ncols := len(rows.FieldDescriptions())
+	f.start(ncols)
+	for rows.Next() {
+		vals, err := rows.Values()
+		if err != nil {
+			rows.Close()
+			return h, 0, err
+		}
+		f.row(vals)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return h, 0, err
+	}
+	return f.finish(h, ncols), f.nrows, nil
 }
 
 // fail classifies an error and makes the connection usable again where it
@@ -181,7 +371,7 @@ func (c *pgxClient) refuse(p *plan) *failure {
 func (c *pgxClient) fail(err error) *failure {
 	var pe *pgconn.PgError
 	isPg := errors.As(err, &pe)
-	if c.conn.IsClosed() {
+	if c.conn.IsClosed() || isPg && gone(pe) {
 		return &failure{kind: "io", msg: err.Error()}
 	}
 	if c.conn.PgConn().TxStatus() != 'I' {
@@ -299,6 +489,11 @@ func (c *pgxClient) connInfo() *pgtype.ConnInfo {
 }
 
 func (c *pgxClient) close() {
+	c.unhold()
+	if c.pool != nil {
+		c.pool.Close()
+		c.pool = nil
+	}
 	if c.conn != nil {
 		c.conn.Close(c.ctx)
 		c.conn = nil

@@ -43,6 +43,15 @@ type request struct {
 	Phase    string                 `json:"phase"`
 	// hello's optional result_format ("text" | "binary"); nil: not asked.
 	ResultFormat *string `json:"result_format"`
+	// connect's pool size (nil: one connection, no pool).
+	Pool *int `json:"pool"`
+	// load's fields.
+	Mode        string   `json:"mode"`
+	Concurrency int      `json:"concurrency"`
+	Rate        *float64 `json:"rate"`
+	DurationNS  *int64   `json:"duration_ns"`
+	MinQueries  int64    `json:"min_queries"`
+	MaxQueries  int      `json:"max_queries"`
 }
 
 // connRequest is what libpq connected with, as the bridge passes it.

@@ -4,9 +4,14 @@
 // rows built in Go). Build: adapters/go/build.sh (README.md beside it).
 //
 // Files: frames.go (frames, requests, the JSON writer), fold.go (the
-// fold), dump.go (dumps), run.go (a block of batches, timed),
-// client_pgx.go and client_null.go (the clients), main.go (the requests,
-// in order).
+// fold), dump.go (dumps), run.go (a block of batches, timed), load.go
+// (a timed load over a pool), client_pgx.go and client_null.go (the
+// clients), main.go (the requests, in order).
+//
+// GOMAXPROCS is Go's default, never set here: the number of CPUs in the
+// process's affinity mask when it starts (the bridge starts it from the
+// measuring thread, so with that thread's; 1 when it is pinned to one CPU),
+// and hello's links say it.
 package main
 
 import (
@@ -43,6 +48,8 @@ func goVersion() string {
 type helloInfo struct {
 	client, clientVersion, links string
 	pipeline, noIO               bool
+	// load: connect with a pool and the load request (pooled below).
+	load bool
 	// wire: hello's "wire", what the client really sends the server
 	// (docs/bridge-protocol.md); nil: nothing to say (no I/O).
 	wire *wireInfo
@@ -58,7 +65,9 @@ type wireInfo struct {
 // client is one client library behind the protocol.
 type client interface {
 	info() helloInfo
-	connect(c *connRequest) *failure
+	// connect opens one connection (pool 0) or the client's pool of `pool`
+	// connections, all open before it returns.
+	connect(c *connRequest, pool int) *failure
 	// prepare makes st ready (a named prepared statement) and sets st.ncols.
 	prepare(st *statement) *failure
 	// runBatch runs batch i of the plan: its rows, its fold, or a failure
@@ -66,6 +75,19 @@ type client interface {
 	runBatch(p *plan, i int) (uint64, uint32, *failure)
 	connInfo() *pgtype.ConnInfo
 	close()
+}
+
+// pooled is what a client with a pool (hello load: true) adds.
+type pooled interface {
+	// hold takes one of the pool's connections for a run's batches, outside
+	// the timing; unhold gives it back after the reply is written.
+	hold() *failure
+	unhold()
+	// query is how query i of a load of st runs (args nil, or per query).
+	query(st *statement, args [][]interface{}) loadQuery
+	// refusal is the failure of query k, whose count of parameters is not
+	// the statement's (the server's, as run reports it).
+	refusal(st *statement, args []interface{}) *failure
 }
 
 // statement is one prepared statement, by the bridge's number.
@@ -85,6 +107,7 @@ type adapter struct {
 	ch        *channel
 	cl        client
 	connected bool
+	pool      int // connect's pool size; 0: one connection
 	stmts     map[int]*statement
 }
 
@@ -158,6 +181,8 @@ func (a *adapter) handle(payload []byte, w *jw) bool {
 		f = a.prepare(rq, w)
 	case "run":
 		f = a.run(rq, w) // writes its own failure (with the completed batches)
+	case "load":
+		f = a.load(rq, w) // likewise
 	case "phase":
 		// Garbage is collected before a group's warm-up only, never right
 		// before an execution order: each order runs in the state the
@@ -231,6 +256,7 @@ func (a *adapter) hello(rq *request, w *jw) *failure {
 	w.str("links", in.links)
 	w.boolean("pipeline", in.pipeline)
 	w.boolean("no_io", in.noIO)
+	w.boolean("load", in.load)
 	w.str("text_length", "bytes")
 	if in.wire != nil {
 		w.key("wire")
@@ -271,10 +297,21 @@ func (a *adapter) connect(rq *request, w *jw) *failure {
 	if a.connected {
 		return &failure{kind: "protocol", msg: "a second connect"}
 	}
-	if f := a.cl.connect(rq.Conn); f != nil {
+	pool := 0
+	if rq.Pool != nil {
+		if *rq.Pool < 1 {
+			return &failure{kind: "protocol", msg: fmt.Sprintf("connect: pool must be >= 1, not %d", *rq.Pool)}
+		}
+		if !a.cl.info().load {
+			return &failure{kind: "unsupported", msg: "this client has no pool (hello said load: false)"}
+		}
+		pool = *rq.Pool
+	}
+	if f := a.cl.connect(rq.Conn, pool); f != nil {
 		return f
 	}
 	a.connected = true
+	a.pool = pool
 	w.boolean("ok", true)
 	return nil
 }

@@ -43,6 +43,102 @@ func cpuNS() uint64 {
 	return uint64(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// loadArgs is a load's parameters (nil for none), one set per query, and
+// the first query whose count is not the statement's (-1: none).
+func loadArgs(st *statement, params [][]*string, n int) ([][]interface{}, int) {
+	bad := -1
+	if params == nil {
+		if st.serverParams > 0 {
+			bad = 0
+		}
+		return nil, bad
+	}
+	args := make([][]interface{}, n)
+	for e := 0; e < n; e++ {
+		set := params[e]
+		if st.serverParams >= 0 && len(set) != st.serverParams && bad < 0 {
+			bad = e
+		}
+		a := make([]interface{}, len(set))
+		for j, v := range set {
+			if v != nil {
+				a[j] = *v
+			}
+		}
+		args[e] = a
+	}
+	return args, bad
+}
+
+// load answers a load request (docs/bridge-protocol.md, "load"); it writes
+// its own reply, failure included (a refused request: done 0).
+func (a *adapter) load(rq *request, w *jw) *failure {
+	if f := a.loadChecked(rq, w); f != nil {
+		w.failure(f)
+		w.uint("done", 0)
+		w.uint("wall_ns", 0)
+		w.uint("cpu_ns", 0)
+		w.uint("late_ns", 0)
+	}
+	return nil
+}
+
+func (a *adapter) loadChecked(rq *request, w *jw) *failure {
+	bad := func(format string, args ...interface{}) *failure {
+		return &failure{kind: "protocol", msg: fmt.Sprintf(format, args...)}
+	}
+	pc, ok := a.cl.(pooled)
+	switch {
+	case !a.connected:
+		return bad("load before connect")
+	case !ok || a.pool == 0:
+		return bad("load: connect had no pool (\"pool\": P)")
+	case rq.Stmt == nil || a.stmts[*rq.Stmt] == nil:
+		return bad("load of a statement that was not prepared")
+	case rq.Mode != "closed" && rq.Mode != "rate":
+		return bad("load: mode must be \"closed\" or \"rate\", not %q", rq.Mode)
+	case rq.Concurrency < 1 || rq.MaxQueries < 1:
+		return bad("load: concurrency %d and max_queries %d must be >= 1", rq.Concurrency, rq.MaxQueries)
+	case rq.DurationNS == nil || *rq.DurationNS < 0 || rq.MinQueries < 0:
+		return bad("load: duration_ns and min_queries must be integers >= 0")
+	case rq.Mode == "rate" && (rq.Rate == nil || !(*rq.Rate > 0)):
+		return bad("load: rate mode needs a rate > 0")
+	case rq.Params != nil && len(rq.Params) < rq.MaxQueries:
+		return bad("load: %d parameter sets for max_queries %d", len(rq.Params), rq.MaxQueries)
+	}
+	st := a.stmts[*rq.Stmt]
+	n := rq.MaxQueries
+	args, badAt := loadArgs(st, rq.Params, n)
+	s := &loadSpec{rate: rq.Mode == "rate", concurrency: rq.Concurrency,
+		duration: time.Duration(*rq.DurationNS), minQueries: rq.MinQueries, limit: int64(n),
+		kinds: parseKinds(rq.Kinds), ncols: st.ncols}
+	if s.rate {
+		s.perSecond = *rq.Rate
+	}
+	if badAt >= 0 {
+		s.limit = int64(badAt)
+		var set []interface{}
+		if args != nil {
+			set = args[badAt]
+		}
+		s.pending = func() *failure { return pc.refusal(st, set) }
+	}
+	res := runLoad(s, n, pc.query(st, args))
+	if res.fail != nil {
+		w.failure(res.fail)
+	} else {
+		w.boolean("ok", true)
+	}
+	w.uint("done", uint64(res.done))
+	w.uint("wall_ns", res.wall)
+	w.uint("cpu_ns", res.cpu)
+	w.uint("late_ns", res.late)
+	if res.done > 0 { // a frame is never empty: a failure before any query has none
+		w.arraysFrame(res.lat[:res.done], res.rows[:res.done], res.folds[:res.done])
+	}
+	return nil
+}
+
 func (a *adapter) plan(rq *request) (*plan, *failure) {
 	bad := func(format string, args ...interface{}) (*plan, *failure) {
 		return nil, &failure{kind: "protocol", msg: fmt.Sprintf(format, args...)}
@@ -103,6 +199,18 @@ func (a *adapter) run(rq *request, w *jw) *failure {
 	p, f := a.plan(rq)
 	if f != nil {
 		return f
+	}
+	if pc, ok := a.cl.(pooled); ok && a.pool > 0 {
+		if f := pc.hold(); f != nil {
+			w.failure(f)
+			w.uint("done", 0)
+			w.le64("samples", nil)
+			w.le64("rows", nil)
+			w.le32("folds", nil)
+			w.uint("cpu_ns", 0)
+			return nil
+		}
+		defer pc.unhold()
 	}
 	n := rq.Batches
 	samples := make([]uint64, n)

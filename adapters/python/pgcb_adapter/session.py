@@ -12,8 +12,9 @@ broken ...) or, without a client, is kind protocol; its traceback goes to
 stderr, which the bridge keeps the tail of. Every failure message is one
 line and has the connect request's password replaced by ***.
 
-Order: hello first and once; connect once, after it; prepare and run after
-connect; phase and close at any time.
+Order: hello first and once; connect once, after it (with "pool": P, the
+client's own pool of P connections); prepare, run and load (a pool only)
+after connect; phase and close at any time.
 """
 import asyncio
 import gc
@@ -27,6 +28,7 @@ from .dump import encode_result
 from .errors import AdapterError, describe_exception
 from .fold import compile_kinds
 from .frames import BadPayload, Channel, FrameError, FrameTooLarge
+from .load import CLOSED, RATE, LoadSpec
 
 _RUN_FIELDS = ("done", "samples", "rows", "folds", "cpu_ns")
 
@@ -49,8 +51,10 @@ class Session:
         self.buf = Buffers()
         self.closed = False
         self.last_done = 0
+        self.pool = None  # P of a pool connect, else None
         self.handlers = {"hello": self.hello, "connect": self.connect, "prepare": self.prepare,
-                         "run": self.run, "phase": self.phase, "close": self.close}
+                         "run": self.run, "load": self.load, "phase": self.phase,
+                         "close": self.close}
 
     # -- plumbing ---------------------------------------------------------
 
@@ -89,8 +93,11 @@ class Session:
     def _as_run(self, req, reply):
         """A failed run always says how many batches completed: a failure
         before the first batch (a bad request ...) completed none."""
-        if isinstance(req, dict) and req.get("op") == "run" and "done" not in reply:
+        op = req.get("op") if isinstance(req, dict) else None
+        if op == "run" and "done" not in reply:
             reply.update(done=0, samples="", rows="", folds="", cpu_ns=0)
+        elif op == "load" and "done" not in reply:
+            reply.update(done=0, wall_ns=0, cpu_ns=0, late_ns=0)
         return reply
 
     def too_large(self, reply: dict, exc) -> dict:
@@ -139,6 +146,7 @@ class Session:
                  "adapter_version": ADAPTER_VERSION, "runtime": runtime(), "client": name}
         reply.update(client.info())
         reply["no_io"] = client.no_io
+        reply["load"] = client.load
         reply["text_length"] = "codepoints"
         wire = client.wire()
         if wire is not None:
@@ -156,14 +164,21 @@ class Session:
             raise AdapterError("protocol", "connect: conn must be an object or null")
         if conn and isinstance(conn.get("password"), str):
             self.password = conn["password"]
+        pool = None
+        if "pool" in req:
+            pool = _int(req, "pool", 1)
+            if not self.client.load:
+                raise AdapterError("unsupported", "client %s has no pool (hello said load: "
+                                   "false)" % self.client_name)
         try:
-            self.client.connect(conn)
+            self.client.connect(conn, pool)
         except AdapterError:
             raise
         except Exception as e:
             traceback.print_exc(file=sys.stderr)
             raise AdapterError("connect", describe_exception(e)) from None
         self.connected = True
+        self.pool = pool
         return {"ok": True}
 
     def prepare(self, req):
@@ -248,13 +263,16 @@ class Session:
 
         buf = self.buf
         buf.reserve(runnable)
-        done, cpu_ns, exc = client.run_block(runnable, plan, kinds, buf)
-        self.last_done = done
-        if exc is not None:
-            if not isinstance(exc, AdapterError):
-                pending = client.failure(exc)
-            else:
-                pending = exc
+        try:
+            done, cpu_ns, exc = client.run_block(runnable, plan, kinds, buf)
+            self.last_done = done
+            if exc is not None:
+                if not isinstance(exc, AdapterError):
+                    pending = client.failure(exc)
+                else:
+                    pending = exc
+        finally:
+            client.release_run()
         if pending is not None:
             reply = pending.reply(self.scrub)
             reply["done"] = done
@@ -271,6 +289,69 @@ class Session:
             jp = bool(getattr(self.client, "json_parsed", False))
             reply["results"] = [encode_result(plan.columns(k), rows, jp)
                                 for k, rows in enumerate(kept[-1])]
+        return reply
+
+    def load(self, req):
+        """A timed load over the pool (docs/bridge-protocol.md, "load"): the
+        reply, then the arrays frame of the queries that completed."""
+        self._need_connection("load")
+        if self.pool is None:
+            raise AdapterError("protocol", "load: connect had no pool (\"pool\": P)")
+        client = self.client
+        st = self._stmt(req, "stmt")
+        mode = req.get("mode")
+        if mode not in (CLOSED, RATE):
+            raise AdapterError("protocol", "load: mode must be \"closed\" or \"rate\", not %r"
+                               % (mode,))
+        concurrency = _int(req, "concurrency", 1)
+        rate = req.get("rate", 0)
+        if type(rate) not in (int, float) or rate < 0 or (mode == RATE and not rate > 0):
+            raise AdapterError("protocol", "load: rate must be a number (> 0 in rate mode), "
+                               "got %r" % (rate,))
+        duration_ns = _int(req, "duration_ns", 0)
+        min_queries = _int(req, "min_queries", 0, default=0)
+        max_queries = _int(req, "max_queries", 1)
+        try:
+            kinds = compile_kinds(req.get("kinds"))
+        except ValueError as e:
+            raise AdapterError("protocol", "load: %s" % e) from None
+        params = req.get("params")
+        if params is not None:
+            if (not isinstance(params, list) or len(params) < max_queries
+                    or not all(isinstance(p, list) for p in params)):
+                raise AdapterError("protocol", "load: params must be max_queries = %d arrays"
+                                   % max_queries)
+            params = params[:max_queries]
+            for p in params:
+                for v in p:
+                    if v is not None and not isinstance(v, str):
+                        raise AdapterError("protocol", "load: a parameter is %r, not a string "
+                                           "or null" % (v,))
+        # As in run: a query that binds the wrong number of parameters is
+        # where issuing stops; the server's refusal is reported after the
+        # queries before it.
+        limit, pending = max_queries, None
+        want = client.param_count(st)
+        if want is not None and (params is not None or want):
+            for idx in range(max_queries):
+                got = len(params[idx]) if params is not None else 0
+                if got != want:
+                    limit = idx
+                    pending = AdapterError(
+                        "query", 'bind message supplies %d parameters, but prepared statement '
+                        '"" requires %d' % (got, want), "08P01")
+                    break
+        spec = LoadSpec(mode, concurrency, float(rate), duration_ns, min_queries, limit, pending)
+        buf = self.buf
+        buf.reserve(max_queries)
+        done, wall_ns, cpu_ns, late_ns, exc = client.run_load(st, spec, params, kinds, buf)
+        pending = spec.pending  # the client may have found an earlier one (its parameters)
+        if exc is not None:
+            pending = exc if isinstance(exc, AdapterError) else client.load_failure(exc)
+        reply = pending.reply(self.scrub) if pending is not None else {"ok": True}
+        reply.update(done=done, wall_ns=wall_ns, cpu_ns=cpu_ns, late_ns=late_ns)
+        if done:  # a frame is never empty: a failure before any query has none
+            reply[Channel.ARRAYS] = buf.raw(done)
         return reply
 
     def phase(self, req):

@@ -32,6 +32,27 @@ the batches before it ran.
 
 After a failure: a failed transaction is rolled back (ROLLBACK) when the
 connection is not closed.
+
+Pool (connect with "pool": P, hello `load: true`): asyncpg.create_pool(
+min_size=P, max_size=P) with the same connect arguments, which connects all
+P before it returns (checked: pool.get_size()), then P acquires at once and
+their releases; max_queries and max_inactive_connection_lifetime, which would
+close a connection after 50000 queries or 300 s idle and reconnect it at the
+next acquire (inside a timed load), are switched off: every other setting is
+asyncpg's default. Statements on a pool: asyncpg's statement cache, the way
+pool users run prepared statements: an execution is `await c.fetch(sql,
+*args)` on an acquired connection, which prepares a named statement on that
+connection at its first use and finds it in the connection's cache after;
+`prepare` describes the statement once (conn.prepare, for the columns and
+parameter types) and fills every connection's cache (Connection.
+_get_statement, what fetch calls first), so that no Parse is timed. A run
+acquires one connection for its whole block (pool.acquire() outside the
+timing, released after); a query of a load is `async with pool.acquire() as
+c: rows = await c.fetch(sql, *args)`, from before the acquire to after the
+fold. asyncpg's release runs its reset query on the connection (SELECT
+pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL: one more round
+trip per query, inside the query's latency, as pool.fetch() users pay it).
+A terminated backend (57P01-57P03) or a closed connection is kind io.
 """
 import asyncio
 
@@ -39,6 +60,7 @@ import asyncpg
 
 from .. import runtime
 from ..block import run_async
+from ..load import run_load
 from ..errors import AdapterError, describe_exception
 from ..pgtext import ParamError, converter
 from ..sqltext import parse_backend_options
@@ -46,14 +68,22 @@ from .base import Client as BaseClient
 from .base import check_conn
 from .base import Plan
 
-_IO_ERRORS = (OSError, ConnectionError, asyncio.TimeoutError, EOFError)
+_IO_ERRORS = (OSError, ConnectionError, asyncio.TimeoutError, EOFError,
+              asyncpg.ConnectionDoesNotExistError)
+# The server ended the connection (admin_shutdown, crash_shutdown,
+# cannot_connect_now): the pool's connection is gone.
+_GONE_STATES = ("57P01", "57P02", "57P03")
+# Off: a connection is never retired by use or idleness (it would reconnect
+# inside a timed load).
+_NEVER = 2 ** 62
 
 
 class Statement:
-    __slots__ = ("fetch", "columns", "convs")
+    __slots__ = ("fetch", "columns", "convs", "sql")
 
-    def __init__(self, ps):
+    def __init__(self, ps, sql=None):
         self.fetch = ps.fetch
+        self.sql = sql
         self.columns = [(a.name, a.type.oid) for a in ps.get_attributes()]
         self.convs = [converter(t.name, t.schema, t.kind) for t in ps.get_parameters()]
 
@@ -61,12 +91,15 @@ class Statement:
 class Client(BaseClient):
     name = "asyncpg"
     options = {}
+    load = True
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
         self.loop = asyncio.new_event_loop()
         asyncio.set_event_loop(self.loop)
         self.conn = None
+        self.pool = None
+        self.held = None  # the pool's connection a run holds
 
     def _run(self, coro):
         return self.loop.run_until_complete(coro)
@@ -85,7 +118,7 @@ class Client(BaseClient):
         return {"result_format": "binary", "describe": "once", "sync": "per_query",
                 "statements": "named"}
 
-    def connect(self, conn):
+    def connect(self, conn, pool=None):
         check_conn(conn, "asyncpg")
         settings = {}
         if "options" in conn:
@@ -107,12 +140,40 @@ class Client(BaseClient):
             except ValueError:
                 raise AdapterError("connect", "port %r is not a number" % conn["port"]) from None
         try:
-            self.conn = self._run(asyncpg.connect(**kw))
+            if pool is None:
+                self.conn = self._run(asyncpg.connect(**kw))
+            else:
+                self.pool = self._run(self._open_pool(pool, kw))
         except (asyncpg.PostgresError, asyncpg.InterfaceError, ValueError) + _IO_ERRORS as e:
             raise AdapterError("connect", describe_exception(e)) from None
 
+    async def _open_pool(self, n, kw):
+        pool = await asyncpg.create_pool(min_size=n, max_size=n, max_queries=_NEVER,
+                                         max_inactive_connection_lifetime=0, **kw)
+        held = [await pool.acquire() for _ in range(n)]
+        for c in held:
+            await pool.release(c)
+        if pool.get_size() != n:
+            raise AdapterError("connect", "asyncpg pool: %d of %d connections open"
+                               % (pool.get_size(), n))
+        return pool
+
+    async def _prepare_pool(self, sql):
+        pool = self.pool
+        held = [await pool.acquire() for _ in range(pool.get_max_size())]
+        try:
+            st = Statement(await held[0].prepare(sql), sql)
+            for c in held:
+                await c._get_statement(sql, None)
+            return st
+        finally:
+            for c in held:
+                await pool.release(c)
+
     def prepare(self, number, name, sql, nparams):
         try:
+            if self.pool is not None:
+                return self._run(self._prepare_pool(sql))
             return Statement(self._run(self.conn.prepare(sql)))
         except Exception as e:
             raise self.failure(e) from None
@@ -135,14 +196,28 @@ class Client(BaseClient):
                 return args, runnable, AdapterError("query", e.message, e.sqlstate)
         return args, runnable, None
 
+    def _cached(self, conn, st):
+        """st's execution on a pool connection: its statement cache."""
+        sql, f = st.sql, conn.fetch
+
+        async def fetch(*args):
+            return await f(sql, *args)
+        return fetch
+
     def plan(self, st, depth, begin, commit, params, runnable):
-        fetch = st.fetch
         pending = None
         A = None
         if params is not None:
             A, runnable, pending = self._convert(params, depth, runnable, st.convs)
-        bf = begin.fetch if begin is not None else None
-        cf = commit.fetch if commit is not None else None
+        if self.pool is not None:
+            self.held = self.conn = self._run(self.pool.acquire())
+            fetch = self._cached(self.conn, st)
+            bf = self._cached(self.conn, begin) if begin is not None else None
+            cf = self._cached(self.conn, commit) if commit is not None else None
+        else:
+            fetch = st.fetch
+            bf = begin.fetch if begin is not None else None
+            cf = commit.fetch if commit is not None else None
         rng = range(depth)
 
         if depth == 1 and bf is None:
@@ -176,8 +251,50 @@ class Client(BaseClient):
     def run_block(self, n, plan, kinds, buf):
         return self._run(run_async(n, plan.batch, kinds, buf))
 
+    def release_run(self):
+        if self.held is not None:
+            held, self.held, self.conn = self.held, None, None
+            try:
+                self._run(self.pool.release(held))
+            except Exception:
+                pass  # a broken connection: the failure said so
+
+    def run_load(self, st, spec, params, kinds, buf):
+        A = None
+        if params is not None:
+            A, limit, pending = self._convert(params, 1, spec.limit, st.convs)
+            if pending is not None:
+                spec.limit, spec.pending = limit, pending
+        acquire, sql = self.pool.acquire, st.sql
+        if A is None:
+            async def query(i):
+                async with acquire() as c:
+                    return await c.fetch(sql)
+        else:
+            async def query(i):
+                async with acquire() as c:
+                    return await c.fetch(sql, *A[i])
+        return self._run(run_load(spec, query, kinds, buf))
+
+    def load_failure(self, exc):
+        # InternalClientError: a connection's protocol state machine broke
+        # (seen when a backend is terminated while its connection is being
+        # reset in release: "cannot switch to state 15; another operation
+        # (2) is in progress"); that connection cannot be used again.
+        if isinstance(exc, _IO_ERRORS + (asyncpg.InternalClientError,)) or (
+                isinstance(exc, asyncpg.PostgresError) and exc.sqlstate in _GONE_STATES):
+            return AdapterError("io", "a pool connection was lost: %s" % describe_exception(exc))
+        if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate:
+            # A statement of autocommit: no transaction is left to roll back.
+            return AdapterError("query", getattr(exc, "message", None) or str(exc), exc.sqlstate)
+        if isinstance(exc, AdapterError):
+            return exc
+        return AdapterError("protocol", describe_exception(exc))
+
     def failure(self, exc):
         conn = self.conn
+        if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate in _GONE_STATES:
+            return AdapterError("io", "connection lost: %s" % describe_exception(exc))
         if conn is None or conn.is_closed() or isinstance(exc, _IO_ERRORS):
             return AdapterError("io", "connection lost: %s" % describe_exception(exc))
         if isinstance(exc, asyncpg.PostgresError) and exc.sqlstate:
@@ -195,6 +312,12 @@ class Client(BaseClient):
         return err
 
     def close(self):
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            try:
+                self._run(asyncio.wait_for(pool.close(), 2))
+            except Exception:
+                pool.terminate()
         if self.conn is not None:
             conn, self.conn = self.conn, None
             try:
@@ -204,6 +327,9 @@ class Client(BaseClient):
         self.loop.close()
 
     def terminate(self):
+        if self.pool is not None:
+            self.pool.terminate()
+            self.pool = None
         if self.conn is not None:
             self.conn.terminate()
             self.conn = None

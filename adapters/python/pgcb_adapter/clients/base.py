@@ -1,9 +1,11 @@
 """What every client implements; the session drives it.
 
 Lifecycle: Client(options, result_format) at hello (a bad option: AdapterError config),
-info() for hello's reply, connect(conn) once, prepare(...) per statement,
+info() for hello's reply, connect(conn, pool) once, prepare(...) per statement,
 then per run: plan(...) outside timing, run_block(...) timed, describe(...)
-for a dump, failure(exc) when a batch raised; phase() for gc; close() at
+for a dump, failure(exc) when a batch raised, release_run() at the end (a
+pool's connection held for the run goes back); per load (a pool only, when
+the class says load = True): run_load(...) timed; phase() for gc; close() at
 `close`, terminate() at end of file.
 """
 from ..errors import AdapterError
@@ -52,6 +54,7 @@ def check_conn(conn, client: str) -> dict:
 class Client:
     name = "?"
     no_io = False
+    load = False  # hello "load": connect with a pool, and the load request
     json_parsed = False  # json/jsonb values delivered parsed (dump.encode_result)
     options = {}  # option name -> (default, allowed values or None, help)
 
@@ -84,7 +87,9 @@ class Client:
         tests/server/test_wire_claims.c. None: nothing to say (no I/O)."""
         return None
 
-    def connect(self, conn) -> None:
+    def connect(self, conn, pool=None) -> None:
+        """pool None: one connection; P >= 1: the client's own pool of P
+        connections, every one open before this returns (load = True)."""
         raise NotImplementedError
 
     def prepare(self, number: int, name: str, sql: str, nparams: int):
@@ -111,6 +116,24 @@ class Client:
         raised), after making the connection usable again when it is not
         broken (a failed transaction rolled back, a pipeline left)."""
         raise NotImplementedError
+
+    def release_run(self) -> None:
+        """The run is over (its failure, if any, handled): give back what
+        plan() took for it (a pool's connection)."""
+
+    def run_load(self, stmt, spec, params, kinds, buf):
+        """(done, wall_ns, cpu_ns, late_ns, exc) of a timed load (load.run_load)
+        of stmt over the pool; params None or one list of str/None per query
+        (max_queries of them), checked against param_count up to spec.limit.
+        A client that converts parameters before the load and cannot convert
+        those of query k < spec.limit sets spec.limit = k and spec.pending to
+        the error. exc is the first failure, for load_failure()."""
+        raise AdapterError("unsupported", "client %s cannot run loads" % self.name)
+
+    def load_failure(self, exc) -> AdapterError:
+        """The failure reply for an exception a query of a load raised; the
+        pool stays usable after kind query."""
+        return self.failure(exc)
 
     def phase(self) -> None:
         pass

@@ -9,14 +9,25 @@ The rows (tuples) are built once per statement. A batch is `depth`
 "executions" that each return that list, folded as real results are. begin,
 commit and parameters are accepted and ignored, as drivers/null does.
 
+Pool (connect with "pool": P, hello `load: true`): a no-I/O pool of P
+tokens in an asyncio.LifoQueue on the client's own event loop; a query of a
+load takes a token (waiting, as a real pool's users do, when all P are
+out), passes once through the event loop (asyncio.sleep(0): the one wake-up
+every real client's query costs), folds the statement's rows and gives the
+token back. A run on the pool is a run as above. fail_after counts the
+queries of loads as it counts batches.
+
 Options (as drivers/null):
     rows = N        rows per execution without a LIMIT (default 1)
     fail_after = N  every batch after the first N successful ones of the
                     connection fails: kind query, SQLSTATE XX000, "null
                     client: injected failure" (default 0: never)
 """
+import asyncio
+
 from .. import ADAPTER_VERSION, runtime
 from ..block import run_sync
+from ..load import run_load
 from ..errors import AdapterError, describe_exception
 from ..sqltext import find_limit
 from .base import Client as BaseClient
@@ -41,6 +52,7 @@ def _count(key, value):
 class Client(BaseClient):
     name = "null"
     no_io = True
+    load = True
     options = {"rows": ("1", None, "rows per execution when the SQL has no LIMIT <n>"),
                "fail_after": ("0", None, "fail every batch after this many successful ones")}
 
@@ -49,13 +61,26 @@ class Client(BaseClient):
         self.rows = _count("rows", self.opts["rows"])
         self.fail_after = _count("fail_after", self.opts["fail_after"])
         self.batches_ok = 0
+        self.pool = None
+        self.loop = None
 
     def info(self):
         return {"client_version": ADAPTER_VERSION, "pipeline": False,
                 "links": "null (no I/O: rows from memory); %s" % runtime()}
 
-    def connect(self, conn):
-        pass  # nothing to connect to (the bridge sends conn null)
+    def connect(self, conn, pool=None):
+        # Nothing to connect to (the bridge sends conn null); a pool is P
+        # tokens, made on the loop that will use them.
+        if pool is not None:
+            self.loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self.loop)
+
+            async def make():
+                q = asyncio.LifoQueue()
+                for k in range(pool):
+                    q.put_nowait(k)
+                return q
+            self.pool = self.loop.run_until_complete(make())
 
     def prepare(self, number, name, sql, nparams):
         n = find_limit(sql)
@@ -84,7 +109,31 @@ class Client(BaseClient):
     def run_block(self, n, plan, kinds, buf):
         return run_sync(n, plan.batch, kinds, buf)
 
+    def run_load(self, rows, spec, params, kinds, buf):
+        q = self.pool
+        get, put = q.get, q.put_nowait
+        sleep = asyncio.sleep
+        limited = self.fail_after
+
+        async def query(i):
+            token = await get()
+            try:
+                await sleep(0)
+                if limited:
+                    if self.batches_ok >= limited:
+                        raise InjectedFailure()
+                    self.batches_ok += 1
+                return rows
+            finally:
+                put(token)
+        return self.loop.run_until_complete(run_load(spec, query, kinds, buf))
+
     def failure(self, exc):
         if isinstance(exc, InjectedFailure):
             return AdapterError("query", "null client: injected failure", "XX000")
         return AdapterError("protocol", "internal error: %s" % describe_exception(exc))
+
+    def close(self):
+        if self.loop is not None:
+            self.loop.close()
+            self.loop = None

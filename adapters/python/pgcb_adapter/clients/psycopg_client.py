@@ -39,7 +39,28 @@ next execution. A pipeline is always left by its `with` block. psycopg logs
 a warning ("error ignored terminating <Pipeline>") when leaving a pipeline
 whose batch failed; its logger is set to ERROR so that this expected noise
 does not fill the output tail the bridge keeps for error messages.
+
+Pool (connect with "pool": P; hello `load: true` when psycopg_pool imports:
+Debian's python3-psycopg-pool, whose module says 3.1.5): psycopg_pool.
+AsyncConnectionPool(conninfo, min_size=P, max_size=P, kwargs={"autocommit":
+True}) on one asyncio event loop, opened with open(wait=True) (all P
+connected before connect replies, checked with P getconn() at once and
+their putconn()); max_lifetime, which retires a connection after an hour
+and opens its successor in the background, is set beyond any run; every
+other setting is the pool's default (no reset callback: a connection
+returned idle goes straight back). A single probe connection first makes a
+refused connection fail at once with the server's message (the pool would
+retry until its timeout). Connections are psycopg.AsyncConnection; every
+execution is `await conn.execute(sql, params, prepare=True, binary=...)`
+(psycopg prepares it on that connection at its first execution there: the
+warm-up's), then `await cur.fetchall()`. A run acquires one connection for
+its block (pool.getconn() outside the timing, putconn() after) and runs the
+batches above with async cursors (`async with conn.pipeline()` for
+pipelines); a query of a load is `async with pool.connection() as conn:`
+the execute and fetchall, timed from before the acquire to after the fold.
+A terminated backend (57P01-57P03) or a broken connection is kind io.
 """
+import asyncio
 import logging
 
 import psycopg
@@ -47,7 +68,8 @@ from psycopg import pq
 from psycopg.conninfo import make_conninfo
 
 from .. import runtime
-from ..block import run_sync
+from ..block import run_async, run_sync
+from ..load import run_load
 from ..errors import AdapterError, describe_exception
 from ..sqltext import to_psycopg
 from .base import Client as BaseClient
@@ -59,6 +81,16 @@ IDLE = pq.TransactionStatus.IDLE
 _IMPL = {"python": "pure Python", "c": "C", "binary": "C, binary wheel"}
 
 logging.getLogger("psycopg").setLevel(logging.ERROR)
+
+try:
+    import psycopg_pool
+except ImportError:  # python3-psycopg-pool is not installed: no pool, no loads
+    psycopg_pool = None
+
+# A pool connection's max_lifetime: beyond any run (the default, an hour,
+# retires it and connects its successor in the background, in a timed load).
+_LIFETIME_S = 10.0 ** 9
+_GONE_STATES = ("57P01", "57P02", "57P03")
 
 
 class Statement:
@@ -90,6 +122,29 @@ def _reader(cur, st):
     return read
 
 
+async def _no_rows():
+    return ()
+
+
+def _areader(cur, st):
+    """The same for an async cursor: a coroutine function."""
+    if st.has_rows:
+        return cur.fetchall
+    if st.has_rows is False:
+        return _no_rows
+
+    fetchall = cur.fetchall
+
+    async def read():
+        res = cur.pgresult
+        if res is not None and res.status == TUPLES_OK:
+            st.has_rows = True
+            return await fetchall()
+        st.has_rows = False
+        return ()
+    return read
+
+
 class Client(BaseClient):
     name = "psycopg"
     json_parsed = True  # its json/jsonb loaders return json.loads() of the text
@@ -106,6 +161,11 @@ class Client(BaseClient):
         self.use_pipeline = self.opts["pipeline"] == "auto" and not self.pipeline_off
         self.cursors = []
         self.begin_cur = self.commit_cur = None
+        self.load = psycopg_pool is not None
+        self.pool = self.loop = self.held = None
+
+    def _run(self, coro):
+        return self.loop.run_until_complete(coro)
 
     def info(self):
         v = pq.version()
@@ -114,6 +174,8 @@ class Client(BaseClient):
             psycopg.__version__, _IMPL.get(pq.__impl__, pq.__impl__), libpq, runtime())
         if self.pipeline_off:
             links += " [no pipeline mode: %s]" % self.pipeline_off
+        if psycopg_pool is not None:
+            links += "; psycopg_pool %s (AsyncConnectionPool)" % psycopg_pool.__version__
         return {"client_version": psycopg.__version__, "links": links,
                 "pipeline": self.use_pipeline}
 
@@ -127,14 +189,42 @@ class Client(BaseClient):
                 "sync": "per_batch" if self.use_pipeline else "per_query",
                 "statements": "named"}
 
-    def connect(self, conn):
+    def connect(self, conn, pool=None):
         check_conn(conn, "psycopg")
+        if pool is not None:
+            self.loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(self.loop)
+            self.pool = self._run(self._open_pool(pool, make_conninfo(**conn)))
+            return
         try:
             self.conn = psycopg.connect(make_conninfo(**conn), autocommit=True)
         except psycopg.Error as e:
             raise AdapterError("connect", str(e)) from None
         self.begin_cur = self.conn.cursor(binary=self.binary)
         self.commit_cur = self.conn.cursor(binary=self.binary)
+
+    async def _open_pool(self, n, conninfo):
+        try:
+            probe = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+        except psycopg.Error as e:
+            raise AdapterError("connect", str(e)) from None
+        await probe.close()
+        pool = psycopg_pool.AsyncConnectionPool(conninfo, min_size=n, max_size=n,
+                                                kwargs={"autocommit": True}, open=False,
+                                                max_lifetime=_LIFETIME_S)
+        try:
+            await pool.open(wait=True, timeout=30.0)
+            held = [await pool.getconn() for _ in range(n)]
+            for c in held:
+                await pool.putconn(c)
+        except (psycopg.Error, psycopg_pool.PoolTimeout) as e:
+            await pool.close()
+            raise AdapterError("connect", "psycopg_pool: %s" % e) from None
+        size = pool.get_stats().get("pool_size")
+        if size != n:
+            await pool.close()
+            raise AdapterError("connect", "psycopg_pool: %s of %d connections open" % (size, n))
+        return pool
 
     def prepare(self, number, name, sql, nparams):
         return Statement(sql)
@@ -147,7 +237,75 @@ class Client(BaseClient):
             self.cursors.append(self.conn.cursor(binary=self.binary))
         return self.cursors[:n]
 
+    def _params(self, st, params):
+        """(sql, per-execution parameters) as psycopg takes them."""
+        if params is None:
+            return st.sql, None
+        if st.named:  # outside timing: the placeholders' spelling, not client work
+            return st.pysql, [{"p%d" % (j + 1): v for j, v in enumerate(row)} for row in params]
+        return st.pysql, params
+
+    def _pool_plan(self, st, depth, begin, commit, params, runnable):
+        """A run on one of the pool's connections, held until release_run()."""
+        conn = self.held = self.conn = self._run(self.pool.getconn())
+        curs = [conn.cursor(binary=self.binary) for _ in range(depth)]
+        ex = [c.execute for c in curs]
+        rd = [_areader(c, st) for c in curs]
+        sql, P = self._params(st, params)
+        bex = cex = bsql = csql = None
+        if begin is not None:
+            bex, bsql = conn.cursor(binary=self.binary).execute, begin.sql
+            cex, csql = conn.cursor(binary=self.binary).execute, commit.sql
+        ex0, rd0 = ex[0], rd[0]
+        if depth == 1 and bex is None:
+            if P is None:
+                async def batch(i):
+                    await ex0(sql, None, prepare=True)
+                    return (await rd0(),)
+            else:
+                async def batch(i):
+                    await ex0(sql, P[i], prepare=True)
+                    return (await rd0(),)
+        else:
+            ek = list(zip(ex, range(depth)))
+            pipe = conn.pipeline if self.use_pipeline else None
+
+            async def issue(i):
+                base = i * depth
+                if bex is not None:
+                    await bex(bsql, None, prepare=True)
+                for e, k in ek:
+                    await e(sql, None if P is None else P[base + k], prepare=True)
+                if cex is not None:
+                    await cex(csql, None, prepare=True)
+
+            if pipe is not None:
+                async def batch(i):
+                    async with pipe():
+                        await issue(i)
+                    return [await r() for r in rd]
+            else:
+                async def batch(i):  # one after another: each read before the next
+                    base = i * depth
+                    if bex is not None:
+                        await bex(bsql, None, prepare=True)
+                    out = []
+                    for e, r, k in zip(ex, rd, range(depth)):
+                        await e(sql, None if P is None else P[base + k], prepare=True)
+                        out.append(await r())
+                    if cex is not None:
+                        await cex(csql, None, prepare=True)
+                    return out
+
+        def columns(k):
+            desc = curs[k].description
+            return [(c.name, c.type_code) for c in desc] if desc else []
+
+        return Plan(batch, runnable, columns=columns)
+
     def plan(self, st, depth, begin, commit, params, runnable):
+        if self.pool is not None:
+            return self._pool_plan(st, depth, begin, commit, params, runnable)
         curs = self._cursors(depth)
         ex = [c.execute for c in curs]
         rd = [_reader(c, st) for c in curs]
@@ -236,10 +394,52 @@ class Client(BaseClient):
         return Plan(batch, runnable, columns=columns)
 
     def run_block(self, n, plan, kinds, buf):
+        if self.pool is not None:
+            return self._run(run_async(n, plan.batch, kinds, buf))
         return run_sync(n, plan.batch, kinds, buf)
+
+    def release_run(self):
+        if self.held is not None:
+            held, self.held, self.conn = self.held, None, None
+            self._run(self.pool.putconn(held))
+
+    def run_load(self, st, spec, params, kinds, buf):
+        sql, P = self._params(st, params)
+        connection, binary = self.pool.connection, self.binary
+        if st.has_rows:
+            async def query(i):
+                async with connection() as c:
+                    cur = await c.execute(sql, None if P is None else P[i], prepare=True,
+                                          binary=binary)
+                    return await cur.fetchall()
+        else:  # not known yet to return rows: look at each result (as _reader)
+            async def query(i):
+                async with connection() as c:
+                    cur = await c.execute(sql, None if P is None else P[i], prepare=True,
+                                          binary=binary)
+                    res = cur.pgresult
+                    if res is not None and res.status == TUPLES_OK:
+                        return await cur.fetchall()
+                    return ()
+        return self._run(run_load(spec, query, kinds, buf))
+
+    def load_failure(self, exc):
+        if isinstance(exc, psycopg.Error):
+            sqlstate = getattr(exc, "sqlstate", None) or exc.diag.sqlstate
+            if sqlstate in _GONE_STATES or (not sqlstate
+                                            and isinstance(exc, psycopg.OperationalError)):
+                return AdapterError("io", "a pool connection was lost: %s"
+                                    % describe_exception(exc))
+            if sqlstate:
+                return AdapterError("query", exc.diag.message_primary or str(exc), sqlstate)
+        if isinstance(exc, AdapterError):
+            return exc
+        return AdapterError("protocol", "internal error: %s" % describe_exception(exc))
 
     def failure(self, exc):
         conn = self.conn
+        if self.pool is not None:
+            return self._pool_failure(conn, exc)
         if conn is None or conn.closed:
             return AdapterError("io", "connection lost: %s" % describe_exception(exc))
         if isinstance(exc, psycopg.Error):
@@ -260,7 +460,32 @@ class Client(BaseClient):
                 return AdapterError("io", "connection lost: %s" % describe_exception(e2))
         return err
 
+    def _pool_failure(self, conn, exc):
+        err = self.load_failure(exc)
+        if err.kind == "io" or conn is None or conn.closed:
+            return err if err.kind == "io" else AdapterError(
+                "io", "connection lost: %s" % describe_exception(exc))
+        try:
+            if conn.info.transaction_status != IDLE:
+                self._run(conn.rollback())
+        except psycopg.Error as e2:
+            if conn.closed:
+                return AdapterError("io", "connection lost: %s" % describe_exception(e2))
+        return err
+
     def close(self):
+        if self.pool is not None:
+            if self.held is not None:
+                try:
+                    self.release_run()
+                except Exception:
+                    pass
+            pool, self.pool = self.pool, None
+            try:
+                self._run(pool.close(timeout=2.0))
+            except Exception:
+                pass
+            self.loop.close()
         if self.conn is not None:
             self.conn.close()
             self.conn = None

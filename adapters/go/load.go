@@ -1,0 +1,184 @@
+// load.go -- the timed load (docs/bridge-protocol.md, "load"): up to
+// `concurrency` queries in flight over the client's pool, one goroutine
+// each, in this process.
+//
+// Each of `concurrency` goroutines (started once per load) takes the next
+// query number with an atomic add, and:
+//
+//	closed  issues it at once; its latency counts from the time.Now() read
+//	        before the pool's Acquire (a wait for a free connection is in it);
+//	rate    query i is due at start + i/rate; the goroutine sleeps until
+//	        then (one reused time.Timer) and issues it; its latency counts
+//	        from the due time. One query per goroutine at a time: at most
+//	        `concurrency` in flight, and a query that finds all of them busy
+//	        is issued, late, when one completes.
+//
+// Issuing stops when (elapsed >= duration_ns and issued >= min_queries) or
+// issued == limit (elapsed: in rate mode, that of the query's due time).
+// A query's latency ends after its rows were converted and folded (the
+// folder is the goroutine's own) and its connection released. Results go
+// into preallocated arrays at an atomically claimed index: completion
+// order. After the first failure no goroutine issues again (a stop channel
+// wakes the sleeping ones); those in flight finish or fail. Between the
+// first clock read and the last reply nothing else runs: no bridge I/O, no
+// forced GC, no printing. Clocks: time.Now() (its monotonic reading);
+// CPU: getrusage(RUSAGE_SELF) around the load, every thread.
+package main
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// loadSpec is one load request, checked.
+type loadSpec struct {
+	rate        bool
+	perSecond   float64
+	concurrency int
+	duration    time.Duration
+	minQueries  int64
+	limit       int64 // queries that may be issued (max_queries, or fewer: see pending)
+	// pending: the failure of query `limit` (its parameters cannot be
+	// bound), reported after the load; nil: none.
+	pending func() *failure
+	kinds   []kind
+	ncols   int
+}
+
+// loadQuery runs query i through the pool with folder f: its rows and fold.
+type loadQuery func(f *folder, i int) (uint64, uint32, *failure)
+
+type loadResult struct {
+	lat, rows []uint64
+	folds     []uint32
+	done      int
+	wall, cpu uint64
+	late      uint64
+	fail      *failure
+}
+
+func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
+	res := &loadResult{lat: make([]uint64, n), rows: make([]uint64, n), folds: make([]uint32, n)}
+	workers := s.concurrency
+	if int64(workers) > s.limit {
+		workers = int(s.limit)
+	}
+	if workers < 1 {
+		workers = 1
+	}
+	var issued, done int64
+	var stopped int32
+	var once sync.Once
+	stop := make(chan struct{})
+	var firstFail *failure
+	fail := func(f *failure) {
+		once.Do(func() {
+			firstFail = f
+			atomic.StoreInt32(&stopped, 1)
+			close(stop)
+		})
+	}
+	type mine struct {
+		last   time.Time
+		lastI  int64
+		lateNS time.Duration
+	}
+	ws := make([]mine, workers)
+	folders := make([]folder, workers)
+	for k := range folders {
+		folders[k].setKinds(s.kinds, s.ncols)
+		ws[k].lastI = -1
+	}
+	var period float64
+	if s.rate {
+		period = 1e9 / s.perSecond
+	}
+	var wg sync.WaitGroup
+	wg.Add(workers)
+
+	cpu0 := cpuNS()
+	start := time.Now()
+	endBy := start.Add(s.duration)
+	for k := 0; k < workers; k++ {
+		go func(me *mine, f *folder) {
+			defer wg.Done()
+			var timer *time.Timer
+			for atomic.LoadInt32(&stopped) == 0 {
+				i := atomic.AddInt64(&issued, 1) - 1
+				if i >= s.limit {
+					return
+				}
+				t0 := time.Now()
+				if s.rate {
+					due := start.Add(time.Duration(float64(i) * period))
+					at := t0
+					if due.After(at) {
+						at = due
+					}
+					if !at.Before(endBy) && i >= s.minQueries {
+						return
+					}
+					if d := due.Sub(t0); d > 0 {
+						if timer == nil {
+							timer = time.NewTimer(d)
+						} else {
+							timer.Reset(d)
+						}
+						select {
+						case <-timer.C:
+						case <-stop:
+							timer.Stop()
+							return
+						}
+						t0 = time.Now()
+					}
+					if i > me.lastI {
+						me.lastI, me.lateNS = i, 0
+						if t0.After(due) {
+							me.lateNS = t0.Sub(due)
+						}
+					}
+					t0 = due // the latency counts from the due time
+				} else if !t0.Before(endBy) && i >= s.minQueries {
+					return
+				}
+				r, h, ff := query(f, int(i))
+				if ff != nil {
+					fail(ff)
+					return
+				}
+				t1 := time.Now()
+				d := t1.Sub(t0)
+				if d < 1 {
+					d = 1
+				}
+				slot := atomic.AddInt64(&done, 1) - 1
+				res.lat[slot], res.rows[slot], res.folds[slot] = uint64(d), r, h
+				me.last = t1
+			}
+		}(&ws[k], &folders[k])
+	}
+	wg.Wait()
+	res.cpu = cpuNS() - cpu0
+
+	last, lastI := start, int64(-1)
+	for k := range ws {
+		if ws[k].last.After(last) {
+			last = ws[k].last
+		}
+		if ws[k].lastI > lastI {
+			lastI, res.late = ws[k].lastI, uint64(ws[k].lateNS)
+		}
+	}
+	res.done = int(done)
+	if res.done == 0 {
+		last = time.Now()
+	}
+	res.wall = uint64(last.Sub(start))
+	res.fail = firstFail
+	if res.fail == nil && s.pending != nil && int64(res.done) == s.limit {
+		res.fail = s.pending()
+	}
+	return res
+}
