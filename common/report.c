@@ -421,14 +421,22 @@ static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_
         return;
     }
     case PGCB_VERDICT_ONLY_ONE:
-        snprintf(buf, n, "Lowest median: %s (%.0f ns; the only valid client driver)",
-                 r->drivers[v.lowest_median].label, bc->median_ns);
+        if (gr->concurrency)
+            snprintf(buf, n, "Highest throughput: %s (%.0f queries/s; the only valid client "
+                     "driver)", r->drivers[v.lowest_median].label, bc->queries_per_s);
+        else
+            snprintf(buf, n, "Lowest median: %s (%.0f ns; the only valid client driver)",
+                     r->drivers[v.lowest_median].label, bc->median_ns);
         pgcb_rank_verdict_free(&v);
         return;
     case PGCB_VERDICT_WINNER:
         rivals_text(riv, sizeof riv, r, &v, 0);
-        snprintf(buf, n, "Winner: %s (%.0f ns median; %s)", r->drivers[v.winner].label,
-                 bc->median_ns, riv);
+        if (gr->concurrency) /* the verdict is on throughput per order */
+            snprintf(buf, n, "Winner: %s (%.0f queries/s; %s)", r->drivers[v.winner].label,
+                     bc->queries_per_s, riv);
+        else
+            snprintf(buf, n, "Winner: %s (%.0f ns median; %s)", r->drivers[v.winner].label,
+                     bc->median_ns, riv);
         pgcb_rank_verdict_free(&v);
         return;
     case PGCB_VERDICT_TOO_FEW:
@@ -445,15 +453,21 @@ static void verdict_text(char *buf, size_t n, const struct pgcb_result *r, size_
                  "rival%s (a winner needs %u)", v.orders, v.orders == 1 ? "" : "s", alpha,
                  v.nrivals, v.nrivals == 1 ? "" : "s", v.min_orders);
     else if (v.median_ties > 0)
-        snprintf(why, sizeof why, "%zu drivers share the lowest median", v.median_ties + 1);
+        snprintf(why, sizeof why, "%zu drivers share the %s", v.median_ties + 1,
+                 gr->concurrency ? "highest throughput" : "lowest median");
     else {
         rivals_text(riv, sizeof riv, r, &v, 1);
         snprintf(why, sizeof why, "not shown faster than every rival at alpha %s: %s", alpha,
                  riv);
     }
-    snprintf(buf, n, "%s: lowest median %s (%.0f ns), %s; %s",
-             v.kind == PGCB_VERDICT_TOO_FEW ? "No verdict possible" : "No clear winner",
-             r->drivers[v.lowest_median].label, bc->median_ns, mean, why);
+    if (gr->concurrency)
+        snprintf(buf, n, "%s: highest throughput %s (%.0f queries/s); %s",
+                 v.kind == PGCB_VERDICT_TOO_FEW ? "No verdict possible" : "No clear winner",
+                 r->drivers[v.lowest_median].label, bc->queries_per_s, why);
+    else
+        snprintf(buf, n, "%s: lowest median %s (%.0f ns), %s; %s",
+                 v.kind == PGCB_VERDICT_TOO_FEW ? "No verdict possible" : "No clear winner",
+                 r->drivers[v.lowest_median].label, bc->median_ns, mean, why);
     pgcb_rank_verdict_free(&v);
 }
 
@@ -746,6 +760,8 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                  (unsigned long long)gr->connections);
     else if (gr->connect)
         snprintf(shape, sizeof shape, "connect: one connection per sample");
+    else if (gr->concurrency)
+        pgcb_report_conc_shape(gr, shape, sizeof shape);
     /* The transport the suite asked for, when it did: "sequential / limit_1 / tls". */
     const char *tsep = gr->transport ? " / " : "", *tname = gr->transport ? gr->transport : "";
     if (md)
@@ -763,6 +779,8 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         for (uint32_t t = 0; gr->thread_cpus && t < gr->threads; t++)
             fprintf(out, "%s%d", t ? "," : " ", gr->thread_cpus[t]);
         fprintf(out, ", %s/s summed over them, ", gr->connect ? "Connections" : "Queries");
+        if (gr->concurrency)
+            fprintf(out, "one instance each, ");
     }
     size_t ran = pgcb_rank_group_orders(r, g);
     if (gr->partial)
@@ -790,6 +808,11 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         with_server |= isfinite(gr->cells[d].server_cpu_ns_per_query);
     }
     with_server |= with_backend;
+    size_t no_interval = 0, ci_orders = 0;
+    if (gr->concurrency) {
+        pgcb_report_conc_table(out, r, g, style, &no_interval, &ci_orders);
+        goto notes;
+    }
     /* Columns: the optional ones are dropped by their flags. */
     /* Each driver's median over the leader's, with its interval. */
     struct pgcb_verdict v;
@@ -809,7 +832,6 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         with_backend ? "Backend CPU (ns/query)"
                      : conn ? "Server CPU (ns/conn)" : "Server CPU (ns/query)"};
     const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
-    size_t no_interval = 0, ci_orders = 0;
     const char *head[C_COUNT];
     size_t ncols = 0;
     for (int k = 0; k < C_COUNT; k++)
@@ -863,9 +885,10 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
     }
     pgcb_table_print(t, out);
     pgcb_table_free(t);
+notes:
     if (md)
         fputc('\n', out); /* a Markdown table runs on to the next blank line */
-    if (flags & PGCB_REPORT_DETAIL)
+    if (flags & PGCB_REPORT_DETAIL && !gr->concurrency) /* its table has the percentiles */
         pgcb_report_detail(out, r, g, style);
     const char *bullet = md ? "- " : "  ";
     int notes = 0;

@@ -158,4 +158,13 @@ void pgcb_report_run_noise(FILE *out, const struct pgcb_result *r);
 /* 1 if driver d is the wire floor: a reference driver that does I/O. */
 int pgcb_report_is_floor(const struct pgcb_result *r, size_t d);
 
+/* report_conc.c: a concurrency group's table (throughput, x best with its
+ * interval, latency percentiles per query, client CPU and busy share,
+ * server side, bottleneck), counting ratios without an interval into
+ * *no_interval (and their orders into *ci_orders); and its shape ("10 closed
+ * loops over a pool of 10"). */
+void pgcb_report_conc_table(FILE *out, const struct pgcb_result *r, size_t g,
+                            enum pgcb_table_style style, size_t *no_interval, size_t *ci_orders);
+void pgcb_report_conc_shape(const struct pgcb_res_group *gr, char *buf, size_t n);
+
 #endif

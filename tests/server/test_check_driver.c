@@ -226,7 +226,7 @@ static void test_shipped_drivers_pass(void **state)
         struct out o = check(so, NULL);
         if (o.rc != 0)
             fail_msg("%s: exit %d\n%s", name, o.rc, o.text);
-        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.4)", name);
+        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.5)", name);
         expect_line(&o, want, NULL);
         expect_line(&o, "Reference: ", "(next to the checked driver)");
         expect_line(&o, "PASS open: ", NULL);
@@ -259,7 +259,7 @@ static void test_shipped_drivers_pass(void **state)
         expect_params(&o, name);
         expect_line(&o, "PASS close_clean: ", "no file descriptor left open");
         assert_int_equal(count_lines(o.text, "FAIL "), 0);
-        /* run_copy (ABI 1.4): three copy checks, or a SKIP line (floor) or none (null:
+        /* run_copy (ABI 1.5): three copy checks, or a SKIP line (floor) or none (null:
          * no I/O). */
         int copies = i < 3;
         assert_int_equal(count_lines(o.text, "PASS copy_"), copies ? 3 : 0);
@@ -311,7 +311,7 @@ static void test_shipped_adapters_pass(void **state)
         if (r.rc != 0)
             fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
         int noio = strcmp(clients[i][1], "null") == 0;
-        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.4), caps: ", "self-timed, links: ");
+        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.5), caps: ", "self-timed, links: ");
         expect_line(&r, "PASS phase: phase(WARMUP) and phase(ORDER) returned PGCB_OK", NULL);
         for (size_t q = 0; q < 3; q++) {
             char b[128];
@@ -514,7 +514,7 @@ static void test_sloppy_driver(void **state)
     use_reference();
     struct out o = check("tests/fixtures/check_sloppy.so", NULL);
     assert_int_equal(o.rc, 1);
-    expect_line(&o, "PASS load: check_sloppy  (ABI 1.4)", NULL);
+    expect_line(&o, "PASS load: check_sloppy  (ABI 1.5)", NULL);
     expect_line(&o, "FAIL version: empty", NULL);
     expect_line(&o, "FAIL caps: unknown capability bits 0x80", NULL);
     expect_line(&o, "FAIL options: option \"rows\" declared twice", NULL);
@@ -693,7 +693,7 @@ static void test_config_queries(void **state)
     expect_line(&o, "PASS checksum one depth 1000: ", "equal to libpq_sync's");
     expect_line(&o, "PASS after_error: a batch of one at depth 3", NULL);
     expect_line(&o, "PASS params_count: ", NULL);
-    expect_last(&o, "36 passed, 7 failed"); /* 3 of them run_copy's (ABI 1.4) */
+    expect_last(&o, "36 passed, 7 failed"); /* 3 of them run_copy's (ABI 1.5) */
     out_free(&o);
 }
 
