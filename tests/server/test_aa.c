@@ -161,6 +161,29 @@ static void test_aa_libpq_sync(void **state)
     pgcb_result_free(&res);
 }
 
+/* Two rawwire copies at concurrency 10 (issue 27): each order's figure is
+ * its throughput, and the same client twice must tie on it too. */
+static void test_aa_concurrency(void **state)
+{
+    (void)state;
+    struct pgcb_result res;
+    char *out;
+    run_aa("aa_conc", "rawwire.so", "auto", "1\nconcurrency = 10", &res, &out);
+    assert_null(strstr(out, "Winner:"));
+    free(out);
+    for (size_t g = 0; g < res.ngroups; g++) {
+        assert_int_equal(res.groups[g].concurrency, 10);
+        for (size_t d = 0; d < res.ndrivers; d++) {
+            const struct pgcb_res_cell *c = &res.groups[g].cells[d];
+            print_message("%s / %s: %.0f queries/s, client busy %.2f\n", res.drivers[d].label,
+                          res.groups[g].query, c->queries_per_s, c->client_busy);
+            assert_true(c->time_per_query_ns > 0);
+        }
+    }
+    expect_tie(&res);
+    pgcb_result_free(&res);
+}
+
 /* until = decided: a driver that sleeps 100 us per query against one that
  * sleeps 1000 us (the paced fixture: real drivers' ratio intervals stayed
  * wider than the width under AddressSanitizer on a loaded machine, and the
@@ -215,6 +238,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aa_null),
         cmocka_unit_test(test_aa_libpq_sync),
+        cmocka_unit_test(test_aa_concurrency),
         cmocka_unit_test(test_until_decided),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
