@@ -213,8 +213,8 @@ TEST_OBJS_test_rawwire_conninfo_diff = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_conninfo      = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_scram         = $(PGWIRE_A)
 TEST_OBJS_test_rawwire_codec         = $(B)/obj/drivers/rawwire/rw_reply.pic.o $(PGWIRE_A)
-TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A)
-TEST_OBJS_test_rawwire_tls_fake      = $(RAWWIRE_OBJS) $(PGWIRE_A)
+TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A) $(PGLOAD_A)
+TEST_OBJS_test_rawwire_tls_fake      = $(RAWWIRE_OBJS) $(PGWIRE_A) $(PGLOAD_A)
 TEST_OBJS_test_rawwire_copy          = $(B)/obj/drivers/rawwire/rw_copy_reply.pic.o $(PGWIRE_A)
 TEST_OBJS_test_br_dump               = $(B)/obj/drivers/bridge/br_dump.pic.o $(PGVALUE_A) \
                                        $(B)/obj/drivers/bridge/br_dumpval.pic.o

@@ -40,6 +40,12 @@
  *                                   the leader its weakest result against any rival (the
  *                                   fewest orders won, the most lost, the largest p); empty
  *                                   for a reference driver, an invalid one, a lone leader
+ *   concurrency, pool, mode, rate   a concurrency group's shape ([suite] concurrency, pool,
+ *                                   mode, rate); empty for other groups
+ *   time_per_query_ns, client_busy, bottleneck   a concurrency group's figure (1e9 /
+ *                                   queries_per_s: what its verdict and relative_latency
+ *                                   compare), the client's CPU share per instance and the
+ *                                   side that was saturated (client, server, neither)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -57,7 +63,8 @@ static const char *const columns[] = {
     "p99_ns", "p999_ns", "min_ns", "max_ns", "ops_per_s", "queries_per_s",
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
-    "winner", "orders", "orders_won", "orders_lost", "sign_p",
+    "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
+    "rate", "time_per_query_ns", "client_busy", "bottleneck",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -210,6 +217,18 @@ static void put_cell(struct row *w, const struct pgcb_agg *a, size_t i, size_t g
     put_real(w, ratio.lo);
     put_real(w, ratio.hi);
     put_verdict(w, r, g, d, v);
+    if (gr->concurrency) { /* a concurrency group's (result.h); empty elsewhere */
+        put_u64(w, gr->concurrency);
+        put_u64(w, gr->pool);
+        put_str(w, gr->load_mode == PGCB_LOAD_RATE ? "rate" : "closed");
+        put_real(w, gr->load_mode == PGCB_LOAD_RATE ? gr->rate : NAN);
+        put_real(w, c->time_per_query_ns);
+        put_real(w, c->client_busy);
+        put_str(w, c->bottleneck ? pgcb_bottleneck_name(c->bottleneck) : NULL);
+    } else {
+        for (int k = 0; k < 7; k++)
+            put_empty(w);
+    }
     end_row(w);
 }
 

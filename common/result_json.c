@@ -41,6 +41,13 @@ void pgcb_res_group_shape(const struct pgcb_res_group *gr, char *buf, size_t n)
 {
     if (gr->connect)
         snprintf(buf, n, "connect");
+    else if (gr->concurrency && gr->load_mode == PGCB_LOAD_RATE)
+        snprintf(buf, n, "concurrency %u, pool %u, rate %g/s", gr->concurrency, gr->pool,
+                 gr->rate);
+    else if (gr->concurrency && gr->pool != gr->concurrency)
+        snprintf(buf, n, "concurrency %u, pool %u", gr->concurrency, gr->pool);
+    else if (gr->concurrency)
+        snprintf(buf, n, "concurrency %u", gr->concurrency);
     else
         snprintf(buf, n, "%s %u", gr->transaction ? "rows_per_txn" : "depth", gr->depth);
 }

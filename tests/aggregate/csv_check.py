@@ -25,7 +25,8 @@ COLUMNS = [
     "p99_ns", "p999_ns", "min_ns", "max_ns", "ops_per_s", "queries_per_s",
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
-    "winner", "orders", "orders_won", "orders_lost", "sign_p",
+    "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
+    "rate", "time_per_query_ns", "client_busy", "bottleneck",
 ]
 
 
