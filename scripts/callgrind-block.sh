@@ -21,6 +21,13 @@ prog=callgrind-block.sh
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 (($# >= 3 && $# <= 4)) || { printf 'usage: %s DRIVER QUERY DEPTH [QUERIES]\n' "$0" >&2; exit 2; }
 driver=$1 query=$2 depth=$3 queries=${4:-1000}
+conc=${PGCB_CG_CONCURRENCY:-}
+fn=pgcb_measure_block suite_extra=
+if [[ -n $conc ]]; then
+    [[ $conc =~ ^[1-9][0-9]*$ ]] || die "PGCB_CG_CONCURRENCY '$conc': expected a whole number >= 1"
+    [[ $depth == 1 ]] || die "a concurrency suite has depth 1 (PGCB_CG_CONCURRENCY=$conc, depth $depth)"
+    fn=pgcb_measure_load suite_extra="concurrency = $conc"
+fi
 [[ $depth =~ ^[1-9][0-9]*$ ]] || die "depth '$depth': expected a whole number >= 1"
 [[ $queries =~ ^[1-9][0-9]*$ ]] || die "queries '$queries': expected a whole number >= 1"
 ((queries % depth == 0)) || die "queries ($queries) must be a multiple of depth ($depth)"
@@ -69,9 +76,10 @@ rows = 500
 [suite.s]
 depth   = $depth
 queries = $query
+$suite_extra
 INI
 
-valgrind --tool=callgrind --trace-children=yes --toggle-collect=pgcb_measure_block \
+valgrind --tool=callgrind --trace-children=yes --toggle-collect=$fn \
     --callgrind-out-file="$out/callgrind.out.%p" -q \
     "$runner" -c "$tmp/cg.ini" -q >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; die "the runner failed"; }
 
@@ -81,7 +89,8 @@ for f in "$out"/callgrind.out.*; do
     t=$(sed -n 's/^summary: //p; s/^totals: //p' "$f" | head -n1)
     [[ -n $t ]] && ((t > total)) && total=$t
 done
-((total > 0)) || die "no instructions collected in pgcb_measure_block"
+((total > 0)) || die "no instructions collected in $fn"
 done_q=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["groups"][0]["results"][0]["queries"])' "$tmp/cg.json")
-printf '%s %s depth %s: %s instructions in pgcb_measure_block, %s queries, %s per query\n' \
-    "$driver" "$query" "$depth" "$total" "$done_q" "$((total / done_q))"
+printf '%s %s depth %s%s: %s instructions in %s, %s queries, %s per query\n' \
+    "$driver" "$query" "$depth" "${conc:+ concurrency $conc}" "$total" "$fn" "$done_q" \
+    "$((total / done_q))"

@@ -512,7 +512,8 @@ struct pgcb_load {
 };
 
 /* What run_load reports. The arrays are the runner's, max_queries entries
- * each (sums zeroed); the driver fills the first `done`, one per completed
+ * each, their contents undefined on the call (not zeroed: a block of 65536
+ * is 1 MB of sums); the driver writes the first `done`, one per completed
  * query, in the order the queries completed. */
 struct pgcb_load_out {
     uint64_t *latency_ns;     /* issue (PGCB_LOAD_RATE: due time) to reply, as the driver timed it */
