@@ -633,11 +633,18 @@ static int noise_notes(FILE *out, const struct pgcb_result *r, const struct pgcb
         size_t n = 0;
         for (size_t o = 0; o < c->norders; o++)
             n += isfinite(c->order_medians_ns[o]) != 0;
-        fprintf(out, "%s%s: noisy: its per-order medians spread %.1f%% (robust CV; %.0f to "
-                     "%.0f ns over %zu orders), above noise_warn_pct %g%%: a lead under about "
-                     "twice that is likely to stay unresolved\n", bullet,
-                r->drivers[d].label, c->spread_cv_pct, c->spread_min_ns, c->spread_max_ns, n,
-                warn);
+        if (gr->concurrency) /* its order figures are throughputs */
+            fprintf(out, "%s%s: noisy: its per-order throughputs spread %.1f%% (robust CV; "
+                         "%.0f to %.0f queries/s over %zu orders), above noise_warn_pct %g%%: "
+                         "a lead under about twice that is likely to stay unresolved\n",
+                    bullet, r->drivers[d].label, c->spread_cv_pct, 1e9 / c->spread_max_ns,
+                    1e9 / c->spread_min_ns, n, warn);
+        else
+            fprintf(out, "%s%s: noisy: its per-order medians spread %.1f%% (robust CV; %.0f "
+                         "to %.0f ns over %zu orders), above noise_warn_pct %g%%: a lead under "
+                         "about twice that is likely to stay unresolved\n", bullet,
+                    r->drivers[d].label, c->spread_cv_pct, c->spread_min_ns, c->spread_max_ns,
+                    n, warn);
         lines++;
     }
     if (c->noise_known && isfinite(c->steal_cpus_pct) && c->steal_cpus_pct > STEAL_NOTE_PCT &&
