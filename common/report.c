@@ -1097,7 +1097,9 @@ void pgcb_report_ranking_legend(FILE *out, enum pgcb_table_style style)
                           "two-sided sign test, Holm, at the run's alpha)"},
     };
     static const char *const last = "A group is ranked only when every ranked driver is valid "
-                                    "in it; reference drivers are never ranked.";
+                                    "in it; reference drivers are never ranked. In a "
+                                    "concurrency group the median is the time per query at "
+                                    "its throughput (1e9 / queries per second).";
     if (style == PGCB_TABLE_MARKDOWN) {
         fprintf(out, "Legend:\n\n");
         for (size_t i = 0; i < sizeof terms / sizeof terms[0]; i++)
