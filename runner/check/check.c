@@ -439,6 +439,19 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
     }
     if (c.has_block || c.has_phase)
         pgcb_chk_run_task(&c, pgcb_chk_task_block, "block", 0);
+    if (c.has_load && c.nq > 0) {
+        pgcb_chk_run_task(&c, pgcb_chk_task_load_pool, "pool", 0);
+    } else if (c.nq > 0) {
+        /* Optional: a concurrency suite skips such a driver, saying so. */
+        if (c.abi_minor < 5)
+            fprintf(out, "SKIP pool: the driver has ABI %d.%u; pool_open and run_load came in "
+                    "ABI %d.5: concurrency suites skip it\n", PGCB_ABI_MAJOR, c.abi_minor,
+                    PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP pool: pool_open and run_load (ABI %d.5) are not set "
+                    "(optional): concurrency suites skip the driver\n", PGCB_ABI_MAJOR);
+        fflush(out);
+    }
     pgcb_chk_run_task(&c, pgcb_chk_task_close_clean, "close_clean", 0);
     ret = finish(&c);
 out:

@@ -112,6 +112,8 @@ void pgcb_chk_task_load(struct chk *c)
                   PGCB_DRIVER_HAS(d, 1, run_batch_params) ? 1 : 0,
                   (dcaps & PGCB_CAP_SELF_TIMED) ? 1 : 0, PGCB_DRIVER_HAS(d, 2, phase) ? 1 : 0);
     pgcb_chk_send(c, 'D', "copy %d", PGCB_DRIVER_HAS(d, 4, run_copy) ? 1 : 0);
+    pgcb_chk_send(c, 'D', "load %d",
+                  PGCB_DRIVER_HAS(d, 5, pool_open) && PGCB_DRIVER_HAS(d, 5, run_load) ? 1 : 0);
     pgcb_chk_result(c, i, 1, "%s %s (ABI %u.%u), caps: %s%s%s%s", d->name, d->version,
                     (unsigned)d->abi_major, (unsigned)d->abi_minor, caps, links, asks,
                     PGCB_DRIVER_HAS(d, 4, run_copy) ? "; COPY FROM STDIN (run_copy)" : "");

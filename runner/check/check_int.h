@@ -67,6 +67,7 @@ struct chk {
     unsigned abi_minor;      /* ... its ABI minor version */
     int has_params;          /* ... PGCB_DRIVER_HAS(d, 1, run_batch_params) */
     int has_copy;            /* ... PGCB_DRIVER_HAS(d, 4, run_copy) */
+    int has_load;            /* ... pool_open and run_load (ABI 1.5) */
     int has_block;           /* ... self-timed: PGCB_CAP_SELF_TIMED and run_block */
     int has_phase;           /* ... PGCB_DRIVER_HAS(d, 2, phase) */
     int unloadable;          /* the load child found that dlopen() fails */
@@ -201,5 +202,8 @@ void pgcb_chk_task_copy(struct chk *c);
 
 /* check_block.c: run_block and phase (ABI 1.2), for a self-timed driver. */
 void pgcb_chk_task_block(struct chk *c);
+
+/* check_load.c: pool_open and run_load (ABI 1.5). */
+void pgcb_chk_task_load_pool(struct chk *c);
 
 #endif

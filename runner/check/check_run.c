@@ -104,6 +104,8 @@ static void on_data(struct chk *c, char *s)
         c->has_phase = phase;
     } else if (strncmp(s, "copy ", 5) == 0) {
         c->has_copy = s[5] == '1';
+    } else if (strncmp(s, "load ", 5) == 0) {
+        c->has_load = s[5] == '1';
     } else if (strcmp(s, "unloadable") == 0) {
         c->unloadable = 1;
     } else if (strncmp(s, "referr ", 7) == 0) {

@@ -259,12 +259,22 @@ static void test_shipped_drivers_pass(void **state)
         expect_params(&o, name);
         expect_line(&o, "PASS close_clean: ", "no file descriptor left open");
         assert_int_equal(count_lines(o.text, "FAIL "), 0);
-        /* run_copy (ABI 1.5): three copy checks, or a SKIP line (floor) or none (null:
-         * no I/O). */
+        /* run_copy (ABI 1.4): three copy checks, or a SKIP line (floor) or none (null:
+         * no I/O). Pools (ABI 1.5): three checks (libpq_pipeline, rawwire, null), or a
+         * SKIP line (libpq_sync, floor). */
         int copies = i < 3;
+        int pools = i == 1 || i == 2 || i == 4;
         assert_int_equal(count_lines(o.text, "PASS copy_"), copies ? 3 : 0);
         assert_int_equal(count_lines(o.text, "SKIP copy"), strcmp(name, "floor") == 0);
-        expect_last(&o, copies ? "50 passed, 0 failed" : "47 passed, 0 failed");
+        if (pools) {
+            expect_line(&o, "PASS pool_open: a pool of 3", NULL);
+            expect_line(&o, "PASS load_closed: 300 queries, 6 in flight", NULL);
+            expect_line(&o, "PASS load_rate: ", NULL);
+        }
+        assert_int_equal(count_lines(o.text, "SKIP pool"), !pools);
+        char last[64];
+        snprintf(last, sizeof last, "%d passed, 0 failed", 47 + 3 * copies + 3 * pools);
+        expect_last(&o, last);
         out_free(&o);
     }
 }
@@ -380,11 +390,12 @@ static void test_abi10_driver(void **state)
     if (o.rc != 0)
         fail_msg("exit %d\n%s", o.rc, o.text);
     expect_line(&o, "PASS load: abi10 1.0.0 (ABI 1.0)", NULL);
-    expect_line(&o, "PASS abi: 1.0 (this runner: 1.4)", NULL);
+    expect_line(&o, "PASS abi: 1.0 (this runner: 1.5)", NULL);
+    expect_line(&o, "SKIP pool: the driver has ABI 1.0; pool_open and run_load came in ABI 1.5", NULL);
     expect_line(&o, "PASS struct_size: ", NULL);
     expect_line(&o, "SKIP params: the driver has ABI 1.0; run_batch_params came in ABI 1.1", NULL);
     expect_line(&o, "SKIP copy: the driver has ABI 1.0; run_copy came in ABI 1.4", NULL);
-    assert_int_equal(count_lines(o.text, "SKIP "), 2);
+    assert_int_equal(count_lines(o.text, "SKIP "), 3);
     assert_int_equal(count_lines(o.text, "PASS params_"), 0);
     expect_line(&o, "PASS close_clean: ", NULL);
     expect_last(&o, "41 passed, 0 failed");
@@ -635,7 +646,7 @@ static void test_environment_errors(void **state)
     expect_line(&o, "PASS checksum limit_1 depth 1: not required (reference driver): 0x",
                 "no reference to compare with");
     expect_line(&o, "PASS params_depth: ", "no-I/O driver");
-    expect_last(&o, "47 passed, 0 failed");
+    expect_last(&o, "50 passed, 0 failed");
     out_free(&o);
 }
 
@@ -671,7 +682,7 @@ static void test_config_queries(void **state)
     expect_line(&o, "PASS after_error: a batch of limit_3 at depth 3", NULL);
     /* The parameter checks use their own statement, whatever the config. */
     expect_line(&o, "PASS params_depth: ", "rows and checksum as computed");
-    expect_last(&o, "50 passed, 0 failed");
+    expect_last(&o, "53 passed, 0 failed");
     out_free(&o);
 
     /* A query the server refuses fails its own checks only. */
@@ -693,7 +704,7 @@ static void test_config_queries(void **state)
     expect_line(&o, "PASS checksum one depth 1000: ", "equal to libpq_sync's");
     expect_line(&o, "PASS after_error: a batch of one at depth 3", NULL);
     expect_line(&o, "PASS params_count: ", NULL);
-    expect_last(&o, "36 passed, 7 failed"); /* 3 of them run_copy's (ABI 1.5) */
+    expect_last(&o, "39 passed, 7 failed"); /* 3 of them run_copy's (ABI 1.4) */
     out_free(&o);
 }
 
