@@ -174,6 +174,10 @@ static void ppl_result(struct pgcb_conn *c, struct pp_slot *s, PGresult *res,
  * query got one. */
 static int ppl_broken(struct pgcb_conn *c, struct pp_slot *s, char *err, size_t errlen)
 {
+    /* Parse what the server sent before it closed: PQconsumeInput can see
+     * the end of file in the same call that read the server's FATAL, which
+     * libpq then appends to PQerrorMessage as it parses it. */
+    (void)PQisBusy(c->pg);
     if (s->phase == PPS_IDLE || s->qrc != PGCB_ERR_QUERY)
         return pp_io_failure(c, NULL, err, errlen);
     char io[PGCB_ERRLEN];
