@@ -183,11 +183,11 @@ static void test_pool_connection_dies(void **state)
              "[query.limit_10]\nsql = " SQL_LIMIT(10) "\nrows = 10\n"
              "[suite.c10]\nconcurrency = 10\n",
              e2e_build);
-    const char *ini = e2e_write_file("dies", head("time_ms = 8000\nqueries = 100\n"
+    const char *ini = e2e_write_file("dies", head("time_ms = 3000\nqueries = 100\n"
                                                   "warmup_ms = 100\norders = 1"), body);
     const char *path = e2e_json_path("dies");
     int ended = 0;
-    struct e2e_run r = e2e_run_runner_act(ini, path, no_budget_env, "Budget   :", 2000,
+    struct e2e_run r = e2e_run_runner_act(ini, path, no_budget_env, "Budget   :", 1000,
                                           terminate_one, &ended);
     if (r.status != 2)
         fprintf(stderr, "status %d\nstdout:\n%s\nstderr:\n%s\n", r.status, r.out, r.err);
