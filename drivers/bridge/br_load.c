@@ -124,7 +124,9 @@ int br_run_load(struct pgcb_conn *c, const struct pgcb_load *l, struct pgcb_load
         snprintf(why, sizeof why, "out of memory reading %llu queries", (unsigned long long)done);
         bad = 1;
     }
-    if (!bad)
+    /* No query completed (a failure before the first): no arrays, no frame
+     * (a frame is at least a byte: docs/bridge-protocol.md). */
+    if (!bad && done)
         bad = br_arrays(c, r, done, out->latency_ns, rows, folds, why, sizeof why) != 0;
     json_decref(r);
     for (uint64_t i = 0; !bad && i < done; i++) {
