@@ -120,7 +120,8 @@ struct pgcb_res_cell {
     double server_busy;         /* that CPU time / the wall time: 1.0 = one CPU all the time */
     struct pgcb_res_backend backend; /* this driver's own backends */
     struct pgcb_res_transport transport; /* what its connections used */
-    uint64_t wall_ns;           /* sum of the timed samples */
+    uint64_t wall_ns;           /* sum of the timed samples; a concurrency group's: its loads'
+                                   wall time, every instance's summed */
     double *order_medians_ns;   /* one per execution order; NAN where not run */
     size_t norders;
     uint64_t checksum;          /* of one batch */

@@ -35,6 +35,9 @@ void pgcb_cells_conc_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *
     const double qps = (double)c->queries * threads * 1e9 / (double)gs->load_wall_ns;
     c->queries_per_s = c->ops_per_s = qps;
     c->time_per_query_ns = 1e9 / qps;
+    /* The loads' wall time (every instance's summed), not the sum of the
+     * queries' latencies, which overlap: what a block of it lasted. */
+    c->wall_ns = gs->load_wall_ns;
     c->client_busy = (double)gs->cpu_ns / (double)gs->load_wall_ns;
     if (c->client_busy >= CONC_SATURATED)
         c->bottleneck = PGCB_BOTTLENECK_CLIENT;
