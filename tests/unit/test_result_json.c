@@ -268,6 +268,64 @@ static void add_issue8(struct pgcb_result *r)
         .sla_met = 0, .error = pgcb_xstrdup("connection 1: 57P01: terminating")};
 }
 
+/* A concurrency group (issue 27): its shape and each cell's throughput
+ * figures read back field for field; a plain group has none of the keys. */
+static void test_round_trip_concurrency(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    struct pgcb_res_group *g = &r.groups[0];
+    g->concurrency = 10;
+    g->pool = 4;
+    g->load_mode = PGCB_LOAD_RATE;
+    g->rate = 5000.5;
+    g->cells[0].time_per_query_ns = 20000.25;
+    g->cells[0].client_busy = 0.975;
+    g->cells[0].bottleneck = PGCB_BOTTLENECK_CLIENT;
+    g->cells[0].late_ns = 12345;
+    g->cells[1].time_per_query_ns = NAN;
+    g->cells[1].client_busy = NAN;
+    g->cells[1].bottleneck = PGCB_BOTTLENECK_NEITHER;
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/rc.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    const struct pgcb_res_group *b = &back.groups[0];
+    assert_int_equal(b->concurrency, 10);
+    assert_int_equal(b->pool, 4);
+    assert_int_equal(b->load_mode, PGCB_LOAD_RATE);
+    assert_true(b->rate == 5000.5);
+    assert_true(b->cells[0].time_per_query_ns == 20000.25);
+    assert_true(b->cells[0].client_busy == 0.975);
+    assert_int_equal(b->cells[0].bottleneck, PGCB_BOTTLENECK_CLIENT);
+    assert_int_equal(b->cells[0].late_ns, 12345);
+    assert_true(pgcb_res_cell_figure(&b->cells[0]) == 20000.25);
+    assert_true(isnan(b->cells[1].time_per_query_ns));
+    assert_int_equal(b->cells[1].bottleneck, PGCB_BOTTLENECK_NEITHER);
+    /* Another group of the same file: no concurrency, the median ranked. */
+    if (back.ngroups > 1) {
+        assert_int_equal(back.groups[1].concurrency, 0);
+        assert_true(pgcb_res_cell_figure(&back.groups[1].cells[0]) ==
+                    back.groups[1].cells[0].median_ns);
+    }
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    json_error_t je;
+    json_t *j = json_loadf(f, 0, &je);
+    fclose(f);
+    assert_non_null(j);
+    json_t *jg = json_array_get(json_object_get(j, "groups"), 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(jg, "concurrency"),
+                                                          "mode")), "rate");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(jg, "results"), 0), "bottleneck")),
+                        "client");
+    json_decref(j);
+    pgcb_result_free(&r);
+    pgcb_result_free(&back);
+}
+
 static void test_round_trip_issue8(void **state)
 {
     (void)state;
@@ -668,6 +726,7 @@ int main(void)
         cmocka_unit_test(test_failed_write_leaves_nothing),
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_round_trip_issue8),
+        cmocka_unit_test(test_round_trip_concurrency),
         cmocka_unit_test(test_old_file_defaults),
         cmocka_unit_test(test_round_trip_noise),
         cmocka_unit_test(test_old_file_noise),
