@@ -244,6 +244,13 @@ int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen)
     }
     h->pipeline = json_is_true(pipe);
     h->no_io = json_is_true(noio);
+    /* Optional (the load section of the protocol): absent is false. */
+    const json_t *load = json_object_get(r, "load");
+    if (load && !json_is_boolean(load)) {
+        json_decref(r);
+        return br_conn_fail(c, err, errlen, "its hello's \"load\" is not a boolean");
+    }
+    h->load = json_is_true(load);
     if (strcmp(tl, "utf16") == 0)
         h->text_length = BR_LEN_UTF16;
     else if (strcmp(tl, "codepoints") == 0)

@@ -38,6 +38,7 @@ struct br_hello {
     char adapter[64], adapter_version[64], runtime[128], client[64], client_version[64];
     char links[PGCB_LINKS_LEN];
     int pipeline, no_io;
+    int load;               /* hello's optional "load": true -- pools and loads (ABI 1.5) */
     enum br_textlen text_length;
     /* hello's optional "wire": what the client really sends the server;
      * 0 in a field: the adapter did not say (no "wire", a field absent). */
@@ -77,6 +78,7 @@ struct pgcb_conn {
     char *arr;
     size_t arr_cap, arr_len;
     int broken;               /* the adapter is gone: every call fails */
+    uint32_t pool;            /* pool_open's nconns: the adapter holds a pool; 0: open() */
 };
 
 /* The keys a [driver.NAME] section of the bridge accepts (br_config.c). */
@@ -136,5 +138,34 @@ int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
                  size_t errlen);
 int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_block_out *out,
                  char *err, size_t errlen);
+
+/* The load request over a pool (br_load.c; ABI 1.5 run_load). */
+int br_run_load(struct pgcb_conn *c, const struct pgcb_load *load, struct pgcb_load_out *out,
+                char *err, size_t errlen);
+
+/* What br_run.c shares with br_load.c. */
+
+/* The samples (latencies), rows and folds of the n entries a reply
+ * accounts for, into the caller's arrays: from the arrays frame that
+ * followed it (exactly 20 x n bytes), else from its "samples", "rows" and
+ * "folds" fields. 0, or -1 with why. */
+int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint64_t *samples,
+              uint64_t *rows, uint32_t *folds, char *why, size_t whylen);
+
+/* The kinds to send with a run or load of s (new reference): its last
+ * dump's, or json null before one. */
+json_t *br_kinds(const struct pgcb_stmt *s);
+
+/* The parameters of `nq` executions as an array of arrays of strings /
+ * nulls (new reference), or json null without parameters. NULL (with why)
+ * for a value that is not valid UTF-8, which JSON cannot carry. */
+json_t *br_params(const struct pgcb_params *p, size_t nq, char *why, size_t whylen);
+
+/* The checksum that a timed batch of `depth` executions of s (or one query
+ * of a load: depth 1) with `rows` rows and fold `fold` stands for: the
+ * statement's last dump's checksum when the dump was of that depth and rows
+ * and fold match it, else a checksum that differs from it. */
+void br_sum_of(const struct pgcb_stmt *s, uint32_t depth, uint64_t rows, uint32_t fold,
+               struct pgcb_sum *out);
 
 #endif

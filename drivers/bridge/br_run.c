@@ -90,8 +90,8 @@ static int br_uints(const json_t *v, size_t n, int width, uint64_t *dst64, uint3
 /* The samples, rows and folds of the n batches a reply accounts for: from
  * the arrays frame that followed it (exactly 20 x n bytes), else from its
  * "samples", "rows" and "folds" fields. 0, or -1 with why. */
-static int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint64_t *samples,
-                     uint64_t *rows, uint32_t *folds, char *why, size_t whylen)
+int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint64_t *samples,
+              uint64_t *rows, uint32_t *folds, char *why, size_t whylen)
 {
     if (c->arr_len == 0)
         return br_uints(json_object_get(r, "samples"), n, 8, samples, NULL, "samples", why,
@@ -120,8 +120,7 @@ static int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint6
     return 0;
 }
 
-/* The kinds to send with a run of s: its last dump's, or null. */
-static json_t *br_kinds(const struct pgcb_stmt *s)
+json_t *br_kinds(const struct pgcb_stmt *s)
 {
     if (!s->kinds)
         return json_null();
@@ -131,10 +130,7 @@ static json_t *br_kinds(const struct pgcb_stmt *s)
     return a;
 }
 
-/* The parameters of `nq` executions as arrays of strings / nulls, or
- * json null without parameters. NULL (with why) for a value that is not
- * valid UTF-8, which JSON cannot carry. */
-static json_t *br_params(const struct pgcb_params *p, size_t nq, char *why, size_t whylen)
+json_t *br_params(const struct pgcb_params *p, size_t nq, char *why, size_t whylen)
 {
     if (!p || !p->nparams)
         return json_null();
@@ -235,6 +231,21 @@ int br_run_batch(struct pgcb_conn *c, struct pgcb_stmt *s, uint32_t depth,
     return PGCB_OK;
 }
 
+void br_sum_of(const struct pgcb_stmt *s, uint32_t depth, uint64_t rows, uint32_t fold,
+               struct pgcb_sum *out)
+{
+    int known = s->have_expect && s->expect_depth == depth;
+    out->rows = rows;
+    if (known && rows == s->expect_rows && fold == s->expect_fold) {
+        out->hash = s->expect_hash;
+    } else {
+        /* Another checksum, never the expected one. */
+        uint64_t h = (known ? s->expect_hash : 0) ^ 0x9e3779b97f4a7c15ull ^
+                     ((uint64_t)fold << 32 | (rows & 0xffffffffu));
+        out->hash = known && h == s->expect_hash ? h ^ 1u : h;
+    }
+}
+
 int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_block_out *out,
                  char *err, size_t errlen)
 {
@@ -296,18 +307,8 @@ int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_bl
         free(rows);
         return br_conn_fail(c, err, errlen, "its reply to a block is malformed: %s", why);
     }
-    int known = s->have_expect && s->expect_depth == b->depth;
-    for (uint64_t i = 0; i < done; i++) {
-        out->sums[i].rows = rows[i];
-        if (known && rows[i] == s->expect_rows && folds[i] == s->expect_fold) {
-            out->sums[i].hash = s->expect_hash;
-        } else {
-            /* Another checksum, never the expected one. */
-            uint64_t h = (known ? s->expect_hash : 0) ^ 0x9e3779b97f4a7c15ull ^
-                         ((uint64_t)folds[i] << 32 | (rows[i] & 0xffffffffu));
-            out->sums[i].hash = known && h == s->expect_hash ? h ^ 1u : h;
-        }
-    }
+    for (uint64_t i = 0; i < done; i++)
+        br_sum_of(s, b->depth, rows[i], folds[i], &out->sums[i]);
     free(folds);
     free(rows);
     out->done = (uint32_t)done;

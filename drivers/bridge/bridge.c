@@ -6,7 +6,7 @@
  * The descriptor and its operations; the exchange is in br_call.c, the
  * adapter process in br_proc.c, the runs in br_run.c, dumps in br_dump.c,
  * the options in br_config.c, the conninfo in br_conninfo.c, hello's
- * "wire" in br_wire.c.
+ * "wire" in br_wire.c, the loads over a pool (ABI 1.5) in br_load.c.
  *
  * Threading: one connection is used by one thread at a time (driver.h);
  * nothing is global but the descriptor and its `links`, computed once.
@@ -87,8 +87,10 @@ static int br_new(const struct pgcb_option *opts, size_t nopts, struct pgcb_conn
     return PGCB_OK;
 }
 
-static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
-                   struct pgcb_conn **out, char *err, size_t errlen)
+/* open() (pool 0: connect without "pool") and pool_open() (pool >= 1:
+ * connect with "pool": pool, after hello said "load": true). */
+static int br_open_pool(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                        uint32_t pool, struct pgcb_conn **out, char *err, size_t errlen)
 {
     struct pgcb_conn *c;
     int rc = br_new(opts, nopts, &c, err, errlen);
@@ -96,6 +98,14 @@ static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         *out = NULL;
         return rc == PGCB_ERR_CONFIG || rc == PGCB_ERR_NOMEM ? rc : PGCB_ERR_CONNECT;
     }
+    if (pool && !c->hello.load) {
+        snprintf(err, errlen, "%s cannot run a pool (its hello did not say \"load\": true)",
+                 c->cfg.what);
+        br_close(c);
+        *out = NULL;
+        return PGCB_ERR_UNSUPPORTED;
+    }
+    c->pool = pool;
     json_t *conn = json_null();
     if (!c->hello.no_io) {
         char why[PGCB_ERRLEN];
@@ -109,8 +119,10 @@ static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t 
         }
     }
     json_t *r;
-    rc = br_call(c, json_pack("{s:s, s:o}", "op", "connect", "conn", conn), c->cfg.timeout_ms, &r,
-                 err, errlen);
+    json_t *req = json_pack("{s:s, s:o}", "op", "connect", "conn", conn);
+    if (req && pool)
+        json_object_set_new(req, "pool", json_integer((json_int_t)pool));
+    rc = br_call(c, req, c->cfg.timeout_ms, &r, err, errlen);
     json_decref(r);
     if (rc != PGCB_OK) {
         br_close(c);
@@ -120,6 +132,27 @@ static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t 
     }
     *out = c;
     return PGCB_OK;
+}
+
+static int br_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                   struct pgcb_conn **out, char *err, size_t errlen)
+{
+    return br_open_pool(conninfo, opts, nopts, 0, out, err, errlen);
+}
+
+/* ABI 1.5: one adapter holding its client's own pool of nconns
+ * connections, all open when this returns (the adapter's connect opens
+ * every one). An adapter whose hello did not say "load": true cannot:
+ * PGCB_ERR_UNSUPPORTED, and the section stays usable with open(). */
+static int br_pool_open(const char *conninfo, const struct pgcb_option *opts, size_t nopts,
+                        uint32_t nconns, struct pgcb_conn **out, char *err, size_t errlen)
+{
+    if (nconns < 1) {
+        *out = NULL;
+        snprintf(err, errlen, "pool_open: nconns must be >= 1");
+        return PGCB_ERR_CONFIG;
+    }
+    return br_open_pool(conninfo, opts, nopts, nconns, out, err, errlen);
 }
 
 /* What a section with these options is, before any connection: an adapter
@@ -260,6 +293,8 @@ const struct pgcb_driver *pgcb_driver_entry(void)
         .phase = br_phase,
         .protocol = br_protocol,
         .note = br_note,
+        .pool_open = br_pool_open,
+        .run_load = br_run_load,
     };
     if (!links[0]) {
         int v = PQlibVersion();
