@@ -5,10 +5,12 @@
 //
 //   node --expose-gc adapters/node/adapter.js
 //
-// Requests (one frame each, one reply each, nothing unasked): hello, connect,
-// prepare, run (with dump), phase, close. The process exits when fd 3 reaches
+// Requests (one frame each, one reply each, nothing unasked): hello, connect
+// (one connection, or with "pool" the client's own pool), prepare, run (with
+// dump), load (a timed load over the pool), phase, close. The process exits when fd 3 reaches
 // end of file, and with status 0 after `close`. Clients: pg, pg-native,
-// postgres, null (lib/clients/). The timed loop is lib/block.js, the fold
+// postgres, null (lib/clients/). The timed loops are lib/block.js and
+// lib/load.js, the fold
 // lib/fold.js, the dump encoding lib/dump.js, the frames lib/frames.js.
 //
 // Nothing is printed on stdout or stderr except a fatal error with no request
@@ -25,6 +27,7 @@ const { AdapterError, registerSecret, failureReply, oneLine, messageOf } = requi
 const { createClient } = require('./lib/clients');
 const { FoldCache, KIND_NAMES } = require('./lib/fold');
 const { BlockBuffers, runBlock } = require('./lib/block');
+const { runLoad } = require('./lib/load');
 const { encodeResults } = require('./lib/dump');
 
 const PROTOCOL = 1;
@@ -37,6 +40,7 @@ const CLOSE_TIMEOUT_MS = 1500;
 let client = null;           // after hello
 let helloDone = false;
 let connected = false;
+let pooled = false;          // connect carried "pool" (the client's own pool)
 const stmts = new Map();     // the bridge's statement number -> {num, name, sql, nparams, handle, folds}
 const bufs = new BlockBuffers();
 let pending = null;          // the request being answered: {op, replied}
@@ -146,11 +150,12 @@ function dispatch(req) {
     case 'connect': return connect(req);
     case 'prepare': return prepare(req);
     case 'run': return run(req);
+    case 'load': return load(req);
     case 'phase': return phase(req);
     case 'close': return close();
     default:
         throw new AdapterError('unsupported', `unknown request ${JSON.stringify(req.op)} (protocol ${PROTOCOL} has ` +
-            'hello, connect, prepare, run, phase, close)');
+            'hello, connect, prepare, run, load, phase, close)');
     }
 }
 
@@ -186,6 +191,8 @@ async function hello(req) {
     };
     // What the client really sends (absent for the null client: no I/O).
     if (info.wire) reply.wire = info.wire;
+    // A pool in connect and the load request (every shipped client).
+    if (info.load === true) reply.load = true;
     return reply;
 }
 
@@ -202,8 +209,18 @@ async function connect(req) {
     }
     if (client.info.no_io && conn !== null) throw protocolError('the null client takes "conn": null');
     if (!client.info.no_io && conn === null) throw protocolError('connect needs "conn" for this client');
-    await client.connect(conn);
+    // "pool": P opens the client's own pool of P connections, all of them
+    // before the reply; absent (or null), the one connection.
+    const pool = req.pool === undefined || req.pool === null ? null : req.pool;
+    if (pool !== null && (!isCount(pool, 1) || pool > 10000)) {
+        throw protocolError('connect: "pool" must be an integer from 1 to 10000');
+    }
+    if (pool !== null && client.info.load !== true) {
+        throw new AdapterError('unsupported', `client ${client.info.links} cannot hold a pool`);
+    }
+    await client.connect(conn, pool);
     connected = true;
+    pooled = pool !== null;
     return { ok: true };
 }
 
@@ -246,6 +263,37 @@ function statement(x, what) {
 
 const KIND_SET = new Set(KIND_NAMES);
 
+// A request's "kinds": null, or a copy of the array of kind names.
+function checkKinds(given, op) {
+    const kinds = given === undefined ? null : given;
+    if (kinds === null) return null;
+    if (!Array.isArray(kinds) || !kinds.every((k) => KIND_SET.has(k))) {
+        throw protocolError(`${op}: "kinds" must be null or an array of ${KIND_NAMES.join(', ')}`);
+    }
+    return kinds.slice();
+}
+
+// A request's "params": null, or `want` arrays of strings and nulls. The
+// count of each array is not checked against nparams: a wrong count goes to
+// the server, whose refusal is a `query` failure.
+function checkParams(given, want, op, what) {
+    const params = given === undefined ? null : given;
+    if (params === null) return null;
+    if (!Array.isArray(params) || params.length !== want) {
+        throw protocolError(`${op}: "params" must be an array of ${what} = ${want} arrays`);
+    }
+    for (let i = 0; i < want; i++) {
+        const p = params[i];
+        if (!Array.isArray(p)) throw protocolError(`${op}: params[${i}] must be an array of values`);
+        for (let j = 0; j < p.length; j++) {
+            if (p[j] !== null && typeof p[j] !== 'string') {
+                throw protocolError(`${op}: params[${i}][${j}] must be a string or null`);
+            }
+        }
+    }
+    return params;
+}
+
 function checkRun(req) {
     const stmt = statement(req.stmt, '"stmt"');
     if (!isCount(req.depth, 1)) throw protocolError('run: "depth" must be an integer >= 1');
@@ -255,33 +303,10 @@ function checkRun(req) {
     if (hasBegin !== hasCommit) throw protocolError('run: "begin" and "commit" go together');
     const begin = hasBegin ? statement(req.begin, '"begin"') : null;
     const commit = hasCommit ? statement(req.commit, '"commit"') : null;
-    let kinds = req.kinds === undefined ? null : req.kinds;
-    if (kinds !== null) {
-        if (!Array.isArray(kinds) || !kinds.every((k) => KIND_SET.has(k))) {
-            throw protocolError(`run: "kinds" must be null or an array of ${KIND_NAMES.join(', ')}`);
-        }
-        kinds = kinds.slice();
-    }
+    const kinds = checkKinds(req.kinds, 'run');
     const dump = req.dump === true;
     if (dump && req.batches !== 1) throw protocolError('run: a dump runs one batch ("batches": 1)');
-    let params = req.params === undefined ? null : req.params;
-    if (params !== null) {
-        const want = req.batches * req.depth;
-        if (!Array.isArray(params) || params.length !== want) {
-            throw protocolError(`run: "params" must be an array of batches * depth = ${want} arrays`);
-        }
-        // The count of each array is not checked against nparams: a wrong
-        // count goes to the server, whose refusal is a `query` failure.
-        for (let i = 0; i < want; i++) {
-            const p = params[i];
-            if (!Array.isArray(p)) throw protocolError(`run: params[${i}] must be an array of values`);
-            for (let j = 0; j < p.length; j++) {
-                if (p[j] !== null && typeof p[j] !== 'string') {
-                    throw protocolError(`run: params[${i}][${j}] must be a string or null`);
-                }
-            }
-        }
-    }
+    const params = checkParams(req.params, req.batches * req.depth, 'run', 'batches * depth');
     return {
         stmt, begin, commit,
         depth: req.depth,
@@ -297,6 +322,22 @@ async function run(req) {
     requireConnection();
     const plan = checkRun(req);
     bufs.ensure(plan.batches);
+    // On a pool, the block runs on one connection checked out of it for the
+    // whole request (before the block's clock starts), as the client's users
+    // run a batch; it is given back after the failure handling below.
+    try {
+        await client.acquire();
+    } catch (err) {
+        throw client.failure(err);
+    }
+    try {
+        return await runOn(plan);
+    } finally {
+        client.release();
+    }
+}
+
+async function runOn(plan) {
     const out = await runBlock(client, plan, bufs);
     const n = out.done;
     const cpuNs = Math.round(out.cpuNs);
@@ -336,6 +377,75 @@ async function run(req) {
     const entries = out.last.map((r) => ({ columns: client.columnsOf(r), rows: client.rowsOf(r) }));
     const head = JSON.stringify(reply);
     return `${head.slice(0, -1)},"results":${encodeResults(entries, client.dumpOptions)}}`;
+}
+
+function checkLoad(req) {
+    if (!pooled) throw protocolError('load: the connection is not a pool (connect with "pool")');
+    const stmt = statement(req.stmt, '"stmt"');
+    if (req.mode !== 'closed' && req.mode !== 'rate') throw protocolError('load: "mode" must be "closed" or "rate"');
+    if (!isCount(req.concurrency, 1)) throw protocolError('load: "concurrency" must be an integer >= 1');
+    if (req.mode === 'rate' && !(typeof req.rate === 'number' && req.rate > 0 && Number.isFinite(req.rate))) {
+        throw protocolError('load: a rate load needs "rate" > 0 (queries per second)');
+    }
+    if (!isCount(req.duration_ns, 0)) throw protocolError('load: "duration_ns" must be an integer >= 0');
+    if (!isCount(req.min_queries, 0)) throw protocolError('load: "min_queries" must be an integer >= 0');
+    if (!isCount(req.max_queries, 1) || req.max_queries > 1 << 26) {
+        throw protocolError('load: "max_queries" must be an integer from 1 to 2^26');
+    }
+    const kinds = checkKinds(req.kinds, 'load');
+    const params = checkParams(req.params, req.max_queries, 'load', 'max_queries');
+    return {
+        stmt,
+        mode: req.mode,
+        concurrency: req.concurrency,
+        rate: req.mode === 'rate' ? req.rate : 0,
+        durationNs: req.duration_ns,
+        minQueries: req.min_queries,
+        maxQueries: req.max_queries,
+        params,
+        kinds,
+        kindsKey: kinds === null ? '' : kinds.join(','),
+    };
+}
+
+// A timed load (lib/load.js): the reply's head, then the arrays frame of the
+// `done` queries in completion order (with done 0, which no frame can carry,
+// the three arrays as empty base64 strings).
+async function load(req) {
+    requireConnection();
+    const plan = checkLoad(req);
+    bufs.ensure(plan.maxQueries);
+    const out = await runLoad(client, plan, bufs);
+    const n = out.done;
+    const head = { done: n, wall_ns: Math.round(out.wallNs), cpu_ns: Math.round(out.cpuNs), late_ns: Math.round(out.lateNs) };
+    let reply;
+    if (out.error === null) {
+        reply = Object.assign({ ok: true }, head);
+    } else {
+        // A connection that broke ends in the pool's events a moment after
+        // its query failed: let them run, so that the message can name it.
+        await new Promise((resolve) => setImmediate(resolve));
+        let err = client.failure(out.error);
+        if (err.kind === 'query') {
+            // The pool must work for the next request, every connection open.
+            try {
+                await client.recover(false);
+            } catch (e) {
+                err = client.failure(e);
+                if (err.kind === 'query') err = new AdapterError('io', `cannot reopen the pool after a failed load: ${messageOf(e)}`);
+            }
+        }
+        reply = failureReply(err, 'protocol', head);
+    }
+    const arrays = n > 0 ? bufs.arraysFrame(n) : null;
+    if (arrays !== null && arrays.length - 4 <= MAX_FRAME) {
+        reply.arrays = 'frame';
+        return Buffer.concat([encodeFrame(reply), arrays]);
+    }
+    reply.samples = bufs.samplesB64(n);
+    reply.rows = bufs.rowsB64(n);
+    reply.folds = bufs.foldsB64(n);
+    return reply;
 }
 
 // Garbage is collected before a group's warm-up, as the public benchmark does

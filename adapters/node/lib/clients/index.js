@@ -7,12 +7,20 @@
 //     hello's `options`; options.js checks them. resultFormat is hello's
 //     result_format, 'text' or 'binary', or null (not asked: the client's own
 //     default); a client that cannot choose ignores it and says so in `wire`.
-//   client.info: {client_version, links, pipeline, no_io, wire} for hello's
-//     reply; wire (absent for a no_io client): what the client really sends,
+//   client.info: {client_version, links, pipeline, no_io, load, wire} for
+//     hello's reply; load: true when the client can hold a pool and run loads;
+//     wire (absent for a no_io client): what the client really sends,
 //     {result_format, describe, sync, statements}, as read in its source and
 //     checked on the wire by tests/server/test_wire_claims.c.
-//   async client.connect(conn): opens the one connection (conn null for a
-//     no_io client); throws AdapterError "connect".
+//   async client.connect(conn, pool): opens the one connection (pool null)
+//     or the client's own pool of `pool` connections, every one open before
+//     it resolves (conn null for a no_io client); throws AdapterError
+//     "connect".
+//   async client.acquire() / client.release(): around a run request; on a
+//     pool, check one connection out for it (exec then runs there) and give
+//     it back; no-ops on one connection.
+//   client.loadExec(handle, values) -> Promise of one result: one execution
+//     through the pool, the client's pool idiom (lib/load.js's hot path).
 //   async client.prepare(stmt): makes stmt ({num, name, sql, nparams}) ready
 //     and sets stmt.handle, what exec() takes; throws like a batch.
 //   client.exec(handle, values) -> Promise of one result: one execution, the
@@ -27,7 +35,8 @@
 //     the server refused a statement and the connection still works, "io" when
 //     the connection broke, "protocol" for any other refusal.
 //   async client.recover(inTransaction): after a failed batch, leaves the
-//     connection idle outside any transaction (rolls back a failed one).
+//     connection idle outside any transaction (rolls back a failed one);
+//     after a failed load, every connection of the pool open again.
 //   client.broken() -> true once the connection is lost (then every later
 //     request fails with "io": no client may reconnect behind our back);
 //     client.lost: why (a message), or null.

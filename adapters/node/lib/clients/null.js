@@ -11,6 +11,11 @@
 // is a new promise resolved with them, so a batch is Promise.all of `depth`
 // promises, folded as real results are (every value read every time).
 // Parameters are accepted and ignored. No option of its own.
+//
+// A pool (connect with "pool": P) is a pool of nothing: a load's query is the
+// same resolved promise, so that a load measures what the adapter's load loop,
+// its P-independent event loop and the fold cost per query at a concurrency
+// (lib/load.js), with no I/O at all.
 
 const { AdapterError } = require('../errors');
 const { parseOptions } = require('./options');
@@ -48,6 +53,7 @@ function create(options) {
         links: `null client (no I/O); Node.js ${process.version}`,
         pipeline: true,
         no_io: true,
+        load: true,
     });
 }
 
@@ -56,6 +62,7 @@ class NullClient {
         this.info = info;
         this.lost = null;
         this.exec = (h) => Promise.resolve(h.rows);
+        this.loadExec = this.exec;
     }
 
     async connect(conn) {
@@ -94,6 +101,10 @@ class NullClient {
     }
 
     async recover() {}
+
+    async acquire() {}
+
+    release() {}
 
     async close() {}
 }

@@ -38,6 +38,20 @@
 // it has prepared, because pg's native pipeline prepares a name again for
 // every query of the first pipeline that uses it (42P05 when one pipeline holds
 // several: begin + depth > 1 executions + commit, say).
+//
+// A pool (connect with "pool": P; docs/clients.md, "Concurrency suites"):
+// `new pg.Pool({max: P, ...the same settings})`, for pg-native
+// `new pg.native.Pool(...)`, with idleTimeoutMillis 0 (pg-pool would close an
+// idle connection after 10 s, and open a new one inside a timed load). All P
+// are opened before connect replies (fill(): P pool.connect() at once, then
+// released), and each one's server process id is kept for messages. A load's
+// query is `pool.query(config, values)` with the statement's config, the
+// types and binary settings of the pool's clients: the same conversion as a
+// batch's. pg-pool destroys a client whose query failed; recover() after a
+// load's failure opens the pool back up to P. The named statement: pg parses
+// it on each pool client's first use (in the warm-up); pg-native prepares it
+// at `prepare` on every pool connection (see above). `run` on a pool checks one
+// client out (acquire) for the request and gives it back (release).
 
 const { AdapterError, messageOf, isSqlstate } = require('../errors');
 const { requireModule, packageVersion, packageDir, mappedLibrary } = require('../modules');
@@ -108,6 +122,7 @@ function create(variant, options, resultFormat) {
         links,
         pipeline: opts.pipeline === 'yes',
         no_io: false,
+        load: true,
         wire: {
             result_format: binary ? 'binary' : 'text',
             describe: 'per_execution',
@@ -130,11 +145,16 @@ class PgClient {
         this.info = info;
         this.client = null;
         this.lost = null;  // why the connection broke, once it has
+        this.pool = null;  // pg.Pool or pg.native.Pool (connect with a pool)
+        this.poolSize = 0;
+        this.ended = null; // the server process id of the last pool client that ended
         // The hot path: one call into pg per execution.
         this.exec = (config, values) => this.client.query(config, values);
+        // A load's query: pg-pool checks a client out, runs it, gives it back.
+        this.loadExec = (config, values) => this.pool.query(config, values);
     }
 
-    async connect(conn) {
+    async connect(conn, pool) {
         if (conn === null || typeof conn !== 'object') {
             throw new AdapterError('protocol', 'connect needs "conn" for this client');
         }
@@ -155,6 +175,7 @@ class PgClient {
         if (this.native) config.ssl = { sslmode: tls ? 'require' : 'disable' };
         else config.ssl = tls ? { rejectUnauthorized: false } : false;
         if (this.types !== undefined) config.types = this.types;
+        if (pool !== null && pool !== undefined) return this.connectPool(config, pool);
 
         const client = new this.Client(config);
         // An error event without a listener would throw out of the event loop.
@@ -171,19 +192,83 @@ class PgClient {
         if (this.flushFix) client.native._waitForDrain = drainReading;
     }
 
+    async connectPool(config, size) {
+        const Pool = this.native ? this.pg.native.Pool : this.pg.Pool;
+        const pool = new Pool(Object.assign({}, config, { max: size, idleTimeoutMillis: 0 }));
+        // An idle client's error is emitted on the pool (unhandled, it would
+        // throw out of the event loop): the pool is broken then.
+        pool.on('error', (err, c) => {
+            if (this.lost === null) this.lost = `server process ${pidOf(c)}: ${messageOf(err)}`;
+        });
+        pool.on('connect', (c) => {
+            c.on('end', () => { this.ended = pidOf(c); });
+            if (this.flushFix) c.native._waitForDrain = drainReading;
+        });
+        this.pool = pool;
+        this.poolSize = size;
+        this.lost = null;
+        try {
+            await this.fill();
+        } catch (err) {
+            this.pool = null;
+            pool.end().catch(() => {});
+            throw new AdapterError('connect', messageOf(err));
+        }
+    }
+
+    // Every one of the pool's connections open, all checked out at once, f
+    // run on each (a client and its index), then all given back. Resolves
+    // with f's results.
+    async onEvery(f) {
+        const got = await Promise.allSettled(Array.from({ length: this.poolSize }, () => this.pool.connect()));
+        const clients = got.filter((g) => g.status === 'fulfilled').map((g) => g.value);
+        try {
+            const bad = got.find((g) => g.status === 'rejected');
+            if (bad !== undefined) throw bad.reason;
+            return await Promise.all(clients.map(f));
+        } finally {
+            for (const c of clients) c.release();
+        }
+    }
+
+    // Open the pool up to its size; a new client's server process id is
+    // asked once (pg has it from BackendKeyData, pg-native does not say).
+    fill() {
+        return this.onEvery(async (c) => {
+            if (c.pgcbPid !== undefined) return;
+            c.pgcbPid = this.native ? (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid : c.processID;
+        });
+    }
+
+    // On a pool: one client for a run request (released by release()).
+    async acquire() {
+        if (this.pool === null) return;
+        this.client = await this.pool.connect();
+    }
+
+    release() {
+        if (this.pool === null || this.client === null) return;
+        const c = this.client;
+        this.client = null;
+        // A client that broke is destroyed, not given back.
+        c.release(c._queryable === false ? new Error('the connection broke') : undefined);
+    }
+
     async prepare(stmt) {
         let name = typeof stmt.name === 'string' && stmt.name !== '' ? stmt.name : `pgcb_s${stmt.num}`;
         if (Buffer.byteLength(name, 'utf8') > MAX_NAME_BYTES) name = `pgcb_s${stmt.num}`;
         // One config object per statement, reused by every execution (pg
         // copies it into a new Query each time).
         stmt.handle = { name, text: stmt.sql };
-        if (this.native) await this.prepareNative(name, stmt.sql, stmt.nparams);
+        if (!this.native) return;
+        if (this.pool === null) await this.prepareNative(this.client, name, stmt.sql, stmt.nparams);
+        else await this.onEvery((c) => this.prepareNative(c, name, stmt.sql, stmt.nparams));
     }
 
-    // Prepares `name` with pg-native and records it in pg's native client as
-    // pg does after it prepared a name itself (client.namedQueries).
-    prepareNative(name, text, nparams) {
-        const client = this.client;
+    // Prepares `name` with pg-native on `client` and records it in pg's
+    // native client as pg does after it prepared a name itself
+    // (client.namedQueries).
+    prepareNative(client, name, text, nparams) {
         if (client.namedQueries[name] !== undefined) {
             if (client.namedQueries[name] === text) return Promise.resolve();
             return Promise.reject(new AdapterError('protocol', `statement name ${name} is already used for another statement`));
@@ -229,6 +314,13 @@ class PgClient {
         return c !== null && c._queryable === false;
     }
 
+    // The message of a failure that broke a pool connection, naming its
+    // server process when one ended.
+    poolLost(msg) {
+        if (this.ended === null) return msg;
+        return `server process ${this.ended}: ${msg}`;
+    }
+
     failure(err) {
         if (err instanceof AdapterError) return err;
         // pg-native's errors from a pipeline, and from our prepare, carry
@@ -239,6 +331,15 @@ class PgClient {
         // has .code outside a pipeline and .sqlState (libpq's field name) in one.
         const sqlstate = err && (isSqlstate(err.sqlState) ? err.sqlState : isSqlstate(err.code) ? err.code : null);
         const severity = err && typeof err.severity === 'string' ? err.severity : '';
+        if (this.pool !== null && this.client === null) {
+            // A load's failure (no client of ours checked out): a fatal
+            // error, or none from the server while a connection ended.
+            if (this.lost === null && (severity === 'FATAL' || severity === 'PANIC' ||
+                (sqlstate === null && this.ended !== null))) {
+                this.lost = this.poolLost(msg);
+            }
+            if (this.lost !== null) return new AdapterError('io', this.lost);
+        }
         if (this.broken() || severity === 'FATAL' || severity === 'PANIC') {
             return new AdapterError('io', this.lost !== null && sqlstate === null ? this.lost : msg);
         }
@@ -247,6 +348,11 @@ class PgClient {
     }
 
     async recover() {
+        // After a load's failure: pg-pool destroyed the client that failed.
+        if (this.pool !== null && this.client === null) {
+            if (!this.broken()) await this.fill();
+            return;
+        }
         const c = this.client;
         if (c === null || this.broken()) return;
         const status = c.getTransactionStatus();
@@ -254,11 +360,25 @@ class PgClient {
     }
 
     async close() {
+        const pool = this.pool;
+        this.release();
+        this.pool = null;
+        if (pool !== null) {
+            await pool.end();
+            return;
+        }
         const c = this.client;
         this.client = null;
         if (c === null) return;
         await c.end();
     }
+}
+
+// A pool client's server process id, for messages ("?" before it is known).
+function pidOf(c) {
+    if (c && c.pgcbPid !== undefined && c.pgcbPid !== null) return c.pgcbPid;
+    if (c && typeof c.processID === 'number') return c.processID;
+    return '?';
 }
 
 // pg-native 3.9.0 sends a whole pipeline before it reads any of it, and

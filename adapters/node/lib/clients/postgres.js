@@ -19,7 +19,23 @@
 //     timed batches); pg ignores notices without a listener;
 //   onclose: records that the connection is gone, because postgres.js would
 //     reconnect silently on the next query: here the next request fails "io".
-// No option of its own (hello's options must be empty).
+//
+// A pool (connect with "pool": P; docs/clients.md, "Concurrency suites"):
+// postgres({max: P, ...the same settings}). All P connections are opened before
+// connect replies: P sql.reserve() at once (postgres.js opens a connection for
+// each, as it does for P queries when none is idle), each asked its server
+// process id, then released. A load's query is the same sql.unsafe(...) on the
+// pool, which gives it to an idle connection. When every connection is busy,
+// postgres.js by default pipelines the query onto a busy one (up to
+// max_pipeline, 100, per connection); the ABI's load keeps at most one query
+// per connection, the others waiting in the client for a free one, which
+// postgres.js does with max_pipeline: 1 -- the default here, pool_pipeline=no.
+// pool_pipeline=yes keeps postgres.js's own max_pipeline (a variant: more
+// queries in flight than connections). `run` on a pool runs on one reserved
+// connection (sql.reserve(), released after the request); with max_pipeline 1
+// its batches run one query after another there.
+//
+// Options: pool_pipeline = no | yes (default no), for a pool only (above).
 //
 // What goes on the wire (hello's `wire`, checked by
 // tests/server/test_wire_claims.c): the first execution sends Parse (a named
@@ -40,28 +56,35 @@ const noop = () => {};
 
 // hello's result_format is not taken: postgres.js always asks for text.
 function create(options) {
-    parseOptions('postgres', options, {});
+    const opts = parseOptions('postgres', options, { pool_pipeline: { values: ['no', 'yes'], dflt: 'no' } });
     const postgres = requireModule('postgres');
     const version = packageVersion('postgres');
-    return new PostgresClient(postgres, {
+    return new PostgresClient(postgres, opts.pool_pipeline === 'yes', {
         client_version: version,
-        links: `postgres ${version} (pure JavaScript); Node.js ${process.version}`,
+        links: `postgres ${version} (pure JavaScript${opts.pool_pipeline === 'yes' ? ', pool_pipeline' : ''}); ` +
+            `Node.js ${process.version}`,
         pipeline: true,
         no_io: false,
+        load: true,
         wire: { result_format: 'text', describe: 'once', sync: 'per_query', statements: 'named' },
     });
 }
 
 class PostgresClient {
-    constructor(postgres, info) {
+    constructor(postgres, poolPipeline, info) {
         this.postgres = postgres;
+        this.poolPipeline = poolPipeline;
         this.info = info;
-        this.sql = null;
+        this.sql = null;       // the connection, or the pool
+        this.cur = null;       // what exec runs on: sql, or a connection reserved for a run
+        this.pooled = false;
+        this.pids = [];        // the pool's server processes
         this.lost = null;
-        this.exec = (h, values) => this.sql.unsafe(h.text, values === undefined ? EMPTY : values, EXEC_OPTIONS);
+        this.exec = (h, values) => this.cur.unsafe(h.text, values === undefined ? EMPTY : values, EXEC_OPTIONS);
+        this.loadExec = (h, values) => this.sql.unsafe(h.text, values === undefined ? EMPTY : values, EXEC_OPTIONS);
     }
 
-    async connect(conn) {
+    async connect(conn, pool) {
         if (conn === null || typeof conn !== 'object') {
             throw new AdapterError('protocol', 'connect needs "conn" for this client');
         }
@@ -74,11 +97,12 @@ class PostgresClient {
             database: conn.dbname,
             max: 1,
             prepare: true,
+            // A pool's closing connections are lost connections too.
             ssl: conn.sslmode === 'require' ? 'require' : false,
             idle_timeout: null,
             max_lifetime: null,
             onnotice: noop,
-            onclose: () => { if (this.lost === null) this.lost = 'the connection was closed'; },
+            onclose: () => { if (this.lost === null) this.lost = this.lostMessage(); },
             connection: {},
         };
         // A socket directory: postgres.js derives `path` from a host holding
@@ -88,6 +112,11 @@ class PostgresClient {
         }
         if (conn.application_name !== undefined) config.connection.application_name = conn.application_name;
         if (conn.options !== undefined) config.connection.options = conn.options;
+        const size = pool === null || pool === undefined ? 0 : pool;
+        if (size > 0) {
+            config.max = size;
+            if (!this.poolPipeline) config.max_pipeline = 1;
+        }
 
         let sql;
         try {
@@ -96,17 +125,52 @@ class PostgresClient {
             throw new AdapterError('connect', messageOf(err));
         }
         this.sql = sql;
+        this.cur = sql;
+        this.pooled = size > 0;
         this.lost = null;
         try {
             // postgres.js connects on the first query: open the connection
-            // now, with a simple query (nothing prepared).
-            await sql.unsafe('SELECT 1');
+            // now, with a simple query (nothing prepared); a pool's P at once.
+            if (size > 0) await this.fill(size);
+            else await sql.unsafe('SELECT 1');
         } catch (err) {
-            this.sql = null;
+            this.sql = this.cur = null;
             sql.end({ timeout: 0 }).catch(noop);
             throw new AdapterError('connect', messageOf(err));
         }
         this.lost = null;
+    }
+
+    // Every connection of the pool open: `size` reserved at once, each asked
+    // its server process id (a simple query), then released.
+    async fill(size) {
+        const got = await Promise.allSettled(Array.from({ length: size }, () => this.sql.reserve()));
+        const rs = got.filter((g) => g.status === 'fulfilled').map((g) => g.value);
+        try {
+            const bad = got.find((g) => g.status === 'rejected');
+            if (bad !== undefined) throw bad.reason;
+            const pids = await Promise.all(rs.map((r) => r.unsafe('SELECT pg_backend_pid() AS pid')));
+            this.pids = pids.map((p) => p[0].pid);
+        } finally {
+            for (const r of rs) r.release();
+        }
+    }
+
+    lostMessage() {
+        if (!this.pooled) return 'the connection was closed';
+        return `a connection of the pool was closed (server processes ${this.pids.join(', ')})`;
+    }
+
+    // On a pool: one reserved connection for a run request.
+    async acquire() {
+        if (this.pooled) this.cur = await this.sql.reserve();
+    }
+
+    release() {
+        if (!this.pooled || this.cur === this.sql || this.cur === null) return;
+        const r = this.cur;
+        this.cur = this.sql;
+        r.release();
     }
 
     async prepare(stmt) {
@@ -147,7 +211,9 @@ class PostgresClient {
         const sqlstate = server && isSqlstate(err.code) ? err.code : null;
         const severity = server && typeof err.severity === 'string' ? err.severity : '';
         if (this.broken() || severity === 'FATAL' || severity === 'PANIC') {
-            return new AdapterError('io', msg);
+            // A pool cannot say which connection: name its server processes.
+            return new AdapterError('io', this.pooled ? `${msg} (a connection of the pool, server processes ` +
+                `${this.pids.join(', ')})` : msg);
         }
         if (sqlstate !== null) return new AdapterError('query', msg, sqlstate);
         // postgres.js's own connection errors (CONNECTION_CLOSED, ECONNRESET ...)
@@ -158,16 +224,20 @@ class PostgresClient {
     }
 
     async recover(inTransaction) {
+        // postgres.js keeps a connection whose query failed: nothing to do
+        // after a load (this.cur is the pool then).
+        if (this.pooled && this.cur === this.sql) return;
         // postgres.js does not say whether the connection is in a
         // transaction: after a failed begin ... commit batch, roll back (a
         // ROLLBACK outside one is only a warning, which onnotice drops).
         if (this.sql === null || this.broken() || !inTransaction) return;
-        await this.sql.unsafe('ROLLBACK');
+        await this.cur.unsafe('ROLLBACK');
     }
 
     async close() {
+        this.release();
         const sql = this.sql;
-        this.sql = null;
+        this.sql = this.cur = null;
         if (sql === null) return;
         await sql.end({ timeout: 1 });
     }
