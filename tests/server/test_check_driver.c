@@ -318,8 +318,12 @@ static void test_shipped_adapters_pass(void **state)
     unsetenv("PGCB_CHECK_TIMEOUT");
     for (size_t i = 0; i < NCLIENTS; i++) {
         struct out r = outs[i];
-        if (r.rc != 0)
+        if (r.rc != 0) { /* the FAIL lines first: the whole text is cut by cmocka */
+            for (const char *l = r.text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+                if (strncmp(l, "FAIL ", 5) == 0)
+                    print_message("%.*s\n", (int)strcspn(l, "\n"), l);
             fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
+        }
         int noio = strcmp(clients[i][1], "null") == 0;
         expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.5), caps: ", "self-timed, links: ");
         expect_line(&r, "PASS phase: phase(WARMUP) and phase(ORDER) returned PGCB_OK", NULL);
