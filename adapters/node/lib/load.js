@@ -25,15 +25,22 @@
 //     terminated backend) when the first carries none (a reset socket of
 //     the same broken connection, say), which describes it better;
 //     the queries in flight are waited for at most SETTLE_MS after the first
-//     failure (a client whose connection broke may never settle a query: one
-//     of pg-native's did not): then they are abandoned, and a later
-//     completion is not recorded;
+//     failure, or after the stop rule ended the issuing (a client whose
+//     connection broke may never settle a query, nor report the failure:
+//     pg-native's pool after pg_terminate_backend did not): then they are
+//     abandoned, a later completion is not recorded, and a load whose queries
+//     never settled without a failure fails with client.lost (the pool's own
+//     account of a connection it lost) or a message saying how many did not;
+//   - a load that ends without a failure while the client says it is broken
+//     (client.broken(): a pool connection lost, idle or not) fails too: a
+//     connection of the pool died mid-load;
 //   - between start and the last reply: no I/O with the bridge, no printing,
 //     no garbage collection forced;
 //   - returns {done, wallNs, cpuNs, lateNs, error}; the first `done` entries of
 //     bufs (BlockBuffers, ensured for maxQueries) hold latencies, rows, folds.
 
 const { FOLD_START } = require('./fold');
+const { AdapterError } = require('./errors');
 
 const FNV_PRIME = 16777619;
 const MS = 1000000;
@@ -43,12 +50,32 @@ function fatalOf(e) {
     return e != null && (e.severity === 'FATAL' || e.severity === 'PANIC');
 }
 
+const UNSETTLED = Symbol('unsettled');
+
 // Record failure e into st (see the contract above).
 function fail(st, e) {
     if (st.abandoned) return;
+    st.failed++;
     const first = st.error === null;
     if (first || (fatalOf(e) && !fatalOf(st.error))) st.error = e;
-    if (first) st.onFail();
+    if (first) st.onStop();
+}
+
+// The failure of a load whose client lost a pool connection.
+function lostError(client) {
+    const why = typeof client.lost === 'string' && client.lost !== '' ? client.lost
+        : 'a connection of the pool broke during the load';
+    return new AdapterError('io', why);
+}
+
+// The failure of a load whose queries in flight never settled.
+function unsettled(client, st) {
+    if (client.broken()) return lostError(client);
+    const n = st.issued - st.done - st.failed;
+    const where = typeof client.unansweredWhere === 'function' ? client.unansweredWhere() : '';
+    return new AdapterError('io', `${n} of the load's queries never answered, ${SETTLE_MS} ms ` +
+        `after the last was issued${where === '' ? '' : ` (${where})`}: a connection of the pool ` +
+        'broke without an error from the client');
 }
 
 // plan: {stmt, mode ('closed' | 'rate'), concurrency, rate, durationNs,
@@ -72,7 +99,9 @@ async function runLoad(client, plan, bufs) {
         error: null,
         lastEnd: 0n,
         abandoned: false,
-        onFail: null,  // called once, at the first failure
+        issued: 0,     // queries issued (settled = done + failed)
+        failed: 0,
+        onStop: null,  // called once: at the first failure or when issuing ends
     };
 
     // Fold one query's result and record it, timed from t0 (a BigInt).
@@ -100,10 +129,16 @@ async function runLoad(client, plan, bufs) {
     const cpu0 = process.cpuUsage();
     const start = process.hrtime.bigint();
     let lateNs = 0;
-    // After the first failure, the loop gets SETTLE_MS to settle.
+    // After the first failure, or once the stop rule ended the issuing, the
+    // loop gets SETTLE_MS to settle.
     let timer = null;
+    let stopped = false;
     const settle = new Promise((resolve) => {
-        st.onFail = () => { timer = setTimeout(resolve, SETTLE_MS); };
+        st.onStop = () => {
+            if (stopped) return;
+            stopped = true;
+            timer = setTimeout(() => resolve(UNSETTLED), SETTLE_MS);
+        };
     });
     const loop = plan.mode === 'rate'
         ? rateLoop(plan, start, exec, handle, params, maxQ, minQ, record, st)
@@ -111,8 +146,13 @@ async function runLoad(client, plan, bufs) {
     const r = await Promise.race([loop, settle]);
     clearTimeout(timer);
     st.abandoned = true;
-    if (r !== undefined) lateNs = r;
     const cpu = process.cpuUsage(cpu0);
+    if (r === UNSETTLED) {
+        if (st.error === null) st.error = unsettled(client, st);
+    } else if (r !== undefined) {
+        lateNs = r;
+    }
+    if (st.error === null && client.broken()) st.error = lostError(client);
     return {
         done: st.done,
         wallNs: st.done > 0 ? Number(st.lastEnd - start) : 0,
@@ -126,10 +166,14 @@ function closedLoop(plan, start, exec, handle, params, maxQ, minQ, record, st) {
     const dur = BigInt(plan.durationNs);
     let issued = 0;
     const worker = async () => {
-        while (st.error === null && issued < maxQ) {
+        while (st.error === null) {
             const t0 = process.hrtime.bigint();
-            if (issued >= minQ && t0 - start >= dur) break;
+            if (issued >= maxQ || (issued >= minQ && t0 - start >= dur)) {
+                st.onStop();
+                break;
+            }
             const i = issued++;
+            st.issued = issued;
             try {
                 const res = await exec(handle, params === null ? undefined : params[i]);
                 record(res, t0);
@@ -176,6 +220,7 @@ function rateLoop(plan, start, exec, handle, params, maxQ, minQ, record, st) {
         };
         const issue = (i, due, now) => {
             inFlight++;
+            st.issued++;
             late = now > due ? now - due : 0;
             const t0 = start + BigInt(due);
             let p;
@@ -209,6 +254,7 @@ function rateLoop(plan, start, exec, handle, params, maxQ, minQ, record, st) {
                 now = sinceStart();
             }
             if (st.error !== null || !mayIssue(next)) {
+                st.onStop();
                 if (inFlight === 0) finish();
                 return;
             }

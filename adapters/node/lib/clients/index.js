@@ -40,6 +40,8 @@
 //   client.broken() -> true once the connection is lost (then every later
 //     request fails with "io": no client may reconnect behind our back);
 //     client.lost: why (a message), or null.
+//   client.unansweredWhere() (optional, pools) -> which server processes hold
+//     a load's queries that were never answered ('' when it cannot say).
 //   async client.close().
 
 const { AdapterError } = require('../errors');

@@ -148,6 +148,7 @@ class PgClient {
         this.pool = null;  // pg.Pool or pg.native.Pool (connect with a pool)
         this.poolSize = 0;
         this.ended = null; // the server process id of the last pool client that ended
+        this.failedPid = null; // that of the last pool client released after a failed query
         // The hot path: one call into pg per execution.
         this.exec = (config, values) => this.client.query(config, values);
         // A load's query: pg-pool checks a client out, runs it, gives it back.
@@ -200,6 +201,9 @@ class PgClient {
         pool.on('error', (err, c) => {
             if (this.lost === null) this.lost = `server process ${pidOf(c)}: ${messageOf(err)}`;
         });
+        // pg-pool releases (and destroys) the client of a failed pool.query
+        // before it rejects the query's promise: the failure's server process.
+        pool.on('release', (err, c) => { if (err) this.failedPid = pidOf(c); });
         pool.on('connect', (c) => {
             c.on('end', () => { this.ended = pidOf(c); });
             if (this.flushFix) c.native._waitForDrain = drainReading;
@@ -207,6 +211,7 @@ class PgClient {
         this.pool = pool;
         this.poolSize = size;
         this.lost = null;
+        this.ended = this.failedPid = null;
         try {
             await this.fill();
         } catch (err) {
@@ -315,10 +320,21 @@ class PgClient {
     }
 
     // The message of a failure that broke a pool connection, naming its
-    // server process when one ended.
+    // server process: the failed query's, else the last one that ended.
     poolLost(msg) {
-        if (this.ended === null) return msg;
-        return `server process ${this.ended}: ${msg}`;
+        const pid = this.failedPid !== null ? this.failedPid : this.ended;
+        if (pid === null) return msg;
+        return `server process ${pid}: ${msg}`;
+    }
+
+    // Where a load's unanswered queries wait: the server processes of the
+    // pool's clients that are checked out (pg-pool 3's _clients and _idle,
+    // read only when a load failed so).
+    unansweredWhere() {
+        if (this.pool === null) return '';
+        const idle = new Set(this.pool._idle.map((item) => item.client));
+        const out = this.pool._clients.filter((c) => !idle.has(c)).map(pidOf);
+        return out.length === 0 ? '' : `server process${out.length > 1 ? 'es' : ''} ${out.join(', ')}`;
     }
 
     failure(err) {

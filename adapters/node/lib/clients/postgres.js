@@ -143,6 +143,11 @@ class PostgresClient {
 
     // Every connection of the pool open: `size` reserved at once, each asked
     // its server process id (a simple query), then released.
+    // Where a load's unanswered queries wait: one of the pool's connections.
+    unansweredWhere() {
+        return this.pids.length === 0 ? '' : `a connection of the pool, server processes ${this.pids.join(', ')}`;
+    }
+
     async fill(size) {
         const got = await Promise.allSettled(Array.from({ length: size }, () => this.sql.reserve()));
         const rs = got.filter((g) => g.status === 'fulfilled').map((g) => g.value);
