@@ -29,7 +29,9 @@ const nullMaxRows = 1000000
 type nullClient struct {
 	rows      uint64 // option rows: per execution without a LIMIT
 	failAfter uint64 // option fail_after: batches that succeed; 0 = all
+	hangAfter uint64 // option hang_after: a load's queries answered; 0 = all
 	batchesOK uint64
+	loadOK    uint64
 	tokens    chan int // the no-I/O pool, or nil
 }
 
@@ -42,7 +44,7 @@ func parseCount(key, v string) (uint64, *failure) {
 }
 
 func newNullClient(opts map[string]string) (client, *failure) {
-	if f := checkOptions("null", opts, "rows", "fail_after"); f != nil {
+	if f := checkOptions("null", opts, "rows", "fail_after", "hang_after"); f != nil {
 		return nil, f
 	}
 	c := &nullClient{rows: 1}
@@ -54,6 +56,11 @@ func newNullClient(opts map[string]string) (client, *failure) {
 	}
 	if v, ok := opts["fail_after"]; ok {
 		if c.failAfter, f = parseCount("fail_after", v); f != nil {
+			return nil, f
+		}
+	}
+	if v, ok := opts["hang_after"]; ok {
+		if c.hangAfter, f = parseCount("hang_after", v); f != nil {
 			return nil, f
 		}
 	}
@@ -92,6 +99,9 @@ func (c *nullClient) query(st *statement, _ [][]interface{}) loadQuery {
 	ncols := len(st.columns)
 	return func(f *folder, i int) (uint64, uint32, *failure) {
 		t := <-c.tokens
+		if c.hangAfter > 0 && atomic.AddUint64(&c.loadOK, 1) > c.hangAfter {
+			select {} // never answered: a pool connection broken without an error
+		}
 		if c.failAfter > 0 && atomic.AddUint64(&c.batchesOK, 1) > c.failAfter {
 			c.tokens <- t
 			return 0, 0, &failure{kind: "query", sqlstate: "XX000", msg: "null client: injected failure"}

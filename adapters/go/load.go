@@ -19,16 +19,33 @@
 // folder is the goroutine's own) and its connection released. Results go
 // into preallocated arrays at an atomically claimed index: completion
 // order. After the first failure no goroutine issues again (a stop channel
-// wakes the sleeping ones); those in flight finish or fail. Between the
+// wakes the sleeping ones); those in flight finish or fail. Once the issuing
+// has ended (the first goroutine returned, or, min_queries 0, the duration
+// passed) the queries in flight are abandoned as soon as none completed or
+// failed for settleTime (and, in rate mode, the last issued one is due): a
+// query a broken connection never answers is abandoned then (its goroutine
+// writes nothing when it returns: it checks `abandoned` before it claims a
+// slot, and the result is read abandonGrace later), and the load fails with
+// kind io saying how many were never answered. Between the
 // first clock read and the last reply nothing else runs: no bridge I/O, no
 // forced GC, no printing. Clocks: time.Now() (its monotonic reading);
 // CPU: getrusage(RUSAGE_SELF) around the load, every thread.
 package main
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
+)
+
+const (
+	// How long the queries in flight may take to settle once the issuing
+	// ended (docs/bridge-protocol.md, "load").
+	settleTime = 2 * time.Second
+	// How long after abandoning the result is read: a goroutine between
+	// its check of `abandoned` and its last write is done by then.
+	abandonGrace = 10 * time.Millisecond
 )
 
 // loadSpec is one load request, checked.
@@ -68,7 +85,10 @@ func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
 		workers = 1
 	}
 	var issued, done int64
-	var stopped int32
+	var stopped, abandoned, returned int32
+	var lastDue int64 // rate mode: the latest due time issued, ns since start
+	var endOnce sync.Once
+	ended := make(chan struct{}) // closed when the first goroutine returns
 	var once sync.Once
 	stop := make(chan struct{})
 	var firstFail *failure
@@ -102,7 +122,11 @@ func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
 	endBy := start.Add(s.duration)
 	for k := 0; k < workers; k++ {
 		go func(me *mine, f *folder) {
-			defer wg.Done()
+			defer func() {
+				atomic.AddInt32(&returned, 1)
+				endOnce.Do(func() { close(ended) })
+				wg.Done()
+			}()
 			var timer *time.Timer
 			for atomic.LoadInt32(&stopped) == 0 {
 				i := atomic.AddInt64(&issued, 1) - 1
@@ -116,6 +140,12 @@ func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
 					// due before the end is issued.
 					if !due.Before(endBy) && i >= s.minQueries {
 						return
+					}
+					for d := int64(due.Sub(start)); ; {
+						seen := atomic.LoadInt64(&lastDue)
+						if d <= seen || atomic.CompareAndSwapInt64(&lastDue, seen, d) {
+							break
+						}
 					}
 					if d := due.Sub(t0); d > 0 {
 						if timer == nil {
@@ -142,6 +172,9 @@ func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
 					return
 				}
 				r, h, ff := query(f, int(i))
+				if atomic.LoadInt32(&abandoned) != 0 {
+					return
+				}
 				if ff != nil {
 					fail(ff)
 					return
@@ -157,7 +190,48 @@ func runLoad(s *loadSpec, n int, query loadQuery) *loadResult {
 			}
 		}(&ws[k], &folders[k])
 	}
-	wg.Wait()
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	// The issuing ends when a goroutine returns; a load bounded by its
+	// duration alone has ended by then at the latest (all may be stuck).
+	var byDuration <-chan time.Time
+	if s.minQueries == 0 {
+		dt := time.NewTimer(time.Until(endBy))
+		defer dt.Stop()
+		byDuration = dt.C
+	}
+	select {
+	case <-finished:
+	case <-byDuration:
+	case <-ended:
+	}
+	// Abandoned once no query completed or failed for settleTime (and, in
+	// rate mode, the last issued query is due).
+	seen := int64(-1)
+	for {
+		progress := atomic.LoadInt64(&done) + int64(atomic.LoadInt32(&returned))
+		wait := settleTime
+		if d := time.Duration(atomic.LoadInt64(&lastDue)) - time.Since(start); d > 0 {
+			wait += d
+		} else if progress == seen {
+			n := int32(workers) - atomic.LoadInt32(&returned)
+			fail(&failure{kind: "io", msg: fmt.Sprintf("%d of the load's queries never answered: "+
+				"none completed for %d ms after the issuing ended (a connection of the pool broke "+
+				"without an error from the client)", n, settleTime.Milliseconds())})
+			atomic.StoreInt32(&abandoned, 1)
+			time.Sleep(abandonGrace)
+			break
+		}
+		seen = progress
+		t := time.NewTimer(wait)
+		select {
+		case <-finished:
+			t.Stop()
+		case <-t.C:
+			continue
+		}
+		break
+	}
 	res.cpu = cpuNS() - cpu0
 
 	last, lastI := start, int64(-1)

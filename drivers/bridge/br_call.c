@@ -105,8 +105,10 @@ int br_call(struct pgcb_conn *c, json_t *req, int timeout_ms, json_t **reply, ch
 
     long n = br_frame_recv(&c->proc, &c->buf, &c->cap, timeout_ms, why, sizeof why);
     if (n == BR_FRAME_TIMEOUT)
-        return br_conn_fail(c, err, errlen, "no answer to %s within %d ms (start_timeout_ms): "
-                            "it was stopped", op, timeout_ms);
+        return br_conn_fail(c, err, errlen, "no answer to %s within %d ms (%s): "
+                            "it was stopped", op, timeout_ms,
+                            strcmp(op, "load") == 0 ? "the load's duration + start_timeout_ms"
+                                                    : "start_timeout_ms");
     if (n == BR_FRAME_EOF)
         return br_dead(c, op, err, errlen);
     if (n == BR_FRAME_BAD)

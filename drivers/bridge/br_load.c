@@ -13,6 +13,7 @@
  * then) and freed before returning; latencies go straight into the
  * runner's out->latency_ns.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,15 @@ int br_run_load(struct pgcb_conn *c, const struct pgcb_load *l, struct pgcb_load
     }
     const uint64_t t0 = br_load_now_ns();
     json_t *r;
-    int rc = br_call(c, req, -1, &r, err, errlen);
+    /* A load bounded by its duration alone gets that and start_timeout_ms
+     * to answer (an adapter whose client never settles a query must not
+     * hang the run); one bounded by a query count cannot be bounded so. */
+    int limit = -1;
+    if (l->min_queries == 0) {
+        const uint64_t ms = l->duration_ns / 1000000u + (uint64_t)c->cfg.timeout_ms;
+        limit = ms > INT_MAX ? INT_MAX : (int)ms;
+    }
+    int rc = br_call(c, req, limit, &r, err, errlen);
     const uint64_t took = br_load_now_ns() - t0;
     if (!r)
         return rc;

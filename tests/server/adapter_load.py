@@ -274,6 +274,27 @@ def one_client(build, spec, figures):
             check(tag + ": injected failure: done 1000 and their frame",
                   r.get("done") == 1000 and arr is not None and len(arr) == 20000,
                   "done %s, frame %s" % (r.get("done"), None if arr is None else len(arr)))
+            # Queries never answered (every connection stuck after 500):
+            # the load fails, kind io, once none completed for the settle
+            # time after its duration, keeping the 500.
+            ad.close()
+            ad = Adapter(command(build, lang))
+            ad.call({"op": "hello", "protocol": 1, "client": client,
+                     "options": {"hang_after": "500"}, "result_format": "text"})
+            ad.call({"op": "connect", "conn": None, "pool": 4})
+            ad.call({"op": "prepare", "stmt": 0, "name": "p", "sql": SQL1, "nparams": 0})
+            t0 = time.monotonic()
+            r, arr = ad.call(load_req(0, duration_ns=200_000_000, min_queries=0))
+            took = time.monotonic() - t0
+            check(tag + ": never answered: kind io",
+                  r.get("ok") is False and r.get("kind") == "io"
+                  and "8 of the load's queries never answered" in r.get("error", ""),
+                  json.dumps(r)[:300])
+            check(tag + ": never answered: done 500 and their frame",
+                  r.get("done") == 500 and arr is not None and len(arr) == 10000,
+                  "done %s, frame %s" % (r.get("done"), None if arr is None else len(arr)))
+            check(tag + ": never answered: given up 2 to 6.5 s after the start",
+                  2.0 <= took <= 6.5, "%.2f s" % took)
             return
 
         # A query the server refuses: kind query, and the pool works after it.

@@ -543,6 +543,41 @@ static void test_fake_wrong_values(void **state)
     }
 }
 
+/* An adapter that never answers a load of 200 ms: stopped after the load's
+ * duration + start_timeout_ms, the connection failed, the child gone. */
+static void test_fake_load_hang(void **state)
+{
+    (void)state;
+    char err[PGCB_ERRLEN];
+    const struct pgcb_option o[] = {{"command", fake_cmd}, {"client", "fake"},
+                                    {"options", "load=yes fault=hang at=load"},
+                                    {"start_timeout_ms", "300"}};
+    struct pgcb_conn *c = NULL;
+    int rc = br.d->pool_open("", o, 4, 2, &c, err, sizeof err);
+    if (rc != PGCB_OK)
+        fail_msg("pool_open of the fake adapter: %d: %s", rc, err);
+    struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 1);
+    uint64_t lat[16];
+    struct pgcb_sum sums[16];
+    struct pgcb_load_out out = {.latency_ns = lat, .sums = sums};
+    struct pgcb_load l = {.stmt = st, .mode = PGCB_LOAD_CLOSED, .concurrency = 2,
+                          .duration_ns = 200000000u, .max_queries = 16};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    rc = br.d->run_load(c, &l, &out, err, sizeof err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    if (rc != PGCB_ERR_PROTOCOL)  /* as a silent hello's */
+        fail_msg("a hung load: %d: %s", rc, err);
+    if (!strstr(err, "no answer to load within 500 ms (the load's duration + start_timeout_ms)"))
+        fail_msg("the load's timeout: %s", err);
+    drvtest_assert_one_line(err);
+    assert_int_equal(out.done, 0);
+    assert_true(ms >= 490 && ms < 3000);
+    br.d->close(c);
+    assert_int_equal(child_with("fake_adapter.py"), 0);
+}
+
 /* A silent adapter: stopped after start_timeout_ms; a password it echoes is
  * scrubbed; faults at hello and connect name what failed. */
 static void test_fake_start(void **state)
@@ -657,6 +692,7 @@ int main(void)
         cmocka_unit_test(test_fake_faults),
         cmocka_unit_test(test_fake_wrong_values),
         cmocka_unit_test(test_fake_start),
+        cmocka_unit_test(test_fake_load_hang),
         cmocka_unit_test(test_fake_wire),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

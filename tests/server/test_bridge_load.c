@@ -292,6 +292,21 @@ static void test_null(void **state)
     /* No query at all: duration 0 and min_queries 0. */
     load(c, st, PGCB_LOAD_CLOSED, 8, 0, 0, 0, &out, PGCB_OK, err, sizeof err);
     assert_int_equal(out.done, 0);
+    /* Queries never answered (all stuck after the first 500): the load
+     * fails, kind io, once none completed for the adapter's settle time
+     * after its duration, and keeps the 500. */
+    const struct pgcb_option oh[] = {{"adapter", "node"}, {"client", "null"},
+                                     {"options", "hang_after=500"}};
+    struct pgcb_conn *stuck = NULL;
+    int rc = br.d->pool_open("", oh, 3, POOL, &stuck, err, sizeof err);
+    if (rc != PGCB_OK)
+        fail_msg("pool_open of node null hang_after=500: %d: %s", rc, err);
+    struct pgcb_stmt *sh = drvtest_prepare_limit(&br, stuck, 1);
+    load(stuck, sh, PGCB_LOAD_CLOSED, 8, 0, 200, 0, &out, PGCB_ERR_IO, err, sizeof err);
+    if (!strstr(err, "8 of the load's queries never answered"))
+        fail_msg("node null hang_after=500: %s", err);
+    assert_int_equal(out.done, 500);
+    br.d->close(stuck);
     /* A load on a connection that is not a pool. */
     const struct pgcb_option o[] = {{"adapter", "node"}, {"client", "null"}};
     struct pgcb_conn *single = drvtest_open_ok(&br, "", o, 2);

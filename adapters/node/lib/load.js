@@ -24,8 +24,9 @@
 //     that is the server's own fatal message (severity FATAL or PANIC: a
 //     terminated backend) when the first carries none (a reset socket of
 //     the same broken connection, say), which describes it better;
-//     the queries in flight are waited for at most SETTLE_MS after the first
-//     failure, or after the stop rule ended the issuing (a client whose
+//     once the issuing has ended (the first failure, the stop rule, or --
+//     min_queries 0 -- durationNs since start) the queries in flight are
+//     abandoned as soon as none completed or failed for SETTLE_MS (a client whose
 //     connection broke may never settle a query, nor report the failure:
 //     pg-native's pool after pg_terminate_backend did not): then they are
 //     abandoned, a later completion is not recorded, and a load whose queries
@@ -73,9 +74,9 @@ function unsettled(client, st) {
     if (client.broken()) return lostError(client);
     const n = st.issued - st.done - st.failed;
     const where = typeof client.unansweredWhere === 'function' ? client.unansweredWhere() : '';
-    return new AdapterError('io', `${n} of the load's queries never answered, ${SETTLE_MS} ms ` +
-        `after the last was issued${where === '' ? '' : ` (${where})`}: a connection of the pool ` +
-        'broke without an error from the client');
+    return new AdapterError('io', `${n} of the load's queries never answered${where === '' ? '' : ` (${where})`}: ` +
+        `none completed for ${SETTLE_MS} ms after the issuing ended (a connection of the pool ` +
+        'broke without an error from the client)');
 }
 
 // plan: {stmt, mode ('closed' | 'rate'), concurrency, rate, durationNs,
@@ -137,14 +138,30 @@ async function runLoad(client, plan, bufs) {
         st.onStop = () => {
             if (stopped) return;
             stopped = true;
-            timer = setTimeout(() => resolve(UNSETTLED), SETTLE_MS);
+            // Abandoned when no query completed or failed for SETTLE_MS: a
+            // rate load running late still completes its due queries.
+            let seen = -1;
+            const check = () => {
+                const progress = st.done + st.failed;
+                if (progress === seen) {
+                    resolve(UNSETTLED);
+                    return;
+                }
+                seen = progress;
+                timer = setTimeout(check, SETTLE_MS);
+            };
+            check();
         };
     });
+    // A load bounded by its duration alone has ended its issuing by then
+    // at the latest (every query in flight may be stuck).
+    const byDuration = minQ === 0 ? setTimeout(() => st.onStop(), Number(plan.durationNs / MS)) : null;
     const loop = plan.mode === 'rate'
         ? rateLoop(plan, start, exec, handle, params, maxQ, minQ, record, st)
         : closedLoop(plan, start, exec, handle, params, maxQ, minQ, record, st).then(() => 0);
     const r = await Promise.race([loop, settle]);
     clearTimeout(timer);
+    clearTimeout(byDuration);
     st.abandoned = true;
     const cpu = process.cpuUsage(cpu0);
     if (r === UNSETTLED) {

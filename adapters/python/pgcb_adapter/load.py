@@ -31,15 +31,25 @@ cannot be bound), where elapsed is, in rate mode, that of the query's due
 time. The fold of a query is fold_batch of its one result, exactly as a
 `run` of depth 1 folds it, inside its latency. After a failure no task
 issues again; the tasks sleeping until a due time are cancelled, those in
-flight finish or fail. Nothing else happens between the first clock read
-and the last reply: no bridge I/O, no forced GC, no printing.
+flight finish or fail. Once the issuing has ended (the first task returned,
+by the stop rule or a failure; or, min_queries 0, duration_ns has passed)
+the queries in flight are abandoned as soon as none completed or failed for
+SETTLE_S (and, in rate mode, the last issued one is due): a query a broken
+connection never answers is cancelled then, and the load fails with kind io
+saying how many were never answered. Nothing else
+happens between the first clock read and the last reply: no bridge I/O, no
+forced GC, no printing.
 """
 import asyncio
 from time import perf_counter_ns, process_time_ns
 
+from .errors import AdapterError
 from .fold import fold_batch
 
 CLOSED, RATE = "closed", "rate"
+
+# How long the queries in flight may take to settle once the issuing ended.
+SETTLE_S = 2.0
 
 
 class LoadSpec:
@@ -67,10 +77,11 @@ async def run_load(spec, query, kinds, buf):
     fold = fold_batch
     limit, minq = spec.limit, spec.min_queries
     ntasks = max(1, min(spec.concurrency, limit))
-    issued = done = 0
+    issued = done = failed = 0
     last_i = -1
     late = 0
     failure = None
+    max_due = 0  # rate mode: the latest due time issued
     sleeping = set()
     tasks = []
     cpu0 = process_time_ns()
@@ -78,7 +89,8 @@ async def run_load(spec, query, kinds, buf):
     end_by = start + spec.duration_ns
 
     def fail(exc):
-        nonlocal failure
+        nonlocal failure, failed
+        failed += 1
         if failure is None:
             failure = exc
             for k in sleeping:
@@ -109,7 +121,7 @@ async def run_load(spec, query, kinds, buf):
     period = 1e9 / spec.rate if spec.mode == RATE else 0.0
 
     async def paced(me):
-        nonlocal issued, done, last, last_i, late
+        nonlocal issued, done, last, last_i, late, max_due
         while failure is None:
             i = issued
             if i >= limit:
@@ -119,6 +131,7 @@ async def run_load(spec, query, kinds, buf):
             if due >= end_by and i >= minq:  # the schedule's count, however late
                 return
             issued = i + 1
+            max_due = max(max_due, due)
             if due > now:
                 sleeping.add(me)
                 try:
@@ -147,7 +160,26 @@ async def run_load(spec, query, kinds, buf):
     worker = paced if spec.mode == RATE else closed
     for k in range(ntasks):
         tasks.append(asyncio.ensure_future(worker(k)))
-    await asyncio.gather(*tasks, return_exceptions=True)
+    # The issuing ends when a task returns; a load bounded by its duration
+    # alone has ended by then at the latest (every task may be stuck).
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED,
+                       timeout=None if minq else spec.duration_ns * 1e-9)
+    # A rate load's tasks may still sleep until their due times.
+    seen = -1
+    while True:
+        unsettled = [t for t in tasks if not t.done()]
+        progress = done + failed
+        if not unsettled or (progress == seen and clock() >= max_due):
+            break
+        seen = progress
+        await asyncio.wait(unsettled, timeout=SETTLE_S + max(0, max_due - clock()) * 1e-9)
+    if unsettled:
+        fail(AdapterError("io", "%d of the load's queries never answered: none completed for %d "
+                          "ms after the issuing ended (a connection of the pool broke without "
+                          "an error from the client)" % (len(unsettled), SETTLE_S * 1000)))
+        for t in unsettled:
+            t.cancel()
+        await asyncio.wait(unsettled, timeout=SETTLE_S)
     cpu_ns = process_time_ns() - cpu0
     if not done:
         last = clock()

@@ -10,7 +10,10 @@
 // bool. The rows are built once per statement, not per batch; each execution
 // is a new promise resolved with them, so a batch is Promise.all of `depth`
 // promises, folded as real results are (every value read every time).
-// Parameters are accepted and ignored. No option of its own.
+// Parameters are accepted and ignored. Option hang_after=N (default 0:
+// never): a load's queries after the first N of the connection are never
+// answered (a pool connection broken without an error: lib/load.js's settle
+// time).
 //
 // A pool (connect with "pool": P) is a pool of nothing: a load's query is the
 // same resolved promise, so that a load measures what the adapter's load loop,
@@ -46,9 +49,11 @@ function makeRows(n) {
     return rows;
 }
 
+const COUNT = { test: (v) => /^[0-9]{1,9}$/.test(v), what: 'a count 0..999999999' };
+
 function create(options) {
-    parseOptions('null', options, {});
-    return new NullClient({
+    const opts = parseOptions('null', options, { hang_after: { values: COUNT, dflt: '0' } });
+    return new NullClient(Number(opts.hang_after), {
         client_version: '1.0.0',
         links: `null client (no I/O); Node.js ${process.version}`,
         pipeline: true,
@@ -58,11 +63,16 @@ function create(options) {
 }
 
 class NullClient {
-    constructor(info) {
+    constructor(hangAfter, info) {
         this.info = info;
         this.lost = null;
         this.exec = (h) => Promise.resolve(h.rows);
         this.loadExec = this.exec;
+        if (hangAfter > 0) {
+            let answered = 0;
+            const never = new Promise(() => {});
+            this.loadExec = (h) => (answered++ < hangAfter ? Promise.resolve(h.rows) : never);
+        }
     }
 
     async connect(conn) {

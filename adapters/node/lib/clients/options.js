@@ -2,7 +2,8 @@
 // hello's `options` of a client (docs/bridge-protocol.md, "hello").
 //
 // Contract: parseOptions(client, given, spec) checks `given` (an object of
-// strings) against spec {key: {values: [allowed strings], dflt}} and returns
+// strings) against spec {key: {values: [allowed strings] | {test, what}, dflt}}
+// (values may instead be a RegExp-like {test(v), what: 'a count'}) and returns
 // {key: value} with the defaults filled in; an unknown key or a value not
 // allowed throws AdapterError "config" listing what is known.
 
@@ -20,9 +21,11 @@ function parseOptions(client, given, spec) {
                 `(it knows: ${known.length ? known.join(', ') : 'none'})`);
         }
         const v = given[key];
-        if (typeof v !== 'string' || !spec[key].values.includes(v)) {
-            throw new AdapterError('config', `option ${key} of client ${client} must be one of ` +
-                `${spec[key].values.join(', ')}, not ${JSON.stringify(v)}`);
+        const allowed = spec[key].values;
+        const list = Array.isArray(allowed);
+        if (typeof v !== 'string' || (list ? !allowed.includes(v) : !allowed.test(v))) {
+            throw new AdapterError('config', `option ${key} of client ${client} must be ` +
+                `${list ? `one of ${allowed.join(', ')}` : allowed.what}, not ${JSON.stringify(v)}`);
         }
         out[key] = v;
     }

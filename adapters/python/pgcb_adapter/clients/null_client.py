@@ -22,6 +22,10 @@ Options (as drivers/null):
     fail_after = N  every batch after the first N successful ones of the
                     connection fails: kind query, SQLSTATE XX000, "null
                     client: injected failure" (default 0: never)
+    hang_after = N  every query of a load after the first N successful ones
+                    of the connection is never answered (a pool connection
+                    broken without an error: the load's settle time; default
+                    0: never)
 """
 import asyncio
 
@@ -54,12 +58,14 @@ class Client(BaseClient):
     no_io = True
     load = True
     options = {"rows": ("1", None, "rows per execution when the SQL has no LIMIT <n>"),
-               "fail_after": ("0", None, "fail every batch after this many successful ones")}
+               "fail_after": ("0", None, "fail every batch after this many successful ones"),
+               "hang_after": ("0", None, "never answer a load's query after this many")}
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
         self.rows = _count("rows", self.opts["rows"])
         self.fail_after = _count("fail_after", self.opts["fail_after"])
+        self.hang_after = _count("hang_after", self.opts["hang_after"])
         self.batches_ok = 0
         self.pool = None
         self.loop = None
@@ -114,11 +120,16 @@ class Client(BaseClient):
         get, put = q.get, q.put_nowait
         sleep = asyncio.sleep
         limited = self.fail_after
+        hang = self.hang_after
 
         async def query(i):
             token = await get()
             try:
                 await sleep(0)
+                if hang:
+                    if self.batches_ok >= hang:
+                        await asyncio.Event().wait()  # never set
+                    self.batches_ok += 1
                 if limited:
                     if self.batches_ok >= limited:
                         raise InjectedFailure()
