@@ -8,8 +8,13 @@
 # 2. the same built with AddressSanitizer + UBSan (tests/run.sh build-san),
 # 3. each extra make target (lint, fuzzing ...: the mk/*.mk fragments).
 # Builds and extra targets run with make -j(CPUs) (the extra targets with
-# their output kept whole per target: -Otarget); the tests themselves one
-# at a time, since they time things.
+# their output kept whole per target: -Otarget). Within a pass the tests
+# run one at a time; the two passes (1 and 2) run at the same time, each
+# against its own throw-away server (tests/run.sh starts one per pass), with
+# their outputs printed whole one after the other when both are done: the
+# tests mostly wait (time budgets, timeouts, child processes), so the two
+# passes take little more than the longer one. PGCB_TEST_SERIAL=1 runs them
+# one after the other, output live.
 # Every step runs even if an earlier one failed. Each step's own summary
 # ("N passed, N failed") is added up; a step without one counts as one test.
 # The last line is the total, "all: N passed, N failed"; exit 1 if anything
@@ -30,7 +35,7 @@ step() {
     local name=$1 status=0 p f line start=$SECONDS
     shift
     "$@" 2>&1 | tee "$log" || status=$?
-    printf 'all: step "%s" took %d s\n' "$name" $((SECONDS - start))
+    printf 'all: step "%s" took %d s%s\n' "$name" "${step_took:-$((SECONDS - start))}" "${step_took:+ (beside the other pass)}"
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
     if [[ -n $line ]]; then
         p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
@@ -46,6 +51,29 @@ step() {
     if ((status != 0 || f > 0)); then steps_failed+=("$name"); fi
 }
 
+# step_pair NAME1 "CMD1" NAME2 "CMD2": two steps at once, each with its
+# output kept in its own log and printed whole when both are done, then
+# counted as step() counts.
+step_pair() {
+    local n1=$1 c1=$2 n2=$3 c2=$4 l1 l2 s1=0 s2=0 start=$SECONDS p1 p2
+    l1=$(mktemp /tmp/pgcb-all.XXXXXX) && l2=$(mktemp /tmp/pgcb-all.XXXXXX) || exit 1
+    printf 'all: steps "%s" and "%s" run at the same time; their outputs follow when both are done\n' "$n1" "$n2"
+    bash -c "$c1" >"$l1" 2>&1 &
+    p1=$!
+    bash -c "$c2" >"$l2" 2>&1 &
+    p2=$!
+    wait "$p1" || s1=$?
+    local t1=$((SECONDS - start))
+    wait "$p2" || s2=$?
+    local t2=$((SECONDS - start))
+    # Each replayed through step() for its counts (its status kept).
+    step_took=$t1 step "$n1" replay "$l1" "$s1"
+    step_took=$t2 step "$n2" replay "$l2" "$s2"
+    rm -f -- "$l1" "$l2"
+    printf 'all: both passes took %d s\n' $((SECONDS - start))
+}
+# replay LOG STATUS: print LOG, exit with STATUS.
+replay() { cat -- "$1"; return "$2"; }
 quick=0
 if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
 
@@ -53,9 +81,14 @@ step "build" make --no-print-directory -j"$jobs" tests
 if ((quick)); then
     step "tests (unit, server smoke)" tests/run.sh build check
 else
-    step "tests (plain build)" tests/run.sh build
     step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
-    step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
+    if [[ ${PGCB_TEST_SERIAL:-0} == 1 ]]; then
+        step "tests (plain build)" tests/run.sh build
+        step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
+    else
+        step_pair "tests (plain build)" "tests/run.sh build" \
+                  "tests (AddressSanitizer + UBSan)" "tests/run.sh build-san"
+    fi
 fi
 for target in "$@"; do
     step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
