@@ -170,6 +170,17 @@ def check_load(tag, reply, arrays, want_fold, min_queries, nrows=1):
     return done / (wall / 1e9) if wall else 0.0
 
 
+def null_pool(build, lang, client, options):
+    """A new adapter of `lang` whose null client has `options`, a pool of 4
+    and statement 0 (SQL1) prepared."""
+    ad = Adapter(command(build, lang))
+    ad.call({"op": "hello", "protocol": 1, "client": client, "options": options,
+             "result_format": "text"})
+    ad.call({"op": "connect", "conn": None, "pool": 4})
+    ad.call({"op": "prepare", "stmt": 0, "name": "p", "sql": SQL1, "nparams": 0})
+    return ad
+
+
 def one_client(build, spec, figures):
     lang, client = spec.split(":")
     tag = "%s %s" % (lang, client)
@@ -262,11 +273,7 @@ def one_client(build, spec, figures):
 
         if no_io:
             ad.close()
-            ad = Adapter(command(build, lang))
-            ad.call({"op": "hello", "protocol": 1, "client": client,
-                     "options": {"fail_after": "1000"}, "result_format": "text"})
-            ad.call({"op": "connect", "conn": None, "pool": 4})
-            ad.call({"op": "prepare", "stmt": 0, "name": "p", "sql": SQL1, "nparams": 0})
+            ad = null_pool(build, lang, client, {"fail_after": "1000"})
             r, arr = ad.call(load_req(0))
             check(tag + ": injected failure: kind query XX000",
                   r.get("ok") is False and r.get("kind") == "query"
@@ -278,11 +285,7 @@ def one_client(build, spec, figures):
             # the load fails, kind io, once none completed for the settle
             # time after its duration, keeping the 500.
             ad.close()
-            ad = Adapter(command(build, lang))
-            ad.call({"op": "hello", "protocol": 1, "client": client,
-                     "options": {"hang_after": "500"}, "result_format": "text"})
-            ad.call({"op": "connect", "conn": None, "pool": 4})
-            ad.call({"op": "prepare", "stmt": 0, "name": "p", "sql": SQL1, "nparams": 0})
+            ad = null_pool(build, lang, client, {"hang_after": "500"})
             t0 = time.monotonic()
             r, arr = ad.call(load_req(0, duration_ns=200_000_000, min_queries=0))
             took = time.monotonic() - t0
