@@ -545,6 +545,24 @@ int rw_io_send_nb(struct pgcb_conn *c, const char *out, size_t n, size_t *sent, 
     return PGCB_OK;
 }
 
+/* A read failed with rc (err says why) while bytes read before it wait
+ * unparsed: a backend that ends the session sends its FATAL ErrorResponse,
+ * then closes; that message can come in with an earlier read (after the
+ * last reply, or on an idle connection), and the next read then fails
+ * (ECONNRESET, end of file) before anything fed it. Feed them: a FATAL among
+ * them is what the failure is (the parser keeps its message); else rc. */
+__attribute__((noinline, cold)) static int rw_read_failed(struct pgcb_conn *c, int rc,
+                                                          rw_feed_fn feed, void *ctx,
+                                                          size_t *need, char *err, size_t errlen)
+{
+    if (!feed || c->rend == c->rpos)
+        return rc;
+    char why[PGCB_ERRLEN];
+    if (rw_feed(c, feed, ctx, need, why, sizeof why) == RW_FEED_FATAL)
+        return rw_fatal(c, err, errlen);
+    return rc;
+}
+
 int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, int *done,
                   char *err, size_t errlen)
 {
@@ -555,7 +573,7 @@ int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need,
             return rc;
         const size_t had = c->rend, room = c->rcap - c->rend;
         if ((rc = rw_recv(c, MSG_DONTWAIT, err, errlen)) != PGCB_OK)
-            return rc;
+            return rw_read_failed(c, rc, feed, ctx, need, err, errlen);
         /* A read that filled the free space may have left more behind. */
         full = c->rend - had == room;
         if (!feed)
