@@ -345,12 +345,16 @@ class PgClient {
             ? err.messagePrimary : messageOf(err);
         // The server's error: pg's DatabaseError has .code; pg's native client
         // has .code outside a pipeline and .sqlState (libpq's field name) in one.
-        const sqlstate = err && (isSqlstate(err.sqlState) ? err.sqlState : isSqlstate(err.code) ? err.code : null);
+        // A socket's error (Node's system errors carry .syscall) is no
+        // SQLSTATE, whatever its code: EPIPE has five capitals too.
+        const socket = err !== null && typeof err === 'object' && typeof err.syscall === 'string';
+        const sqlstate = err && !socket &&
+            (isSqlstate(err.sqlState) ? err.sqlState : isSqlstate(err.code) ? err.code : null);
         const severity = err && typeof err.severity === 'string' ? err.severity : '';
         if (this.pool !== null && this.client === null) {
             // A load's failure (no client of ours checked out): a fatal
             // error, or none from the server while a connection ended.
-            if (this.lost === null && (severity === 'FATAL' || severity === 'PANIC' ||
+            if (this.lost === null && (severity === 'FATAL' || severity === 'PANIC' || socket ||
                 (sqlstate === null && this.ended !== null))) {
                 this.lost = this.poolLost(msg);
             }
