@@ -58,18 +58,20 @@ step_pair() {
     local n1=$1 c1=$2 n2=$3 c2=$4 l1 l2 s1=0 s2=0 start=$SECONDS p1 p2
     l1=$(mktemp /tmp/pgcb-all.XXXXXX) && l2=$(mktemp /tmp/pgcb-all.XXXXXX) || exit 1
     printf 'all: steps "%s" and "%s" run at the same time; their outputs follow when both are done\n' "$n1" "$n2"
-    bash -c "$c1" >"$l1" 2>&1 &
+    # Each writes its own end time (seconds since the pair started).
+    (bash -c "$c1" >"$l1" 2>&1; r=$?; echo $((SECONDS - start)) >"$l1.end"; exit $r) &
     p1=$!
-    bash -c "$c2" >"$l2" 2>&1 &
+    (bash -c "$c2" >"$l2" 2>&1; r=$?; echo $((SECONDS - start)) >"$l2.end"; exit $r) &
     p2=$!
     wait "$p1" || s1=$?
-    local t1=$((SECONDS - start))
     wait "$p2" || s2=$?
-    local t2=$((SECONDS - start))
+    local t1 t2
+    t1=$(cat -- "$l1.end" 2>/dev/null || echo "?")
+    t2=$(cat -- "$l2.end" 2>/dev/null || echo "?")
     # Each replayed through step() for its counts (its status kept).
     step_took=$t1 step "$n1" replay "$l1" "$s1"
     step_took=$t2 step "$n2" replay "$l2" "$s2"
-    rm -f -- "$l1" "$l2"
+    rm -f -- "$l1" "$l2" "$l1.end" "$l2.end"
     printf 'all: both passes took %d s\n' $((SECONDS - start))
 }
 # replay LOG STATUS: print LOG, exit with STATUS.
