@@ -352,6 +352,34 @@ def one_client(build, spec, figures):
         ad.close()
 
 
+def asyncpg_reset(build):
+    """asyncpg's pool_reset: with yes (asyncpg's default) a load's release
+    runs the reset query on the connection, with no it does not: the last
+    statement of each pool backend in pg_stat_activity says which."""
+    for reset, want in (("yes", "RESET ALL"), ("no", SQL1)):
+        tag = "python asyncpg pool_reset=%s" % reset
+        ad = Adapter(command(build, "python"))
+        app = "pgcb_reset_%s_%d" % (reset, os.getpid())
+        try:
+            ad.call({"op": "hello", "protocol": 1, "client": "asyncpg",
+                     "options": {"pool_reset": reset}, "result_format": "text"})
+            r, _ = ad.call({"op": "connect", "conn": conninfo(app), "pool": 2})
+            if not check(tag + ": connect", r.get("ok") is True, json.dumps(r)[:300]):
+                continue
+            ad.call({"op": "prepare", "stmt": 0, "name": "p", "sql": SQL1, "nparams": 0})
+            r, _ = ad.call(load_req(0, concurrency=2, duration_ns=100_000_000, min_queries=0))
+            check(tag + ": load", r.get("ok") is True and r.get("done", 0) > 0,
+                  json.dumps(r)[:300])
+            with psycopg.connect(autocommit=True) as admin:
+                last = [q for (q,) in admin.execute(
+                    "SELECT query FROM pg_stat_activity WHERE application_name = %s",
+                    (app,)).fetchall()]
+            check(tag + ": every pool backend's last statement has %r" % want,
+                  len(last) == 2 and all(want in q for q in last), repr(last)[:300])
+        finally:
+            ad.close()
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     clients = sys.argv[2:] or ALL
@@ -377,6 +405,8 @@ def main():
     figures = []
     for spec in clients:
         one_client(build, spec, figures)
+    if "python:asyncpg" in clients:
+        asyncpg_reset(build)
     for tag, qps, cpu in figures:
         print("figure %-16s %8.0f queries/s at concurrency 8 (pool 4), %6.0f ns CPU/query"
               % (tag, qps, cpu))

@@ -51,7 +51,10 @@ timing, released after); a query of a load is `async with pool.acquire() as
 c: rows = await c.fetch(sql, *args)`, from before the acquire to after the
 fold. asyncpg's release runs its reset query on the connection (SELECT
 pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL: one more round
-trip per query, inside the query's latency, as pool.fetch() users pay it).
+trip per query, inside the query's latency, as pool.fetch() users pay it);
+option pool_reset=no releases without it (a connection_class whose reset()
+does nothing: asyncpg 0.28's create_pool(reset=...) in 0.27's terms), which
+is what MagicStack's runner measures (plain connections, one per worker).
 A terminated backend (57P01-57P03) or a closed connection is kind io.
 """
 import asyncio
@@ -88,9 +91,23 @@ class Statement:
         self.convs = [converter(t.name, t.schema, t.kind) for t in ps.get_parameters()]
 
 
+class _NoResetConnection(asyncpg.Connection):
+    """A connection whose release to the pool runs no reset query: what
+    asyncpg 0.28's create_pool(reset=...) offers, through 0.27's public
+    connection_class and Connection.reset (which the pool's release calls).
+    Our loads open no transaction, cursor, LISTEN, setting or advisory lock
+    that the reset would undo."""
+
+    async def reset(self, *, timeout=None):
+        return None
+
+
 class Client(BaseClient):
     name = "asyncpg"
-    options = {}
+    options = {"pool_reset": ("yes", ("yes", "no"),
+                              "a pool's release runs asyncpg's reset query (one more round "
+                              "trip per load query; no: none, as MagicStack's runner, which "
+                              "holds plain connections)")}
     load = True
 
     def __init__(self, options, result_format=None):
@@ -106,8 +123,10 @@ class Client(BaseClient):
 
     def info(self):
         v = asyncpg.__version__
+        reset = "" if self.opts["pool_reset"] == "yes" else "; a pool's release sends no reset query"
         return {"client_version": v, "pipeline": False,
-                "links": "asyncpg %s (binary results), asyncio event loop; %s" % (v, runtime())}
+                "links": "asyncpg %s (binary results), asyncio event loop%s; %s"
+                         % (v, reset, runtime())}
 
     def wire(self):
         # asyncpg cannot be asked for text: hello's result_format is not
@@ -148,6 +167,8 @@ class Client(BaseClient):
             raise AdapterError("connect", describe_exception(e)) from None
 
     async def _open_pool(self, n, kw):
+        if self.opts["pool_reset"] == "no":
+            kw = dict(kw, connection_class=_NoResetConnection)
         pool = await asyncpg.create_pool(min_size=n, max_size=n, max_queries=_NEVER,
                                          max_inactive_connection_lifetime=0, **kw)
         held = [await pool.acquire() for _ in range(n)]
