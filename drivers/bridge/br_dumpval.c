@@ -219,9 +219,51 @@ static enum br_dumpval_rc dv_array(struct pgcb_sum *s, uint32_t elem, const json
     return rc;
 }
 
+/* PostgreSQL's "char" (OID 18): one byte. */
+#define DV_OID_CHAR 18u
+
+/* A binary client's "char" -- an integer (pgx: an int8, -128..127; a byte
+ * 0..255) or {"bytes": two hex digits} (asyncpg) -- as the server's text of
+ * it (charout: the byte itself, "\ooo" for one with the high bit set, ""
+ * for 0) into buf (at least 5 bytes). Returns the length, or -1 when v is
+ * neither (a string: the text clients', folded as any text is). */
+static long dv_char_text(const json_t *v, char *buf)
+{
+    int c;
+    if (json_is_integer(v)) {
+        json_int_t x = json_integer_value(v);
+        if (x < -128 || x > 255)
+            return -1;
+        c = (int)(x & 0xff);
+    } else if (json_is_object(v) && json_object_size(v) == 1 &&
+               json_is_string(json_object_get(v, "bytes")) &&
+               json_string_length(json_object_get(v, "bytes")) == 2) {
+        const char *h = json_string_value(json_object_get(v, "bytes"));
+        int hi = dv_hex(h[0]), lo = dv_hex(h[1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        c = hi << 4 | lo;
+    } else {
+        return -1;
+    }
+    if (c == 0)
+        return 0;
+    if (c & 0x80)
+        return snprintf(buf, 5, "\\%03o", (unsigned)c);
+    buf[0] = (char)c;
+    return 1;
+}
+
 enum br_dumpval_rc br_dumpval_fold(struct pgcb_sum *s, uint32_t oid, const json_t *v,
                                    locale_t c_locale)
 {
+    if (oid == DV_OID_CHAR) {
+        char cb[8];
+        long n = dv_char_text(v, cb);
+        if (n >= 0 &&
+            pgcb_value_fold(s, pgcb_value_kind_of(oid, 0), cb, (size_t)n, c_locale) == 0)
+            return BR_DUMPVAL_OK;
+    }
     uint32_t elem = br_dumpval_elem(oid);
     if (elem && json_is_array(v))
         return dv_array(s, elem, v, c_locale);

@@ -4,7 +4,8 @@
  * floats and text: each dumped form folds as the expected pgcb_sum_*
  * sequence (the value itself where the dump carries it; the type's text
  * conversion of pgcb/value.h where it carries text), a 2-D array is
- * refused by name, and the note says what the client delivered.
+ * refused by name, the note says what the client delivered, and a "char"
+ * folds as the server's text of it in every form.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,6 +83,32 @@ static void test_uuid(void **state)
     assert_folds(PGCB_OID_UUID, "{\"other\": \"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\", "
                  "\"type\": \"UUID\"}", f_uuid_text);
     assert_folds(PGCB_OID_UUID, "\"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11\"", f_uuid_text);
+}
+
+static void fold_text(struct pgcb_sum *s, const char *t)
+{
+    assert_int_equal(pgcb_value_fold(s, pgcb_value_kind_of(18, 0), t, strlen(t), c_loc), 0);
+}
+
+static void f_char_b(struct pgcb_sum *s) { fold_text(s, "B"); }
+static void f_char_high(struct pgcb_sum *s) { fold_text(s, "\\351"); }
+static void f_char_zero(struct pgcb_sum *s) { fold_text(s, ""); }
+static void f_char_digits(struct pgcb_sum *s) { fold_text(s, "66"); }
+
+/* "char" (OID 18) as the server's text of it (charout), whatever form a
+ * binary client delivers: asyncpg's bytes, pgx's int8 (signed) -- and a
+ * text client's string as it is. */
+static void test_char(void **state)
+{
+    (void)state;
+    assert_folds(18, "{\"bytes\": \"42\"}", f_char_b);
+    assert_folds(18, "66", f_char_b);
+    assert_folds(18, "\"B\"", f_char_b);
+    assert_folds(18, "{\"bytes\": \"e9\"}", f_char_high);
+    assert_folds(18, "-23", f_char_high); /* int8 0xe9 */
+    assert_folds(18, "233", f_char_high);
+    assert_folds(18, "0", f_char_zero);
+    assert_folds(18, "\"66\"", f_char_digits); /* a string stays text */
 }
 
 static void f_int8s(struct pgcb_sum *s)
@@ -201,7 +228,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uuid),       cmocka_unit_test(test_arrays),
         cmocka_unit_test(test_array_2d),   cmocka_unit_test(test_text_forms),
-        cmocka_unit_test(test_note),
+        cmocka_unit_test(test_note),       cmocka_unit_test(test_char),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     freelocale(c_loc);
