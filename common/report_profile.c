@@ -63,8 +63,8 @@ static void side_lines(FILE *out, const char *driver, const char *name,
                        name, (unsigned long long)sd->samples, cpu);
     for (size_t i = 0; i < sd->ncategories; i++) {
         char item[96];
-        int k = snprintf(item, sizeof item, "%s %s %.0f%%", i ? "," : "",
-                         sd->categories[i].name, 100 * sd->categories[i].share);
+        int k = snprintf(item, sizeof item, " %s %.0f%%%s", sd->categories[i].name,
+                         100 * sd->categories[i].share, i + 1 < sd->ncategories ? "," : "");
         if (len + k > WIDTH) {
             fprintf(out, "%s\n", line);
             len = snprintf(line, sizeof line, "   ");

@@ -117,6 +117,7 @@ struct pgcb_res_prof_side {
     char *none;                 /* why not (a driver without I/O, a connection group, ...) */
     char *failed;               /* the recording or its folding failed: why; else NULL */
     char *perf, *folded, *top;  /* perf.data, folded stacks, top.tsv (NULL: not written) */
+    char *call_graph;           /* perf record --call-graph: "dwarf,16384" or "fp" */
     uint64_t samples;
     struct pgcb_res_prof_entry *categories, *functions; /* by samples, descending */
     size_t ncategories, nfunctions;

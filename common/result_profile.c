@@ -3,7 +3,7 @@
  * docs/profiling.md): the run's "profile" object ({mode, profiled, why,
  * event, frequency, call_graph, dir, index}) and, in each profiled cell,
  * "profile": {"client": SIDE, "backend": SIDE} or {"failed": why}, a SIDE
- * being {perf, folded, top, samples, categories [{name, samples, share,
+ * being {perf, folded, top, call_graph, samples, categories [{name, samples, share,
  * ns_per_query}], functions [...]} or {"none": why} or {"failed": why, ...}.
  * An unprofiled run's JSON has none of these keys, so files from before
  * read as they did (schema 2, additive). Reading is tolerant: what is
@@ -40,6 +40,7 @@ static json_t *side_json(const struct pgcb_res_prof_side *sd)
     json_object_set_new(j, "perf", pgcb_json_str(sd->perf));
     json_object_set_new(j, "folded", pgcb_json_str(sd->folded));
     json_object_set_new(j, "top", pgcb_json_str(sd->top));
+    json_object_set_new(j, "call_graph", pgcb_json_str(sd->call_graph));
     json_object_set_new(j, "samples", json_integer((json_int_t)sd->samples));
     json_object_set_new(j, "categories", entries_json(sd->categories, sd->ncategories));
     json_object_set_new(j, "functions", entries_json(sd->functions, sd->nfunctions));
@@ -96,6 +97,7 @@ static void side_read(json_t *o, struct pgcb_res_prof_side *sd)
     sd->perf = pgcb_json_dup_str(o, "perf");
     sd->folded = pgcb_json_dup_str(o, "folded");
     sd->top = pgcb_json_dup_str(o, "top");
+    sd->call_graph = pgcb_json_dup_str(o, "call_graph");
     json_t *n = json_object_get(o, "samples");
     sd->samples = json_is_integer(n) ? (uint64_t)json_integer_value(n) : 0;
     sd->categories = entries_read(json_object_get(o, "categories"), &sd->ncategories);
@@ -131,6 +133,7 @@ static void side_free(struct pgcb_res_prof_side *sd)
     free(sd->perf);
     free(sd->folded);
     free(sd->top);
+    free(sd->call_graph);
     entries_free(sd->categories, sd->ncategories);
     entries_free(sd->functions, sd->nfunctions);
     *sd = (struct pgcb_res_prof_side){0};

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jitmap.h"
 #include "session.h"
 #include "util.h"
 
@@ -27,6 +28,9 @@ struct prof_drv {
     char none[NSIDES][320];
     struct pgcb_perfrec rec[NSIDES];
     int said[NSIDES];             /* its failure was said on stderr */
+    char call_graph[NSIDES][32];  /* what each side records with */
+    int *client_pids;             /* the client side's processes (owned) */
+    size_t nclient;
 };
 
 struct pgcb_profile {
@@ -45,9 +49,17 @@ struct pgcb_profile {
 
 struct pgcb_perf_opts pgcb_profile_opts(void)
 {
-    return (struct pgcb_perf_opts){.perf = pgcb_perf_program(), .event = PGCB_PROFILE_EVENT,
-                                   .frequency = PGCB_PROFILE_FREQUENCY,
-                                   .call_graph = PGCB_PROFILE_CALL_GRAPH};
+    struct pgcb_perf_opts o = {.perf = pgcb_perf_program(), .event = PGCB_PROFILE_EVENT,
+                               .frequency = PGCB_PROFILE_FREQUENCY,
+                               .call_graph = PGCB_PROFILE_CALL_GRAPH};
+    /* For experiments (docs/profiling.md): another unwinding or rate. */
+    const char *cg = getenv("PGCB_PROFILE_CALL_GRAPH"), *hz = getenv("PGCB_PROFILE_FREQUENCY");
+    uint64_t f;
+    if (cg && *cg)
+        o.call_graph = cg;
+    if (hz && pgcb_parse_u64(hz, 1, 10000, &f) == 0)
+        o.frequency = (unsigned)f;
+    return o;
 }
 
 void pgcb_profile_safe_name(const char *name, char *buf, size_t n)
@@ -186,6 +198,32 @@ static void say_failure(struct prof_drv *pd, int side, const char *driver)
             driver, side_name[side], pd->rec[side].failed);
 }
 
+/* The client's stacks need frame pointers rather than DWARF: a node
+ * adapter (V8's JIT code has no unwind tables, so DWARF unwinding stops at
+ * the first JavaScript frame; V8 and node keep frame pointers) or a Go one
+ * (Go keeps frame pointers, and its binaries have no .eh_frame). Known by
+ * the bridge's adapter option, or a node executable among the processes. */
+static int frame_pointer_client(const struct pgcb_sdriver *sd, const int *pids, size_t n)
+{
+    for (size_t i = 0; i < sd->cfg->nopts; i++)
+        if (strcmp(sd->cfg->opts[i].key, "adapter") == 0 &&
+            (strcmp(sd->cfg->opts[i].value, "node") == 0 ||
+             strcmp(sd->cfg->opts[i].value, "go") == 0))
+            return 1;
+    for (size_t i = 1; i < n; i++) {
+        char link[64], exe[PATH_MAX];
+        snprintf(link, sizeof link, "/proc/%d/exe", pids[i]);
+        ssize_t len = readlink(link, exe, sizeof exe - 1);
+        if (len <= 0)
+            continue;
+        exe[len] = '\0';
+        const char *base = strrchr(exe, '/');
+        if (strncmp(base ? base + 1 : exe, "node", 4) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Start driver d's recordings for group g. */
 static void start_driver(struct pgcb_profile *p, struct pgcb_session *s,
                          const struct pgcb_result *r, size_t g, size_t d)
@@ -208,6 +246,9 @@ static void start_driver(struct pgcb_profile *p, struct pgcb_session *s,
         descendants(sd->host.pid, pids, &n, PGCB_MAX_BACKENDS);
     for (size_t i = 0; i < n; i++)
         remember_pid(p, pids[i]);
+    pd->client_pids = pgcb_xcalloc(n ? n : 1, sizeof *pd->client_pids);
+    memcpy(pd->client_pids, pids, n * sizeof *pids);
+    pd->nclient = n;
     pd->want[SIDE_CLIENT] = 1;
     /* The backend: the driver's own backends, when they are known. */
     if (sd->caps & PGCB_CAP_NO_IO)
@@ -225,12 +266,17 @@ static void start_driver(struct pgcb_profile *p, struct pgcb_session *s,
     for (int side = 0; side < NSIDES; side++) {
         if (!pd->want[side])
             continue;
+        struct pgcb_perf_opts o = p->opts;
+        if (side == SIDE_CLIENT && !getenv("PGCB_PROFILE_CALL_GRAPH") &&
+            frame_pointer_client(sd, pids, n))
+            o.call_graph = PGCB_PROFILE_CALL_GRAPH_JIT;
+        snprintf(pd->call_graph[side], sizeof pd->call_graph[side], "%s", o.call_graph);
         char *out = side_path(p, p->dir, sd->cfg->name, side, ".perf");
         char *log = side_path(p, p->dir, sd->cfg->name, side, ".log");
         if (side == SIDE_CLIENT)
-            pgcb_perfrec_start(&pd->rec[side], &p->opts, pids, n, out, log);
+            pgcb_perfrec_start(&pd->rec[side], &o, pids, n, out, log);
         else
-            pgcb_perfrec_start(&pd->rec[side], &p->opts, sd->host.backends.pids,
+            pgcb_perfrec_start(&pd->rec[side], &o, sd->host.backends.pids,
                                sd->host.backends.n, out, log);
         say_failure(pd, side, sd->cfg->name);
         free(out);
@@ -333,6 +379,7 @@ static void finish_side(struct pgcb_profile *p, struct prof_drv *pd, int side, c
     pgcb_perfrec_stop(rec);
     say_failure(pd, side, driver);
     out->recorded = 1;
+    out->call_graph = pgcb_xstrdup(pd->call_graph[side]);
     char why[1024] = "";
     struct stat st;
     if (rec->failed[0])
@@ -351,8 +398,16 @@ static void finish_side(struct pgcb_profile *p, struct prof_drv *pd, int side, c
     } else {
         char fwhy[600];
         unlink(top);
-        if (pgcb_perf_fold(p->opts.perf, p->fold_py, rec->out, prefix, rec->log, fwhy,
-                           sizeof fwhy) != 0)
+        /* A JIT's map, fit for folding for the while (jitmap.h). */
+        int swapped[PGCB_MAX_BACKENDS] = {0};
+        for (size_t i = 0; side == SIDE_CLIENT && i < pd->nclient && i < PGCB_MAX_BACKENDS; i++)
+            swapped[i] = pgcb_jitmap_swap(pd->client_pids[i]) == 1;
+        int frc = pgcb_perf_fold(p->opts.perf, p->fold_py, rec->out, prefix, rec->log, fwhy,
+                                 sizeof fwhy);
+        for (size_t i = 0; side == SIDE_CLIENT && i < pd->nclient && i < PGCB_MAX_BACKENDS; i++)
+            if (swapped[i])
+                pgcb_jitmap_restore(pd->client_pids[i]);
+        if (frc != 0)
             snprintf(why + strlen(why), sizeof why - strlen(why), "%sfolding failed: %s",
                      why[0] ? "; " : "", fwhy);
         else {
@@ -391,6 +446,7 @@ void pgcb_profile_group_end(struct pgcb_profile *p, struct pgcb_session *s,
             finish_side(p, pd, side, s->drivers[d].cfg->name, c);
         if (c->profile.client.failed && (!pd->want[SIDE_BACKEND] || c->profile.backend.failed))
             c->profile.failed = pgcb_xstrdup(c->profile.client.failed);
+        free(pd->client_pids);
         *pd = (struct prof_drv){0};
     }
 }
@@ -440,6 +496,8 @@ void pgcb_profile_free(struct pgcb_profile *p)
         for (int side = 0; side < NSIDES; side++)
             if (p->drv[d].active && p->drv[d].want[side])
                 pgcb_perfrec_stop(&p->drv[d].rec[side]);
+    for (size_t d = 0; d < p->ndrivers; d++)
+        free(p->drv[d].client_pids);
     free(p->drv);
     free(p->map_pids);
     free(p->dir);

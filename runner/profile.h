@@ -29,8 +29,11 @@ struct pgcb_profile;
 #define PGCB_PROFILE_EVENT "cpu-clock"
 #define PGCB_PROFILE_FREQUENCY 499
 #define PGCB_PROFILE_CALL_GRAPH "dwarf,16384"
+/* ... the client side of a JIT or Go runtime (a node or Go adapter). */
+#define PGCB_PROFILE_CALL_GRAPH_JIT "fp"
 
-/* The options above with pgcb_perf_program(). */
+/* The options above with pgcb_perf_program(); PGCB_PROFILE_CALL_GRAPH (e.g.
+ * "fp") and PGCB_PROFILE_FREQUENCY (1..10000 Hz) override them. */
 struct pgcb_perf_opts pgcb_profile_opts(void);
 
 /* A profiled run writing its result to result_path: its profile directory
