@@ -210,6 +210,7 @@ struct pgcb_config {
      * work, else the run stops before measuring), try (without perf: unprofiled) */
     enum pgcb_profile_mode profile;
     const char *profile_source; /* "default", "file" or "--profile" */
+    int profile_line;       /* where [bench] profile was set; 0: not */
     struct pgcb_cfg_selection sel;
 
     /* [server] */

@@ -151,6 +151,7 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
             return 0;
         }
         cfg->profile_source = "file";
+        cfg->profile_line = c->lineno;
     } else if (strcmp(key, "noise_warn_pct") == 0) {
         return pgcb_cfgi_real_key(c, key, value, 1000, "a percentage above 0 and up to 1000 "
                                   "(the robust CV of the per-order medians, e.g. 10)",
