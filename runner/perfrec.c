@@ -347,7 +347,9 @@ int pgcb_perf_run(char *const argv[], const char *log, int timeout_ms, char *why
 int pgcb_perf_fold(const char *perf, const char *fold_py, const char *data, const char *prefix,
                    const char *log, char *why, size_t n)
 {
-    char *argv[] = {(char *)perf, "script", "-i", (char *)data, "-s", (char *)fold_py,
+    /* "--": perf's option parser takes it, the script gets prefix alone as
+     * its argv[1] (fold.py's header) even if it starts with '-'. */
+    char *argv[] = {(char *)perf, "script", "-i", (char *)data, "-s", (char *)fold_py, "--",
                     (char *)prefix, NULL};
     return pgcb_perf_run(argv, log, 600000, why, n);
 }
