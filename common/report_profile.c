@@ -43,6 +43,31 @@ static void fmt_ns(double v, char *buf, size_t n)
     buf[k] = '\0';
 }
 
+/* A function's name for the console: a JIT frame's path ("JS:*parse
+ * /x/node_modules/pg-protocol/dist/parser.js:26:10") from its package on
+ * ("pg-protocol/dist/parser.js:26:10"), or its base name; the rest as is. */
+static void short_name(const char *name, char *buf, size_t n)
+{
+    const char *path = strstr(name, " /");
+    if (!path) {
+        snprintf(buf, n, "%s", name);
+        return;
+    }
+    const char *from = path + 1, *nm = NULL;
+    for (const char *q = from; (q = strstr(q, "/node_modules/")) != NULL; q++)
+        nm = q + strlen("/node_modules/");
+    if (nm)
+        from = nm;
+    else {
+        const char *end = strchr(from, ' '), *slash = from;
+        for (const char *q = from; *q && (!end || q < end); q++)
+            if (*q == '/')
+                slash = q + 1;
+        from = slash;
+    }
+    snprintf(buf, n, "%.*s %s", (int)(path - name), name, from);
+}
+
 static void side_lines(FILE *out, const char *driver, const char *name,
                        const struct pgcb_res_prof_side *sd, double cpu_ns)
 {
@@ -61,10 +86,16 @@ static void side_lines(FILE *out, const char *driver, const char *name,
     char line[512];
     int len = snprintf(line, sizeof line, "  %s %s (%llu samples, %s ns CPU/query):", driver,
                        name, (unsigned long long)sd->samples, cpu);
-    for (size_t i = 0; i < sd->ncategories; i++) {
+    /* The categories of at least 0.5% (the JSON has every one). */
+    size_t shown = 0;
+    for (size_t i = 0; i < sd->ncategories; i++)
+        shown += sd->categories[i].share >= 0.005;
+    for (size_t i = 0, k0 = 0; i < sd->ncategories; i++) {
+        if (sd->categories[i].share < 0.005)
+            continue;
         char item[96];
         int k = snprintf(item, sizeof item, " %s %.0f%%%s", sd->categories[i].name,
-                         100 * sd->categories[i].share, i + 1 < sd->ncategories ? "," : "");
+                         100 * sd->categories[i].share, ++k0 < shown ? "," : "");
         if (len + k > WIDTH) {
             fprintf(out, "%s\n", line);
             len = snprintf(line, sizeof line, "   ");
@@ -73,11 +104,12 @@ static void side_lines(FILE *out, const char *driver, const char *name,
     }
     fprintf(out, "%s\n", line);
     for (size_t i = 0; i < sd->nfunctions && i < 5; i++) {
-        char ns[32];
+        char ns[32], fn[512];
         fmt_ns(sd->functions[i].ns_per_query, ns, sizeof ns);
+        short_name(sd->functions[i].name, fn, sizeof fn);
         /* "    29.1%   2,860 ns  NAME": the name cut to the width. */
         fprintf(out, "    %5.1f%% %9s ns  %.*s\n", 100 * sd->functions[i].share, ns,
-                WIDTH - 28, sd->functions[i].name);
+                WIDTH - 28, fn);
     }
     if (sd->failed)
         fprintf(out, "    (partial: %.*s)\n", WIDTH - 16, sd->failed);

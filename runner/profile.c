@@ -421,6 +421,9 @@ static void finish_side(struct pgcb_profile *p, struct prof_drv *pd, int side, c
     }
     if (why[0])
         out->failed = pgcb_xstrdup(why);
+    struct stat lst; /* perf's log: kept when it says something */
+    if (stat(rec->log, &lst) == 0 && lst.st_size == 0)
+        unlink(rec->log);
     free(top);
     free(prefix);
 }
