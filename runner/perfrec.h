@@ -71,7 +71,7 @@ int pgcb_perfrec_stop(struct pgcb_perfrec *p);
  * 0, else -1 with one line in why (its last line of output included). */
 int pgcb_perf_run(char *const argv[], const char *log, int timeout_ms, char *why, size_t n);
 
-/* `perf script -i data -s fold_py -- prefix` (the contract with fold.py: it
+/* `perf script --no-inline -i data -s fold_py -- prefix` (the contract with fold.py: it
  * writes prefix.folded and prefix.top.tsv), its output appended to log, up
  * to 600 s. Returns 0, or -1 with one line in why. */
 int pgcb_perf_fold(const char *perf, const char *fold_py, const char *data, const char *prefix,
