@@ -477,6 +477,8 @@ void pgcb_profile_finish(struct pgcb_profile *p, struct pgcb_result *r, FILE *ou
     if (pgcb_perf_run(argv, log, 600000, why, sizeof why) != 0) {
         fprintf(stderr, "runner: note: the flame graph pages could not be made (%s): %s\n",
                 log, why);
+        if (out)
+            fprintf(out, "Profiles: %s (folded stacks; no flame graph pages)\n", p->dir);
     } else {
         char *index = pgcb_xasprintf("%s/index.html", p->dir);
         if (access(index, F_OK) == 0) {
@@ -488,6 +490,9 @@ void pgcb_profile_finish(struct pgcb_profile *p, struct pgcb_result *r, FILE *ou
                     access(index, F_OK) == 0 ? " (flame graphs, open in a browser)" : "");
         free(index);
     }
+    struct stat st;
+    if (stat(log, &st) == 0 && st.st_size == 0)
+        unlink(log);
     free(log);
 }
 

@@ -1,8 +1,8 @@
 /*
  * test_profile_e2e.c -- profiled runs end to end (issue 28, runner/profile.h,
  * docs/profiling.md) against the real server tests/run.sh started, with
- * the real perf and the viewer half's fold.py (build/profile/fold.py, or
- * $PGCB_PROFILE_FOLD): a few seconds each, on tiny budgets.
+ * the real perf, the viewer half's fold.py (build/profile/fold.py, or
+ * $PGCB_PROFILE_FOLD) and flame-dir: a few seconds each, on tiny budgets.
  *
  *   - null and libpq_sync profiled: the JSON's run-level and per-cell
  *     profile blocks, the files they name; libpq_sync's client stacks run
@@ -149,6 +149,12 @@ static void test_c_drivers(void **state)
     assert_int_equal(res.profile.frequency, 499);
     assert_string_equal(res.profile.call_graph, "dwarf,16384");
     assert_string_equal(res.profile.dir, "cprof.profiles");
+    /* build/profile/flame-dir made the pages, and the run says where. */
+    assert_non_null(res.profile.index);
+    assert_string_equal(res.profile.index, "cprof.profiles/index.html");
+    assert_file(res.profile.index);
+    assert_file("cprof.profiles/s.limit_100.d1/index.html");
+    assert_non_null(strstr(r.out, "cprof.profiles/index.html (flame graphs"));
     const struct pgcb_res_cell *pq = &res.groups[0].cells[0], *nul = &res.groups[0].cells[1];
     assert_int_equal(pq->status, PGCB_CELL_OK);
     assert_true(pq->median_ns > 0);
