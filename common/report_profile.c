@@ -86,16 +86,17 @@ static void side_lines(FILE *out, const char *driver, const char *name,
     char line[512];
     int len = snprintf(line, sizeof line, "  %s %s (%llu samples, %s ns CPU/query):", driver,
                        name, (unsigned long long)sd->samples, cpu);
-    /* The categories of at least 0.5% (the JSON has every one). */
+    /* The categories that round to 1% or more (the JSON has every one). */
     size_t shown = 0;
     for (size_t i = 0; i < sd->ncategories; i++)
-        shown += sd->categories[i].share >= 0.005;
+        shown += lround(100 * sd->categories[i].share) >= 1;
     for (size_t i = 0, k0 = 0; i < sd->ncategories; i++) {
-        if (sd->categories[i].share < 0.005)
+        long pct = lround(100 * sd->categories[i].share);
+        if (pct < 1)
             continue;
         char item[96];
-        int k = snprintf(item, sizeof item, " %s %.0f%%%s", sd->categories[i].name,
-                         100 * sd->categories[i].share, ++k0 < shown ? "," : "");
+        int k = snprintf(item, sizeof item, " %s %ld%%%s", sd->categories[i].name, pct,
+                         ++k0 < shown ? "," : "");
         if (len + k > WIDTH) {
             fprintf(out, "%s\n", line);
             len = snprintf(line, sizeof line, "   ");
