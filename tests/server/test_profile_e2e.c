@@ -13,6 +13,8 @@
  *     null driver has a client profile and no backend one; the console's
  *     header and top table;
  *   - a Node.js pg client's stacks name pg's JavaScript frames (JIT, _[j]);
+ *   - the warm-up is never sampled (a null driver's 1.5 s of it against 0.2 s
+ *     measured);
  *   - profile = bad, and profile = on without perf (PGCB_PERF=/nonexistent),
  *     stop before measuring with one line; --profile=try runs unprofiled and
  *     says why in the JSON;
@@ -249,6 +251,38 @@ static void test_node_pg(void **state)
     e2e_run_free(&r);
 }
 
+/* The recordings are on only around the driver's measured jobs: a null
+ * driver (busy all the time it runs) warmed up for 1.5 s and measured for
+ * 0.2 s has the samples of the 0.2 s, not of the warm-up (which alone would
+ * give about 750 at 499 Hz). */
+static void test_warmup_not_sampled(void **state)
+{
+    (void)state;
+    char body[1024];
+    snprintf(body, sizeof body, "[driver.null]\npath = %s/drivers/null.so\nrows = 100\n" QUERY_100,
+             e2e_build);
+    const char *ini = e2e_write_file("warm", "[bench]\ntime_ms = 200\nqueries = 10\n"
+                                             "warmup_ms = 1500\norders = 2\nprofile = on\n",
+                                     body);
+    const char *out = e2e_json_path("warm");
+    struct e2e_run r = e2e_run_runner(ini, out, env_plain, NULL, 0, NULL);
+    show_unless(&r, 0);
+    assert_int_equal(r.status, 0);
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    const struct pgcb_res_cell *c = &res.groups[0].cells[0];
+    const uint64_t samples = c->profile.client.samples;
+    print_message("null: %llu samples over %.0f ms of timed batches (warm-up 1500 ms)\n",
+                  (unsigned long long)samples, (double)c->wall_ns / 1e6);
+    assert_true(samples > 0);
+    /* At most the timed time's worth, with room for the blocks' edges
+     * (the job is longer than its timed batches) -- far below the warm-up's. */
+    assert_true(samples < 300);
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 static void test_bad_and_missing_perf(void **state)
 {
     (void)state;
@@ -379,6 +413,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_c_drivers),
         cmocka_unit_test(test_node_pg),
+        cmocka_unit_test(test_warmup_not_sampled),
         cmocka_unit_test(test_bad_and_missing_perf),
         cmocka_unit_test(test_perf_killed),
     };
