@@ -264,7 +264,7 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
      * removes the maps after folding). Go and Python need nothing. */
     const char *prof = getenv("PGCB_PROFILE");
     int node_prof = prof && strcmp(prof, "1") == 0 && strcmp(b->name, "node") == 0;
-    cfg->argv = calloc(8, sizeof *cfg->argv);
+    cfg->argv = calloc(10, sizeof *cfg->argv);
     size_t k = 0;
     if (cfg->argv) {
         if (b->runtime)
@@ -276,6 +276,11 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
             cfg->argv[k++] = strdup("--interpreted-frames-native-stack");
             cfg->argv[k++] = strdup("--no-compact-code-space");
             cfg->argv[k++] = strdup("--no-flush-bytecode");
+            /* --perf-basic-prof also turns on V8's log, an isolate-*-v8.log
+             * in the working directory per process: to a temporary file,
+             * unlinked at once, instead. */
+            cfg->argv[k++] = strdup("--logfile=+");
+            cfg->argv[k++] = strdup("--no-logfile-per-isolate");
         }
         cfg->argv[k++] = file;
         file = NULL;

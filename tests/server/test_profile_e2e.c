@@ -24,6 +24,7 @@
  * perf, its permission and fold.py are what CI is meant to have: a missing
  * one fails these tests (saying which), never skips them.
  */
+#include <dirent.h>
 #include <math.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -201,6 +202,23 @@ static void test_c_drivers(void **state)
     e2e_run_free(&r);
 }
 
+/* V8's isolate-*-v8.log files in the working directory (the adapters run
+ * in the runner's). */
+static size_t count_v8_logs(void)
+{
+    size_t n = 0;
+    DIR *d = opendir(".");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        n += strncmp(e->d_name, "isolate-", 8) == 0 && len > 7 &&
+             strcmp(e->d_name + len - 7, "-v8.log") == 0;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
 static void test_node_pg(void **state)
 {
     (void)state;
@@ -209,6 +227,7 @@ static void test_node_pg(void **state)
              "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n" QUERY_100,
              e2e_build);
     const char *ini = e2e_write_file("nodeprof", head("profile = on\n"), body);
+    const size_t v8_logs = count_v8_logs();
     const char *out = e2e_json_path("nodeprof");
     struct e2e_run r = e2e_run_runner(ini, out, env_plain, NULL, 0, NULL);
     show_unless(&r, 0);
@@ -245,6 +264,8 @@ static void test_node_pg(void **state)
     }
     pclose(p);
     assert_true(pids_seen >= 2); /* the host and its node adapter */
+    /* Nor V8's own log, which --perf-basic-prof turns on. */
+    assert_int_equal(count_v8_logs(), v8_logs);
     free(cmd);
     free(perf);
     pgcb_result_free(&res);
