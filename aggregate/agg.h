@@ -61,6 +61,14 @@ void pgcb_agg_free(struct pgcb_agg *a);
  * (NAN when not ranked there), and whether it ranked first. */
 double pgcb_agg_run_rel(const struct pgcb_agg *a, size_t i, const char *driver, int *first);
 
+/* Run i's profile (issue 28): NULL for an unprofiled run, else "profiled
+ * (perf EVENT, F Hz): PATH" with PATH its flame graph index (or profile
+ * directory) resolved against the run file's directory. The caller frees
+ * it. pgcb_agg_load() refuses profiled runs beside unprofiled ones. */
+char *pgcb_agg_profile_line(const struct pgcb_agg *a, size_t i);
+/* The index's (or directory's) path alone, resolved as above; NULL: none. */
+char *pgcb_agg_profile_path(const struct pgcb_agg *a, size_t i);
+
 /* "S / Q, depth D" ("rows_per_txn D" for a transaction group): the name of a
  * group in notes and headings. */
 char *pgcb_agg_group_name(const struct pgcb_res_group *gr);

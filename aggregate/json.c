@@ -4,6 +4,8 @@
  *  "notes": [sentence, ...],
  *  "runs": [{"run" (1-based), "file", "label", "cpu_model", "cores", "server_version",
  *            "libpq_version", "runner_version", "started_at", "complete",
+ *            "profile": null | {"event", "frequency", "index": the flame graphs' index (or
+ *            the profile directory) as a path from here},
  *            "groups_ranked", "groups_shared",
  *            "relative_latency": {driver: x|null}, "ranked_first": [driver, ...],
  *            "rankings": the run's own rankings, as in its result file,
@@ -55,6 +57,15 @@ static json_t *runs_json(const struct pgcb_agg *a, json_t *ranked_first)
         json_object_set_new(o, "runner_version", str_or_null(r->runner_version));
         json_object_set_new(o, "started_at", str_or_null(r->started_at));
         json_object_set_new(o, "complete", json_boolean(r->complete));
+        char *prof = pgcb_agg_profile_path(a, i);
+        json_object_set_new(o, "profile", r->profile.profiled
+                                              ? json_pack("{s:o, s:I, s:o}", "event",
+                                                          str_or_null(r->profile.event),
+                                                          "frequency",
+                                                          (json_int_t)r->profile.frequency,
+                                                          "index", str_or_null(prof))
+                                              : json_null());
+        free(prof);
         json_object_set_new(o, "groups_ranked", json_integer((json_int_t)a->runs[i].rank.ngroups));
         json_object_set_new(o, "groups_shared",
                             json_integer((json_int_t)a->runs[i].rank.ncandidates));

@@ -201,6 +201,53 @@ static int check_readable(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* A profiled run beside an unprofiled one: refused (DESIGN.md: a profiled
+ * run is never compared with an unprofiled one; sampling costs the
+ * profiled run's client and server CPU). 0, or -1 with the line in err. */
+static int check_profiles(const struct pgcb_agg *a, char *err, size_t errlen)
+{
+    long prof = -1, plain = -1;
+    for (size_t i = 0; i < a->nruns; i++) {
+        if (a->runs[i].res.profile.profiled && prof < 0)
+            prof = (long)i;
+        if (!a->runs[i].res.profile.profiled && plain < 0)
+            plain = (long)i;
+    }
+    if (prof < 0 || plain < 0)
+        return 0;
+    const struct pgcb_res_run_profile *p = &a->runs[prof].res.profile;
+    snprintf(err, errlen, "%s is a profiled run (perf %s, %u Hz) and %s is not: profiled "
+             "figures are never combined with or compared to unprofiled ones (aggregate "
+             "each kind apart)", a->runs[prof].path, p->event ? p->event : "?", p->frequency,
+             a->runs[plain].path);
+    return -1;
+}
+
+char *pgcb_agg_profile_path(const struct pgcb_agg *a, size_t i)
+{
+    const struct pgcb_res_run_profile *p = &a->runs[i].res.profile;
+    const char *rel = p->index ? p->index : p->dir;
+    if (!p->profiled || !rel)
+        return NULL;
+    const char *path = a->runs[i].path, *slash = strrchr(path, '/');
+    if (rel[0] == '/' || !slash)
+        return pgcb_xstrdup(rel);
+    return pgcb_xasprintf("%.*s/%s", (int)(slash - path), path, rel);
+}
+
+char *pgcb_agg_profile_line(const struct pgcb_agg *a, size_t i)
+{
+    const struct pgcb_res_run_profile *p = &a->runs[i].res.profile;
+    if (!p->profiled)
+        return NULL;
+    char *path = pgcb_agg_profile_path(a, i);
+    char *line = pgcb_xasprintf("profiled (perf %s, %u Hz): %s%s", p->event ? p->event : "?",
+                                p->frequency, path ? path : "(no profile directory recorded)",
+                                p->index ? "" : " (no flame graph index)");
+    free(path);
+    return line;
+}
+
 int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const *labels,
                   size_t nlabels, FILE *warn, char *err, size_t errlen)
 {
@@ -223,6 +270,10 @@ int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const 
             pgcb_agg_free(a);
             return -1;
         }
+    }
+    if (check_profiles(a, err, errlen) != 0) {
+        pgcb_agg_free(a);
+        return -1;
     }
     for (size_t i = 0; i < n; i++)
         if (a->runs[i].res.verdict_defaults)

@@ -119,6 +119,19 @@ static void print_runs(FILE *out, const struct pgcb_agg *a, enum pgcb_table_styl
     free(first);
     free(head);
     print_table(out, t, style);
+    /* Profiled runs (never beside unprofiled ones: load.c): where each
+     * run's flame graphs are. */
+    int any = 0;
+    for (size_t i = 0; i < a->nruns; i++) {
+        char *line = pgcb_agg_profile_line(a, i);
+        if (line)
+            fprintf(out, "%sRun %zu: %s\n", style == PGCB_TABLE_MARKDOWN ? "- " : "", i + 1,
+                    line);
+        any |= line != NULL;
+        free(line);
+    }
+    if (any)
+        fputc('\n', out);
 }
 
 /* A baseline cell as text: "1.10 ▲", "0.93 ▼ *", "1.00", "skipped", "-".

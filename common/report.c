@@ -241,6 +241,7 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
         fprintf(out, "Note     : client and server share CPU(s): latency includes their "
                      "contention\n");
     noise_header(out, r);
+    pgcb_report_profile_header(out, r);
     if (r->proto.result_format) {
         char run[192], odd[768], unk[512];
         pgcb_proto_phrases(&r->proto, (1u << PGCB_PROTO_NFIELDS) - 1, run, sizeof run);

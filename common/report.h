@@ -40,6 +40,21 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                           enum pgcb_table_style style, unsigned flags);
 
 /*
+ * report_profile.c (issue 28, docs/profiling.md). The header's line about a
+ * profiled run ("Profile  : profiled (perf cpu-clock, 499 Hz): not
+ * comparable with unprofiled runs"; for profile = try without perf, why
+ * not); nothing for a run that was not asked to profile.
+ */
+void pgcb_report_profile_header(FILE *out, const struct pgcb_result *r);
+
+/* Under group g's table, for each profiled driver: its sides' categories
+ * ("client: kernel 52%, libpq 21%, ...") and the five functions with the
+ * most self time, as shares of that side's samples and as ns per query
+ * (share x the cell's client or backend CPU per query); at most 100
+ * columns. Nothing when no cell of g was profiled. */
+void pgcb_report_profile(FILE *out, const struct pgcb_result *r, size_t g);
+
+/*
  * The detail table of group g (report_detail.c): per driver, the latency
  * distribution from its pooled histogram -- Min, p50, p90, p99, p99.9, Max
  * in ns -- after a caption line. A percentile of a driver with fewer samples

@@ -101,6 +101,35 @@ struct pgcb_res_transport {
     int mismatch;               /* asked and seen are known and differ */
 };
 
+/* Profiles (issue 28, docs/profiling.md; result_profile.c). One side of a
+ * profiled driver in a group: its perf recording, what fold.py made of it,
+ * and the shares of its samples, read from its top.tsv. Paths are relative
+ * to the result file's directory. The cell owns every string. */
+struct pgcb_res_prof_entry {
+    char *name;                 /* a category ("libpq") or "SYMBOL (DSO)" */
+    uint64_t samples;           /* self samples */
+    double share;               /* of the side's samples, 0..1 */
+    double ns_per_query;        /* share x the side's CPU per query; NAN: unknown */
+};
+
+struct pgcb_res_prof_side {
+    int recorded;               /* 0: no profile of this side (none says why) */
+    char *none;                 /* why not (a driver without I/O, a connection group, ...) */
+    char *failed;               /* the recording or its folding failed: why; else NULL */
+    char *perf, *folded, *top;  /* perf.data, folded stacks, top.tsv (NULL: not written) */
+    char *call_graph;           /* perf record --call-graph: "dwarf,16384" or "fp" */
+    uint64_t samples;
+    struct pgcb_res_prof_entry *categories, *functions; /* by samples, descending */
+    size_t ncategories, nfunctions;
+};
+
+/* A cell's profile: profiled = 0 (the run was not, an older file): nothing. */
+struct pgcb_res_profile {
+    int profiled;
+    char *failed;               /* the driver's profile as a whole failed: why */
+    struct pgcb_res_prof_side client, backend;
+};
+
 /* One driver in one group: every figure pooled over all execution orders. */
 struct pgcb_res_cell {
     enum pgcb_cell_status status;
@@ -174,6 +203,7 @@ struct pgcb_res_cell {
     double client_busy;
     int bottleneck;             /* enum pgcb_bottleneck */
     uint64_t late_ns;           /* rate mode: the latest a load issued its last query */
+    struct pgcb_res_profile profile; /* [bench] profile (issue 28) */
 };
 
 enum pgcb_bottleneck {
@@ -388,6 +418,21 @@ struct pgcb_result {
     double steal_boot_pct;      /* the machine's steal since boot, % of its CPU time */
     double run_steal_ns;        /* the machine's steal from the first group to the last */
     double run_steal_pct;       /* ... % of that time x its online CPUs; NAN: unknown */
+
+    /* [bench] profile (issue 28): mode NULL: not asked (an unprofiled run,
+     * an older file). profiled = 0 with a mode (try without perf): why says
+     * why not. A profiled run's figures are never compared with an
+     * unprofiled run's (aggregate). Owned strings. */
+    struct pgcb_res_run_profile {
+        char *mode;             /* "on" or "try" */
+        int profiled;
+        char *why;              /* not profiled: why */
+        char *event;            /* "cpu-clock" */
+        unsigned frequency;     /* Hz */
+        char *call_graph;       /* "dwarf,16384" */
+        char *dir;              /* the profile directory, relative to the result file */
+        char *index;            /* its index.html (flame-dir), relative; NULL: none */
+    } profile;
 };
 
 void pgcb_result_free(struct pgcb_result *r);
@@ -445,6 +490,17 @@ void pgcb_result_conc_group_read(struct json_t *o, struct pgcb_res_group *gr, si
 void pgcb_result_types_group_read(struct json_t *o, struct pgcb_res_group *gr);
 void pgcb_result_types_group_free(struct pgcb_res_group *gr);
 struct json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r);
+
+/* result_profile.c: each profiled cell's "profile" into the group's JSON
+ * object `one` (its "results" already in) and back (tolerant: absent or
+ * mistyped is not profiled); a cell's freed. The run's "profile" object
+ * (NULL when not asked: the key is left out), read from the root, freed. */
+void pgcb_result_profile_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+void pgcb_result_profile_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
+void pgcb_result_profile_cell_free(struct pgcb_res_profile *p);
+struct json_t *pgcb_result_profile_run_json(const struct pgcb_res_run_profile *p);
+void pgcb_result_profile_run_read(struct json_t *root, struct pgcb_res_run_profile *p);
+void pgcb_result_profile_run_free(struct pgcb_res_run_profile *p);
 
 /* result_selection.c: "selection" as JSON, {"driver_dir", "added_drivers",
  * "only", "suites", "queries", "left_out": {"drivers", "suites", "queries"}}

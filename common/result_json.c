@@ -293,6 +293,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     json_object_set_new(one, "background", bg);
     pgcb_result_types_group_json(one, gr);
     pgcb_result_conc_group_json(one, gr);
+    pgcb_result_profile_group_json(one, gr);
     if (!ok) {
         json_decref(one);
         return NULL;
@@ -426,6 +427,9 @@ static json_t *result_json(const struct pgcb_result *r)
         json_object_set_new(j, "resumed", resumed_json(r));
     if (j)
         json_object_set_new(j, "protocol", proto_json(&r->proto, NULL));
+    json_t *prof = pgcb_result_profile_run_json(&r->profile);
+    if (j && prof)
+        json_object_set_new(j, "profile", prof);
     if (j && r->selection.recorded) { /* result_selection.c */
         json_t *sel = pgcb_result_selection_json(&r->selection);
         ok &= sel != NULL;
@@ -923,6 +927,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
             return -1;
     }
     pgcb_result_conc_group_read(o, gr, r->ndrivers);
+    pgcb_result_profile_group_read(o, gr, r->ndrivers);
     return 0;
 }
 
@@ -1011,6 +1016,7 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->checksum_reference = pgcb_json_dup_str(verdicts, "checksum_reference");
     proto_from_json(json_object_get(j, "protocol"), &r->proto, NULL);
     r->complete = json_is_true(json_object_get(j, "complete"));
+    pgcb_result_profile_run_read(j, &r->profile);
     r->stop_reason = pgcb_json_dup_str(j, "stop_reason");
     json_t *resumed = json_object_get(j, "resumed"); /* tolerant: absent or mistyped is none */
     r->resumed_from = pgcb_json_dup_str(resumed, "from");
@@ -1082,6 +1088,7 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
         pgcb_result_transport_free(&gr->cells[d].transport);
         free(gr->cells[d].order_medians_ns);
         free(gr->cells[d].curve);
+        pgcb_result_profile_cell_free(&gr->cells[d].profile);
     }
     free(gr->cells);
     for (size_t b = 0; gr->backgrounds && b < gr->nbackgrounds; b++) {
@@ -1137,5 +1144,6 @@ void pgcb_result_free(struct pgcb_result *r)
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
     pgcb_result_selection_free(&r->selection);
+    pgcb_result_profile_run_free(&r->profile);
     *r = (struct pgcb_result){0};
 }

@@ -163,6 +163,13 @@ struct pgcb_cfg_background {
 #define PGCB_MAX_THREADS 256
 
 
+/* [bench] profile: sample each driver's measured orders with perf. */
+enum pgcb_profile_mode { PGCB_PROFILE_OFF, PGCB_PROFILE_ON, PGCB_PROFILE_TRY };
+
+/* "off", "on", "try"; and back: 0, or -1 for anything else. */
+const char *pgcb_profile_mode_name(enum pgcb_profile_mode m);
+int pgcb_profile_mode_parse(const char *s, enum pgcb_profile_mode *out);
+
 struct pgcb_config {
     char *file;             /* the INI path as given */
     char *dir;              /* its directory, for relative paths */
@@ -199,6 +206,11 @@ struct pgcb_config {
 
     char *driver_dir;       /* [bench] driver_dir, resolved; NULL: none */
     int driver_dir_line;
+    /* [bench] profile / --profile (docs/profiling.md): off (default), on (perf must
+     * work, else the run stops before measuring), try (without perf: unprofiled) */
+    enum pgcb_profile_mode profile;
+    const char *profile_source; /* "default", "file" or "--profile" */
+    int profile_line;       /* where [bench] profile was set; 0: not */
     struct pgcb_cfg_selection sel;
 
     /* [server] */
@@ -242,7 +254,7 @@ int pgcb_config_load(const char *path, struct pgcb_config *cfg, char *err, size_
  *
  * runner --driver NAME=PATH (repeatable), --only NAME,... , --suite NAME,...,
  * --query NAME,... (each repeatable, comma lists), -T SEC, --time-ms MS,
- * --queries N (docs/cli.md). The struct only points into the caller's
+ * --queries N, --profile[=MODE] (docs/cli.md). The struct only points into the caller's
  * strings (argv), which must outlive pgcb_config_load_cli(); it allocates
  * nothing. */
 enum pgcb_cli_flag {
@@ -253,6 +265,7 @@ enum pgcb_cli_flag {
     PGCB_CLI_TIME_S,    /* -T SEC */
     PGCB_CLI_TIME_MS,   /* --time-ms MS */
     PGCB_CLI_QUERIES,   /* --queries N */
+    PGCB_CLI_PROFILE,   /* --profile[=on|try|off] (arg NULL: on) */
     PGCB_CLI_NFLAGS
 };
 
@@ -267,6 +280,8 @@ struct pgcb_config_cli {
     uint64_t time_ms;
     int queries_given;
     uint64_t min_queries;
+    int profile_given;                 /* --profile[=MODE], over [bench] profile */
+    enum pgcb_profile_mode profile;
 };
 
 /* The flag's spelling as the user types it ("--driver", "-T", ...). */

@@ -17,7 +17,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
-                                            "checksum_reference", NULL};
+                                            "checksum_reference", "profile", NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
@@ -143,6 +143,15 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         free(cfg->checksum_reference);
         cfg->checksum_reference = value[0] ? pgcb_xstrdup(value) : NULL;
         cfg->checksum_reference_line = c->lineno;
+    } else if (strcmp(key, "profile") == 0) {
+        if (pgcb_profile_mode_parse(value, &cfg->profile) != 0) {
+            pgcb_cfgi_fail(c, "[bench] profile: '%s' is not off, on or try (on: sample every "
+                           "driver's measured orders with perf, or stop if perf cannot; try: "
+                           "the same, unprofiled without perf)", value);
+            return 0;
+        }
+        cfg->profile_source = "file";
+        cfg->profile_line = c->lineno;
     } else if (strcmp(key, "noise_warn_pct") == 0) {
         return pgcb_cfgi_real_key(c, key, value, 1000, "a percentage above 0 and up to 1000 "
                                   "(the robust CV of the per-order medians, e.g. 10)",
@@ -151,6 +160,23 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         return apply_proto(c, key, value);
     }
     return 1;
+}
+
+const char *pgcb_profile_mode_name(enum pgcb_profile_mode m)
+{
+    return m == PGCB_PROFILE_ON ? "on" : m == PGCB_PROFILE_TRY ? "try" : "off";
+}
+
+int pgcb_profile_mode_parse(const char *s, enum pgcb_profile_mode *out)
+{
+    static const enum pgcb_profile_mode all[] = {PGCB_PROFILE_OFF, PGCB_PROFILE_ON,
+                                                 PGCB_PROFILE_TRY};
+    for (size_t i = 0; s && i < sizeof all / sizeof all[0]; i++)
+        if (strcmp(s, pgcb_profile_mode_name(all[i])) == 0) {
+            *out = all[i];
+            return 0;
+        }
+    return -1;
 }
 
 int pgcb_cfgi_server_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *value)

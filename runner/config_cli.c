@@ -24,7 +24,7 @@ static const char *const flag_names[PGCB_CLI_NFLAGS] = {
     [PGCB_CLI_DRIVER] = "--driver", [PGCB_CLI_ONLY] = "--only",
     [PGCB_CLI_SUITE] = "--suite",   [PGCB_CLI_QUERY] = "--query",
     [PGCB_CLI_TIME_S] = "-T",       [PGCB_CLI_TIME_MS] = "--time-ms",
-    [PGCB_CLI_QUERIES] = "--queries",
+    [PGCB_CLI_QUERIES] = "--queries", [PGCB_CLI_PROFILE] = "--profile",
 };
 
 const char *pgcb_config_cli_flag_name(enum pgcb_cli_flag f)
@@ -140,6 +140,17 @@ int pgcb_config_cli_arg(struct pgcb_config_cli *cli, enum pgcb_cli_flag f, const
         cli->queries_given = 1;
         cli->min_queries = u;
         return 0;
+    case PGCB_CLI_PROFILE:
+        if (cli->profile_given) {
+            snprintf(err, errlen, "--profile: given twice");
+            return -1;
+        }
+        if (pgcb_profile_mode_parse(arg ? arg : "on", &cli->profile) != 0) {
+            snprintf(err, errlen, "--profile=%s: not on, try or off (--profile alone: on)", arg);
+            return -1;
+        }
+        cli->profile_given = 1;
+        return 0;
     case PGCB_CLI_NFLAGS:
         break;
     }
@@ -150,7 +161,7 @@ int pgcb_config_cli_arg(struct pgcb_config_cli *cli, enum pgcb_cli_flag f, const
 int pgcb_config_cli_given(const struct pgcb_config_cli *cli)
 {
     return cli && (cli->ndrivers || cli->nonly || cli->nsuites || cli->nqueries ||
-                   cli->time_flag || cli->queries_given);
+                   cli->time_flag || cli->queries_given || cli->profile_given);
 }
 
 int pgcb_cfgi_cli_drivers(struct pgcb_cfgi_ctx *c)
@@ -196,6 +207,10 @@ void pgcb_cfgi_apply_cli_budget(struct pgcb_config *cfg, const struct pgcb_confi
     if (cli->queries_given) {
         cfg->min_queries = cli->min_queries;
         cfg->queries_source = "--queries";
+    }
+    if (cli->profile_given) {
+        cfg->profile = cli->profile;
+        cfg->profile_source = "--profile";
     }
 }
 
@@ -247,5 +262,9 @@ char *pgcb_config_cli_digest(const struct pgcb_config *cfg)
         snprintf(buf, sizeof buf, "%llu", (unsigned long long)cfg->min_queries);
         add_line(&s, "queries", buf);
     }
+    /* A profiled run's figures are not an unprofiled one's: a --resume must
+     * keep the mode. */
+    if (cfg->profile_source[0] == '-')
+        add_line(&s, "profile", pgcb_profile_mode_name(cfg->profile));
     return s;
 }

@@ -31,6 +31,7 @@
 #include "bulk.h"
 #include "cells.h"
 #include "connplan.h"
+#include "profile.h"
 #include "progress.h"
 #include "util.h"
 
@@ -356,6 +357,9 @@ int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t
     pgcb_progress_clear(s->progress);
     /* 3. Figures and checks. */
     group_figures(&gx);
+    /* 4. A profiled run: the group's recordings stopped, folded, summed up
+     * into its cells (after the figures: ns per query needs their CPU). */
+    pgcb_profile_group_end(s->profile, s, r, g);
     int stopped = gx.stopped;
     group_free(&gx);
     return stopped;

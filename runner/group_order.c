@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "cells.h"
+#include "profile.h"
 #include "progress.h"
 #include "rank.h"
 #include "server.h"
@@ -135,6 +136,9 @@ static void measure_order(struct pgcb_group_run *gx, size_t o, size_t d)
     job->time_floor_ns = gx->budget.time_floor_ns;
     job->batch_floor = gx->budget.batch_floor;
     pgcb_progress_job(s->progress, gx->g, d, job, &sh->threads[0]);
+    /* A profiled run: driver d's recordings on for its job alone, outside
+     * every reading around it (profile.h). */
+    pgcb_profile_job_begin(s->profile, s, gx->r, gx->g, d);
     struct steal_mark sm;
     steal_begin(&sm, gr);
     uint64_t cpu0 = 0, cpu1 = 0, wall0 = pgcb_now_ns();
@@ -166,6 +170,7 @@ static void measure_order(struct pgcb_group_run *gx, size_t o, size_t d)
             : gx->order_hist.n ? pgcb_hist_median(&gx->order_hist) : NAN;
         pgcb_hist_merge(&gs[d].pooled, &gx->order_hist);
     }
+    pgcb_profile_job_end(s->profile, d);
     pgcb_progress_job_end(s->progress, gs[d].failed);
     gx->stopped = *s->stop != 0;
 }

@@ -24,6 +24,7 @@
 #include "describe.h"
 #include "journal.h"
 #include "loader.h"
+#include "profile.h"
 #include "progress.h"
 #include "proto.h"
 #include "report.h"
@@ -102,6 +103,13 @@ static void usage(FILE *out)
             "                       BENCH_QUERIES and [bench] queries\n"
             "  What is left out is recorded in the result's \"selection\"; a --resume must\n"
             "  be given the same SELECTION.\n"
+            "\n"
+            "      --profile[=MODE] sample each driver's measured orders with perf (client\n"
+            "                       processes and its own backends), over [bench] profile:\n"
+            "                       on (alone: --profile; stops before measuring if perf\n"
+            "                       cannot record), try (unprofiled then), off. Folded stacks,\n"
+            "                       top tables and flame graphs in RESULT.profiles/; the\n"
+            "                       figures are marked profiled (docs/profiling.md)\n"
             "\n"
             "  -V, --version        print the runner's version and exit\n"
             "  -h, --help           this help\n"
@@ -443,6 +451,7 @@ int main(int argc, char **argv)
         {"query", required_argument, NULL, OPT_CLI + PGCB_CLI_QUERY},
         {"time-ms", required_argument, NULL, OPT_CLI + PGCB_CLI_TIME_MS},
         {"queries", required_argument, NULL, OPT_CLI + PGCB_CLI_QUERIES},
+        {"profile", optional_argument, NULL, OPT_CLI + PGCB_CLI_PROFILE},
         {NULL, 0, NULL, 0}};
     struct pgcb_config_cli cli = {0}; /* points into argv */
     struct pgcb_option dopts[64];
@@ -507,8 +516,8 @@ int main(int argc, char **argv)
         return 1;
     }
     if (check_so && pgcb_config_cli_given(&cli)) {
-        fprintf(stderr, "runner: --driver, --only, --suite, --query, -T, --time-ms and "
-                        "--queries are for a run, not --check-driver\n");
+        fprintf(stderr, "runner: --driver, --only, --suite, --query, -T, --time-ms, "
+                        "--queries and --profile are for a run, not --check-driver\n");
         return 1;
     }
     if (check_so) {
@@ -562,6 +571,36 @@ int main(int argc, char **argv)
         pgcb_config_free(&cfg);
         return 0;
     }
+
+    /* A profiled run (profile.h): perf must record here, before anything is
+     * measured; with profile = try the run goes on unprofiled. The bridge's
+     * adapters (started by the hosts, below) learn it from PGCB_PROFILE
+     * (docs/bridge-protocol.md). */
+    char prof_why[700] = "";
+    int profiling = 0;
+    if (cfg.profile != PGCB_PROFILE_OFF) {
+        struct pgcb_perf_opts po = pgcb_profile_opts();
+        char how[600];
+        if (strcmp(cfg.profile_source, "--profile") == 0)
+            snprintf(how, sizeof how, "--profile=%s", pgcb_profile_mode_name(cfg.profile));
+        else
+            snprintf(how, sizeof how, "%s:%d: [bench] profile = %s", cfg.file, cfg.profile_line,
+                     pgcb_profile_mode_name(cfg.profile));
+        if (pgcb_perf_check(&po, prof_why, sizeof prof_why) == 0) {
+            profiling = 1;
+            setenv("PGCB_PROFILE", "1", 1);
+        } else if (cfg.profile == PGCB_PROFILE_ON) {
+            fprintf(stderr, "runner: %s: %s (profile = try would run unprofiled instead)\n",
+                    how, prof_why);
+            pgcb_session_free(&s);
+            pgcb_journal_state_free(&resumed);
+            pgcb_config_free(&cfg);
+            return 1;
+        } else {
+            fprintf(stderr, "runner: note: %s: %s; the run goes on unprofiled\n", how, prof_why);
+        }
+    }
+    struct pgcb_profile *prof = NULL;
 
     int rc = 1;
     struct pgcb_result r = {0};
@@ -641,6 +680,18 @@ int main(int argc, char **argv)
     iso_now(stamp, sizeof stamp);
     r.started_at = pgcb_xstrdup(stamp);
     fill_environment(&r, &cfg, &s, &si, need_server);
+    if (profiling) {
+        prof = pgcb_profile_new(output, s.ndrivers, err, sizeof err);
+        if (!prof) {
+            fprintf(stderr, "runner: %s\n", err);
+            goto out;
+        }
+        pgcb_profile_record(prof, pgcb_profile_mode_name(cfg.profile), &r.profile);
+        s.profile = prof;
+    } else if (cfg.profile != PGCB_PROFILE_OFF) {
+        r.profile.mode = pgcb_xstrdup(pgcb_profile_mode_name(cfg.profile));
+        r.profile.why = pgcb_xstrdup(prof_why);
+    }
     r.runner_cpus = pgcb_xasprintf("%s%s", runner_cpus,
                                    away == 1   ? ""
                                    : away == 0 ? " (no other CPU: it shares the measuring ones)"
@@ -698,6 +749,7 @@ int main(int argc, char **argv)
         if (!quiet) {
             pgcb_report_group_ex(stdout, &r, g, PGCB_TABLE_BOX,
                                  detail ? PGCB_REPORT_DETAIL : 0);
+            pgcb_report_profile(stdout, &r, g);
             fflush(stdout);
         }
         if (stopped)
@@ -705,6 +757,7 @@ int main(int argc, char **argv)
         done++;
     }
     pgcb_progress_finish(s.progress, done == r.ngroups);
+    pgcb_profile_finish(prof, &r, quiet ? NULL : stdout);
     fill_run_steal(&r, &steal0, steal_ok, steal_t0);
     if (!quiet && done > 0)
         pgcb_report_transport_summary(stdout, &r, PGCB_TABLE_BOX);
@@ -740,6 +793,7 @@ int main(int argc, char **argv)
     }
 
 out:
+    pgcb_profile_free(prof);
     pgcb_progress_free(s.progress);
     s.progress = NULL;
     pgcb_journal_close(&journal);

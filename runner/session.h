@@ -64,6 +64,7 @@ struct pgcb_sbg {
 };
 
 struct pgcb_connplan;
+struct pgcb_profile;
 
 struct pgcb_session {
     const struct pgcb_config *cfg;
@@ -88,6 +89,8 @@ struct pgcb_session {
     struct pgcb_progress *progress; /* where the progress goes (progress.h); NULL: none.
                                      Not owned */
     volatile sig_atomic_t *stop;  /* set by a signal handler: stop between blocks */
+    struct pgcb_profile *profile; /* a profiled run's recordings (profile.h); NULL: not
+                                     profiled. Not owned */
 };
 
 /* ---- session.c: the drivers ------------------------------------------- */

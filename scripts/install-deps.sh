@@ -2,7 +2,8 @@
 # Install what the project needs that is missing: the Debian packages, then
 # the Node.js packages of the bridge's Node.js adapter, at the versions of
 # the committed lockfile (adapters/node/package-lock.json, `npm ci` into
-# build/adapters/node/). Quiet no-op when everything is installed. Never
+# build/adapters/node/), and the flame graph renderer's (d3-flame-graph and
+# d3: scripts/profile/flame/package-lock.json, `npm ci` into build/profile/). Quiet no-op when everything is installed. Never
 # prompts: as root it runs apt-get directly; otherwise through sudo (without
 # a password prompt when there is no terminal); without sudo it prints the
 # command to run and fails.
@@ -27,6 +28,9 @@ pkgs=(
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl
+    # --profile (issue 28): perf (Debian's linux-perf 6.1, built with libpython:
+    # it runs scripts/profile/fold.py) and the profile tests.
+    linux-perf
 )
 # make lint: Debian's docker-compose (checks docker/docker-compose.yml) and
 # Node.js with npm (the workflow linters). Only when the command is missing:
@@ -74,8 +78,26 @@ node_packages() {
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
 }
 
+# The flame graph renderer's packages (build/profile/flame inlines their dist
+# files into every page): `npm ci` from the committed lockfile, once per
+# lockfile, like the adapter's; plain JavaScript, nothing built.
+profile_packages() {
+    local src=$root/scripts/profile/flame dir=$root/build/profile
+    [[ -f $src/package-lock.json ]] || return 0
+    if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || die "npm not found: it installs the flame graph renderer's packages"
+    printf '%s: installing the flame graph renderer packages (npm ci) into %s\n' "$prog" "$dir" >&2
+    mkdir -p "$dir"
+    cp "$src/package.json" "$src/package-lock.json" "$dir/"
+    (cd "$dir" && npm_config_update_notifier=false npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null) >&2 \
+        || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
+    cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
+}
+
 case ${1:-} in
-    --node-packages) node_packages; exit 0 ;;
+    --node-packages) node_packages; profile_packages; exit 0 ;;
     "") ;;
     *) die "unknown argument '$1' (usage: install-deps.sh [--node-packages])" ;;
 esac
@@ -86,6 +108,7 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
     node_packages
+    profile_packages
     exit 0
 fi
 
@@ -113,3 +136,4 @@ printf '%s: installing missing packages: %s\n' "$prog" "${missing[*]}" >&2
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null \
     || die "apt-get install failed for: ${missing[*]}"
 node_packages
+profile_packages

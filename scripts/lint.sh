@@ -20,6 +20,8 @@
 #                    /usr/bin/python3, the one the adapter runs under) on
 #                    adapters/python/ and tests/fixtures/adapters/, gofmt -l and
 #                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/
+#   profile scripts  `node --check` and the Python byte compiler on scripts/profile/
+#                    and tests/profile/ (fold.py runs in perf's Python 3.11)
 #
 # Prints what it checks and every finding, and closes with "lint: N passed, N failed"
 # (checks); exits 1 when anything failed.
@@ -295,6 +297,31 @@ for f in sys.argv[1:]:
 sys.exit(bad)' "${files[@]}"
 }
 
+# The profile tools (scripts/profile/, tests/profile/): node --check on the
+# renderer's JavaScript, /usr/bin/python3 (perf's embedded Python is Debian's
+# 3.11) compiles fold.py, foldlib.py and their test.
+check_profile_scripts() {
+    local f bad=0
+    local -a js py
+    mapfile -t js < <(find scripts/profile tests/profile -type f -name '*.js' -not -path '*/node_modules/*' | sort)
+    mapfile -t py < <(find scripts/profile tests/profile -type f -name '*.py' | sort)
+    say "node --check on ${#js[@]} and /usr/bin/python3 compiles ${#py[@]} files of scripts/profile and tests/profile"
+    command -v node >/dev/null || { say "node not found (scripts/install-deps.sh installs it)"; return 1; }
+    [[ -x /usr/bin/python3 ]] || { say "/usr/bin/python3 not found (scripts/install-deps.sh installs python3)"; return 1; }
+    for f in "${js[@]}"; do node --check "$f" || bad=1; done
+    /usr/bin/python3 -c '
+import sys
+bad = 0
+for f in sys.argv[1:]:
+    try:
+        compile(open(f, encoding="utf-8").read(), f, "exec")
+    except SyntaxError as e:
+        print(f"{f}:{e.lineno}: {e.msg}")
+        bad = 1
+sys.exit(bad)' "${py[@]}" || bad=1
+    ((bad == 0))
+}
+
 check_go_adapter() {
     local out cache rc=0
     if ! command -v gofmt >/dev/null || ! command -v go >/dev/null; then
@@ -328,6 +355,7 @@ run_check actionlint check_workflows actionlint "actionlint ${actionlint_version
 run_check node-adapter check_node_adapter
 run_check python-adapter check_python_adapter
 run_check go-adapter check_go_adapter
+run_check profile-scripts check_profile_scripts
 
 # The closing line in the form tests/run.sh uses.
 if ((${#failed[@]})); then say "failed: ${failed[*]}"; fi

@@ -25,7 +25,7 @@ usage() { printf 'usage: %s BUILD_DIR [unit|server|all|check]\n' "$0" >&2; exit 
 # The server tests of `check` (tests/server/NAME.c or NAME.sh): one or two
 # per concern, a couple of minutes in all on 2 CPUs.
 SMOKE=(test_libpq_sync test_rawwire test_libpq_pipeline test_runner_e2e test_bridge test_wakeups
-       test_backend_e2e test_load)
+       test_backend_e2e test_load test_profile_e2e)
 
 (($# >= 1 && $# <= 2)) || usage
 build=$1

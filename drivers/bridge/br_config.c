@@ -258,13 +258,30 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    cfg->argv = calloc(4, sizeof *cfg->argv);
+    /* A profiled run (the runner sets PGCB_PROFILE=1 for its hosts;
+     * docs/bridge-protocol.md): node writes /tmp/perf-PID.map, so that perf
+     * names its JIT frames, interpreted functions included (the runner
+     * removes the maps after folding). Go and Python need nothing. */
+    const char *prof = getenv("PGCB_PROFILE");
+    int node_prof = prof && strcmp(prof, "1") == 0 && strcmp(b->name, "node") == 0;
+    cfg->argv = calloc(10, sizeof *cfg->argv);
     size_t k = 0;
     if (cfg->argv) {
         if (b->runtime)
             cfg->argv[k++] = strdup(runtime ? runtime : b->runtime);
         if (b->runtime && b->flag)
             cfg->argv[k++] = strdup(b->flag);
+        if (node_prof) {
+            cfg->argv[k++] = strdup("--perf-basic-prof");
+            cfg->argv[k++] = strdup("--interpreted-frames-native-stack");
+            cfg->argv[k++] = strdup("--no-compact-code-space");
+            cfg->argv[k++] = strdup("--no-flush-bytecode");
+            /* --perf-basic-prof also turns on V8's log, an isolate-*-v8.log
+             * in the working directory per process: to a temporary file,
+             * unlinked at once, instead. */
+            cfg->argv[k++] = strdup("--logfile=+");
+            cfg->argv[k++] = strdup("--no-logfile-per-isolate");
+        }
         cfg->argv[k++] = file;
         file = NULL;
     }

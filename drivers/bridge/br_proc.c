@@ -229,6 +229,15 @@ static int br_reap(struct br_proc *p, int options)
         r = waitpid(p->pid, &st, options);
     while (r < 0 && errno == EINTR);
     if (r == p->pid || (r < 0 && errno == ECHILD)) {
+        /* A profiled run's node wrote its JIT map (br_config.c): it grows
+         * with the process and is of no use once the process is gone (the
+         * runner folded its recordings before it stops a host). */
+        const char *prof = getenv("PGCB_PROFILE");
+        if (prof && strcmp(prof, "1") == 0) {
+            char map[64];
+            snprintf(map, sizeof map, "/tmp/perf-%d.map", (int)p->pid);
+            unlink(map);
+        }
         p->exited = 1;
         p->status = r == p->pid ? st : 0;
         p->pid = 0;

@@ -5,6 +5,7 @@
 #   pipelining: libpq_pipeline, rawwire and floor, each in text and binary,
 #               depths 1, 10 and 1000;
 #   sequential: libpq_sync in text and binary, and null, depths 1 and 2;
+#   profiled:   libpq_sync and null with profile = on, depth 1;
 # both with the benchmark query at LIMIT 1 and LIMIT 100.
 #   parameters: run_batch_params (ABI 1.1) of every driver that talks to a
 #               server, in process: the test_params binary under memcheck.
@@ -71,6 +72,9 @@ memcheck() {
 ini "1 10 1000" libpq_pipeline:text libpq_pipeline:binary rawwire:text rawwire:binary \
     floor:text floor:binary >"$tmp/pipelining.ini"
 ini "1 2" libpq_sync:text libpq_sync:binary null >"$tmp/sequential.ini"
+# A profiled run (docs/profiling.md): the recordings, their folding, the
+# result's profile blocks and the top table (perf itself is not traced).
+ini "1" libpq_sync null | sed 's/^\[bench\]$/[bench]\nprofile = on/' >"$tmp/profiled.ini"
 {
     ini "1 10" libpq_sync
     printf '[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n' "$build"
@@ -100,6 +104,7 @@ memcheck_test() {
 # it would meet the table missing (42P01).
 memcheck pipelining
 memcheck sequential
+memcheck profiled
 memcheck bridge
 # tests/server/test_params.c: NULLs, empty and 300 kB values, depth 1000 with
 # distinct values, errors, in every sync mode and result format (each value

@@ -62,7 +62,7 @@ static void cli_of(struct pgcb_config_cli *cli, const char *const *args)
 {
     *cli = (struct pgcb_config_cli){0};
     static const char *const names[] = {"--driver", "--only", "--suite", "--query", "-T",
-                                        "--time-ms", "--queries"};
+                                        "--time-ms", "--queries", "--profile"};
     char err[512];
     for (size_t i = 0; args && args[i]; i += 2) {
         int f = -1;
@@ -516,6 +516,44 @@ static void test_budget(void **state)
     assert_string_equal(err, "--suite: given more than 64 times");
 }
 
+/* [bench] profile and --profile[=MODE] over it (docs/profiling.md). */
+static void test_profile(void **state)
+{
+    (void)state;
+    const char *text = "[bench]\nprofile = try\n[driver.a]\npath = a.so\n" QUERIES SUITES;
+    struct pgcb_config cfg;
+    load_ok(text, NULL, &cfg);
+    assert_int_equal(cfg.profile, PGCB_PROFILE_TRY);
+    assert_string_equal(cfg.profile_source, "file");
+    assert_int_equal(cfg.profile_line, 2);
+    pgcb_config_free(&cfg);
+    const char *on[] = {"--profile", "on", NULL};
+    load_ok(text, on, &cfg);
+    assert_int_equal(cfg.profile, PGCB_PROFILE_ON);
+    assert_string_equal(cfg.profile_source, "--profile");
+    char *digest = pgcb_config_cli_digest(&cfg);
+    assert_string_equal(digest, "profile=on\n"); /* a --resume must keep it */
+    free(digest);
+    pgcb_config_free(&cfg);
+    load_ok("[driver.a]\npath = a.so\n" QUERIES SUITES, NULL, &cfg);
+    assert_int_equal(cfg.profile, PGCB_PROFILE_OFF);
+    assert_string_equal(cfg.profile_source, "default");
+    pgcb_config_free(&cfg);
+    load_error("[bench]\nprofile = yes\n[driver.a]\npath = a.so\n" QUERIES SUITES, NULL,
+               "%s/t.ini:2: [bench] profile: 'yes' is not off, on or try (on: sample every "
+               "driver's measured orders with perf, or stop if perf cannot; try: the same, "
+               "unprofiled without perf)");
+    struct pgcb_config_cli cli = {0};
+    char err[256];
+    assert_int_equal(pgcb_config_cli_arg(&cli, PGCB_CLI_PROFILE, NULL, err, sizeof err), 0);
+    assert_int_equal(cli.profile, PGCB_PROFILE_ON); /* --profile alone */
+    assert_int_equal(pgcb_config_cli_given(&cli), 1);
+    assert_int_equal(pgcb_config_cli_arg(&cli, PGCB_CLI_PROFILE, "try", err, sizeof err), -1);
+    assert_string_equal(err, "--profile: given twice");
+    arg_error(PGCB_CLI_PROFILE, "maybe", "--profile=maybe: not on, try or off (--profile alone: "
+              "on)");
+}
+
 /* The file's own errors come first, and a file without a flag loads as
  * pgcb_config_load() does. */
 static void test_file_first(void **state)
@@ -558,6 +596,7 @@ int main(void)
         cmocka_unit_test_setup(test_suite_query, setup),
         cmocka_unit_test_setup(test_budget, setup),
         cmocka_unit_test_setup(test_file_first, setup),
+        cmocka_unit_test_setup(test_profile, setup),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
