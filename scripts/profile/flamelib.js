@@ -79,12 +79,12 @@ function splitKind(name) {
     return [name, ''];
 }
 
-// The plain graph's tree: Maps -> arrays, suffixes -> libtype (d3-flame-graph
-// colours kernel frames orange and JIT frames green).
+// The plain graph's tree: Maps -> arrays, suffixes -> libtype: d3-flame-graph
+// colours 'kernel' frames orange, 'jit' green, and any other libtype red, or
+// yellow for a C++ name (with '::'): FlameGraph's palette for mixed stacks.
 function toGraphTree(node) {
     const [name, libtype] = splitKind(node.name);
-    const out = { name, value: node.value };
-    if (libtype) out.libtype = libtype;
+    const out = { name, value: node.value, libtype: libtype || 'native' };
     if (node.children.size) out.children = [...node.children.values()].map(toGraphTree);
     return out;
 }
