@@ -61,13 +61,20 @@ function groupPage(pdir, group, order, title) {
         sections: [],
     };
     for (const n of names) {
-        const panels = SIDES.filter((s) => drivers.get(n)[s]).map((s) => lib.graphPanel(`${n} ${s}`, path.basename(drivers.get(n)[s])));
+        const panels = SIDES.filter((s) => drivers.get(n)[s]).map((s) => {
+            const f = path.basename(drivers.get(n)[s]);
+            return Object.assign(lib.graphPanel(`${n} ${s}`, f), { href: encodeURIComponent(f) });
+        });
         doc.sections.push({ heading: n, panels });
     }
     const base = names[0];
     for (const n of names.slice(1)) {
-        const panels = SIDES.filter((s) => drivers.get(n)[s] && drivers.get(base)[s]).map((s) =>
-            lib.diffPanel(`${n} against ${base}, ${s}`, path.basename(drivers.get(base)[s]), path.basename(drivers.get(n)[s])));
+        const panels = SIDES.filter((s) => drivers.get(n)[s] && drivers.get(base)[s]).map((s) => {
+            const b = path.basename(drivers.get(base)[s]);
+            const o = path.basename(drivers.get(n)[s]);
+            return Object.assign(lib.diffPanel(`${n} against ${base}, ${s}`, b, o),
+                { baseHref: encodeURIComponent(b), otherHref: encodeURIComponent(o) });
+        });
         if (panels.length) doc.sections.push({ heading: `differential: ${n} against ${base}`, panels });
     }
     return { doc, names };

@@ -51,6 +51,7 @@ function main(argv) {
     if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h') usage();
     const page = argv[0];
     if (page.startsWith('-')) usage('the first argument is the page to write (PAGE.html)');
+    const pageDir = path.dirname(path.resolve(page));
     const doc = { title: 'flame graphs', sections: [] };
     let section = null;
     const panels = () => {
@@ -72,11 +73,12 @@ function main(argv) {
             doc.sections.push(section);
         } else if (opt === '--graph') {
             const [label, file] = labelled(opt, val);
-            panels().push(lib.graphPanel(label, file));
+            panels().push(Object.assign(lib.graphPanel(label, file), { href: lib.hrefFrom(pageDir, file) }));
         } else {
             const [label, files] = labelled(opt, val);
             const [base, other] = pair(opt, files);
-            panels().push(lib.diffPanel(label, base, other));
+            panels().push(Object.assign(lib.diffPanel(label, base, other),
+                { baseHref: lib.hrefFrom(pageDir, base), otherHref: lib.hrefFrom(pageDir, other) }));
         }
     }
     if (!doc.sections.some((s) => s.panels.length)) usage('no panel (--graph or --diff)');

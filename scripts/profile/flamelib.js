@@ -79,12 +79,12 @@ function splitKind(name) {
     return [name, ''];
 }
 
-// The plain graph's tree: Maps -> arrays, suffixes -> libtype (d3-flame-graph
-// colours kernel frames orange and JIT frames green).
+// The plain graph's tree: Maps -> arrays, suffixes -> libtype: d3-flame-graph
+// colours 'kernel' frames orange, 'jit' green, and any other libtype red, or
+// yellow for a C++ name (with '::'): FlameGraph's palette for mixed stacks.
 function toGraphTree(node) {
     const [name, libtype] = splitKind(node.name);
-    const out = { name, value: node.value };
-    if (libtype) out.libtype = libtype;
+    const out = { name, value: node.value, libtype: libtype || 'native' };
     if (node.children.size) out.children = [...node.children.values()].map(toGraphTree);
     return out;
 }
@@ -156,7 +156,9 @@ function readFolded(file) {
 }
 
 // A panel's data: {kind: 'graph', label, file, total, tree, top} or
-// {kind: 'diff', label, base, other, baseTotal, total, tree, onlyBase}.
+// {kind: 'diff', label, base, other, baseTotal, total, tree, onlyBase}; the
+// callers add links to the files (href; baseHref and otherHref), relative to
+// the page.
 function graphPanel(label, file) {
     const p = readFolded(file);
     return { kind: 'graph', label, file, total: p.total, tree: toGraphTree(p.root), top: readTop(file) };
@@ -168,6 +170,11 @@ function diffPanel(label, baseFile, otherFile) {
     const panel = { kind: 'diff', label, base: baseFile, other: otherFile, baseTotal: base.total, total: other.total, tree: null, onlyBase: 0 };
     if (base.total > 0 && other.total > 0) Object.assign(panel, toDiffTree(base, other));
     return panel;
+}
+
+// A link from a page in pageDir to file: relative, each segment percent-encoded.
+function hrefFrom(pageDir, file) {
+    return path.relative(pageDir, path.resolve(file)).split(path.sep).map(encodeURIComponent).join('/');
 }
 
 // JSON that is safe inside a <script> element (and anywhere in HTML text).
@@ -252,5 +259,5 @@ function writeFileAtomic(file, text) {
 
 module.exports = {
     FlameError, parseFolded, toGraphTree, toDiffTree, readTop, graphPanel, diffPanel,
-    jsonForScript, renderPage, writeFileAtomic, splitKind,
+    jsonForScript, renderPage, writeFileAtomic, splitKind, hrefFrom,
 };

@@ -16,6 +16,13 @@
         if (parent) parent.appendChild(e);
         return e;
     }
+    // TEXT as a link to HREF (a relative path the tools made), or plain text.
+    function link(parent, text, href) {
+        if (!href) return el(parent, 'span', null, text);
+        var a = el(parent, 'a', null, text);
+        a.setAttribute('href', href);
+        return a;
+    }
     function pct(x) {
         return (100 * x).toFixed(x !== 0 && Math.abs(x) < 0.001 ? 3 : 2) + '%';
     }
@@ -91,15 +98,20 @@
         el(box, 'h3', null, panel.label);
         var isDiff = panel.kind === 'diff';
         if (isDiff) {
-            el(box, 'p', 'pgcb-meta', 'OTHER ' + panel.other + ' (' + panel.total + ' samples) against BASE ' +
-                panel.base + ' (' + panel.baseTotal + ' samples).');
+            var m = el(box, 'p', 'pgcb-meta', 'OTHER ');
+            link(m, panel.other, panel.otherHref);
+            m.appendChild(document.createTextNode(' (' + panel.total + ' samples) against BASE '));
+            link(m, panel.base, panel.baseHref);
+            m.appendChild(document.createTextNode(' (' + panel.baseTotal + ' samples).'));
             el(box, 'p', 'pgcb-meta', 'Both profiles are normalised to shares of their own totals first. Widths: ' +
                 'OTHER\'s shares. Colour: a frame (with everything above it) takes more (red) or less (blue) of ' +
                 'OTHER\'s samples than of BASE\'s, deeper the larger the change relative to its width; orange: not ' +
                 'in BASE at all. Frames only in BASE are not drawn' +
                 (panel.tree ? ' (' + pct(panel.onlyBase) + ' of BASE\'s samples).' : '.'));
         } else {
-            el(box, 'p', 'pgcb-meta', panel.file + ': ' + panel.total + ' samples.');
+            var g = el(box, 'p', 'pgcb-meta');
+            link(g, panel.file, panel.href);
+            g.appendChild(document.createTextNode(': ' + panel.total + ' samples.'));
         }
         if (!panel.tree || panel.total === 0 || (isDiff && panel.baseTotal === 0)) {
             el(box, 'p', 'pgcb-empty', isDiff ? 'No differential: a profile without samples.' : 'No samples.');

@@ -91,6 +91,7 @@ assert.deepStrictEqual(stacks(g1.tree, '', {}), { 'all;main;b;c': 5, 'all;main;b
 assert.strictEqual(g2.total, 7);
 assert.strictEqual(g2.tree.value, 7);
 assert.strictEqual(g2.label, 'hostile <b>');
+assert.strictEqual(g1.href, 'base.folded', 'the link to the folded file, relative to the page');
 ok('both graphs parse back out of the page: totals 10 and 7, every stack\'s count');
 
 // The hostile symbol: present in the data, never as markup.
@@ -163,6 +164,8 @@ noExternal(gpage, 'group page');
 assert.deepStrictEqual(gd.sections.map((s) => s.heading), ['zz', 'aa', 'differential: aa against zz']);
 assert.deepStrictEqual(gd.sections[0].panels.map((p) => [p.label, p.total]), [['zz client', 6], ['zz backend', 9]]);
 assert.deepStrictEqual(gd.sections[0].panels[0].top.categories, [['runner', 6]]);
+assert.strictEqual(gd.sections[0].panels[0].href, 'zz.client.folded');
+assert.deepStrictEqual([gd.sections[2].panels[0].baseHref, gd.sections[2].panels[0].otherHref], ['zz.client.folded', 'aa.client.folded']);
 assert.deepStrictEqual(gd.sections[2].panels.map((p) => [p.base, p.other]),
     [['zz.client.folded', 'aa.client.folded'], ['zz.backend.folded', 'aa.backend.folded']]);
 close(find(gd.sections[2].panels[1].tree, ['postgres', 'main', 'PortalRun']).delta, 0, 'PortalRun delta');

@@ -38,12 +38,13 @@ PGAPPNAME=$app pgbench -n -M prepared -c 1 -T 4 -f "$tmp/q.sql" > "$tmp/pgbench.
 bench=$!
 pid=""
 for _ in $(seq 50); do
-    pid=$(psql -XAtqc "SELECT pid FROM pg_stat_activity WHERE application_name = '$app'" 2>/dev/null || true)
+    # (pgbench's first connection, which runs no query, ends at once: wait for the one running ours)
+    pid=$(psql -XAtqc "SELECT pid FROM pg_stat_activity WHERE application_name = '$app' AND query LIKE '%generate_series%'" 2>/dev/null || true)
     [[ -n $pid ]] && break
     sleep 0.1
 done
 [[ $pid =~ ^[0-9]+$ ]] || fail "no backend with application_name $app within 5 s: $(cat "$tmp/pgbench.log")"
-perf record -q -e cpu-clock -F 999 --call-graph dwarf -p "$pid" -o "$tmp/be.perf" -- sleep 1.5 \
+perf record -q --no-buildid-cache -e cpu-clock -F 999 --call-graph dwarf -p "$pid" -o "$tmp/be.perf" -- sleep 1.5 \
     || fail "perf record -p $pid failed"
 wait "$bench" || fail "pgbench failed: $(cat "$tmp/pgbench.log")"
 bench=""

@@ -10,6 +10,7 @@
 # categories add up to top.tsv's total; then an empty recording (events never
 # enabled: -D -1) still gives both files with "total 0", and a wrong argument
 # count exits 2. Needs perf (with libpython) and cc: missing is a failure.
+# (--no-buildid-cache: the test's binaries are not copied into ~/.debug.)
 set -euo pipefail
 prog=profile_fold_c
 (($# == 1)) || { printf 'usage: %s BUILD_DIR\n' "$0" >&2; exit 2; }
@@ -46,7 +47,7 @@ int main(int argc, char **argv)
 }
 C
 cc -O1 -g -fomit-frame-pointer -o "$tmp/spin" "$tmp/spin.c" || fail "cc failed"
-perf record -q -e cpu-clock -F 999 --call-graph dwarf -o "$tmp/spin.perf" -- "$tmp/spin" 0.6 \
+perf record -q --no-buildid-cache -e cpu-clock -F 999 --call-graph dwarf -o "$tmp/spin.perf" -- "$tmp/spin" 0.6 \
     || fail "perf record failed (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null); root or <= 1 needed)"
 fold "$tmp/spin.perf" "$tmp/spin"
 total=$(check_sums "$tmp/spin")
@@ -63,7 +64,7 @@ grep -v '^spin;' "$tmp/spin.folded" && fail "a stack does not start with the com
 
 # An empty recording: events disabled from the start (the runner's -D -1).
 mkfifo "$tmp/ctl" "$tmp/ack"
-perf record -q -e cpu-clock -F 999 --call-graph dwarf -D -1 --control "fifo:$tmp/ctl,$tmp/ack" \
+perf record -q --no-buildid-cache -e cpu-clock -F 999 --call-graph dwarf -D -1 --control "fifo:$tmp/ctl,$tmp/ack" \
     -o "$tmp/empty.perf" -- "$tmp/spin" 0.2 || fail "perf record -D -1 failed"
 fold "$tmp/empty.perf" "$tmp/empty"
 [[ $(cat "$tmp/empty.top.tsv") == $'total\t\t0' ]] || fail "empty recording: top.tsv is '$(cat "$tmp/empty.top.tsv")', not 'total<TAB><TAB>0'"
