@@ -115,9 +115,9 @@ int pgcb_perf_check(const struct pgcb_perf_opts *o, char *why, size_t n)
     snprintf(data, sizeof data, "%s/check.data", dir);
     snprintf(log, sizeof log, "%s/check.log", dir);
     snprintf(freq, sizeof freq, "%u", o->frequency);
-    char *argv[] = {(char *)o->perf, "record", "-q", "-e", (char *)o->event, "-F", freq,
-                    "--call-graph", (char *)o->call_graph, "-o", data, "--", "sleep", "0.1",
-                    NULL};
+    char *argv[] = {(char *)o->perf, "record", "-q", "--no-buildid-cache", "-e",
+                    (char *)o->event, "-F", freq, "--call-graph", (char *)o->call_graph, "-o",
+                    data, "--", "sleep", "0.1", NULL};
     int st = 0, rc = -1;
     pid_t pid = spawn(argv, log);
     if (pid < 0) {
@@ -218,9 +218,11 @@ int pgcb_perfrec_start(struct pgcb_perfrec *p, const struct pgcb_perf_opts *o, c
     char *list = pgcb_xcalloc(cap, 1);
     for (size_t i = 0; i < npids; i++)
         snprintf(list + strlen(list), cap - strlen(list), "%s%d", i ? "," : "", pids[i]);
-    char *argv[] = {(char *)o->perf, "record", "-q", "-e", (char *)o->event, "-F", freq,
-                    "--call-graph", (char *)o->call_graph, "-D", "-1", "--control", control,
-                    "-o", p->out, "-p", list, NULL};
+    /* --no-buildid-cache: perf would copy every binary it saw (node, each
+     * rebuilt .so) into ~/.debug, which grew past 100 MB here. */
+    char *argv[] = {(char *)o->perf, "record", "-q", "--no-buildid-cache", "-e",
+                    (char *)o->event, "-F", freq, "--call-graph", (char *)o->call_graph, "-D",
+                    "-1", "--control", control, "-o", p->out, "-p", list, NULL};
     unlink(p->log);
     p->pid = spawn(argv, p->log);
     free(list);

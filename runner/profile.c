@@ -473,7 +473,18 @@ void pgcb_profile_finish(struct pgcb_profile *p, struct pgcb_result *r, FILE *ou
     }
     char *log = pgcb_xasprintf("%s/flame-dir.log", p->dir);
     char why[700];
-    char *argv[] = {p->flame_dir, p->dir, NULL};
+    /* The config's driver order (as file names): a group's page shows them
+     * so, and its differentials compare each with the first. */
+    size_t cap = 1;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        cap += strlen(r->drivers[d].name) + 1;
+    char *order = pgcb_xcalloc(cap, 1);
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        char safe[128];
+        pgcb_profile_safe_name(r->drivers[d].name, safe, sizeof safe);
+        snprintf(order + strlen(order), cap - strlen(order), "%s%s", d ? "," : "", safe);
+    }
+    char *argv[] = {p->flame_dir, p->dir, "--order", order, NULL};
     if (pgcb_perf_run(argv, log, 600000, why, sizeof why) != 0) {
         fprintf(stderr, "runner: note: the flame graph pages could not be made (%s): %s\n",
                 log, why);
@@ -490,6 +501,7 @@ void pgcb_profile_finish(struct pgcb_profile *p, struct pgcb_result *r, FILE *ou
                     access(index, F_OK) == 0 ? " (flame graphs, open in a browser)" : "");
         free(index);
     }
+    free(order);
     struct stat st;
     if (stat(log, &st) == 0 && st.st_size == 0)
         unlink(log);
