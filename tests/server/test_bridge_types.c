@@ -157,8 +157,58 @@ static int group_teardown(void **state)
     return 0;
 }
 
+/* Parameters are bound as the bridge's text, whatever type the server
+ * describes for them: a bool's 'true' and 'false' and a json's text reach
+ * the server as given, for every client, as for libpq (postgres.js's own
+ * serializers once made any string bool 'f' and quoted a json string
+ * again: MagicStack's pg_type matched no row). */
+static void test_text_params(void **state)
+{
+    (void)state;
+    static const char sql[] = "SELECT count(*)::int AS n, $3::json::text AS j FROM pg_type "
+                              "WHERE typtypmod = $1 AND typisdefined = $2";
+    static const char *const sets[][3] = {{"-1", "true", "{\"a\": [1, \"x\"]}"},
+                                          {"-1", "false", "\"text\""}};
+    char err[PGCB_ERRLEN];
+    struct pgcb_sum want[2];
+    struct pgcb_conn *pc = drvtest_open_ok(&pq, "", NULL, 0);
+    struct pgcb_stmt *ps = drvtest_prepare_ok(&pq, pc, "pgcb_tp", sql);
+    for (int k = 0; k < 2; k++) {
+        int len[3] = {(int)strlen(sets[k][0]), (int)strlen(sets[k][1]), (int)strlen(sets[k][2])};
+        struct pgcb_params p = {3, sets[k], len};
+        want[k] = drvtest_run_params(&pq, pc, ps, 1, &p, PGCB_OK, err, sizeof err);
+    }
+    pq.d->close(pc);
+    assert_true(want[0].hash != want[1].hash);
+    int bad = 0;
+    for (size_t i = 0; i < NCLIENTS; i++) {
+        const struct client *cl = &clients[i];
+        const struct pgcb_option o[] = {{"adapter", cl->adapter}, {"client", cl->client},
+                                        {"result_format", cl->format}};
+        struct pgcb_conn *c = drvtest_open_ok(&br, "", o, 3);
+        struct pgcb_stmt *st = drvtest_prepare_ok(&br, c, "pgcb_tp", sql);
+        for (int k = 0; k < 2; k++) {
+            int len[3] = {(int)strlen(sets[k][0]), (int)strlen(sets[k][1]),
+                          (int)strlen(sets[k][2])};
+            struct pgcb_params p = {3, sets[k], len};
+            struct pgcb_sum got = drvtest_run_params(&br, c, st, 1, &p, PGCB_OK, err, sizeof err);
+            /* Both columns are int4 and text in every format. */
+            if (got.rows != want[k].rows || got.hash != want[k].hash) {
+                fprintf(stderr, "%s/%s (%s), typisdefined = %s: rows %llu hash %016llx, libpq "
+                        "rows %llu hash %016llx\n", cl->adapter, cl->client, cl->format,
+                        sets[k][1], (unsigned long long)got.rows, (unsigned long long)got.hash,
+                        (unsigned long long)want[k].rows, (unsigned long long)want[k].hash);
+                bad++;
+            }
+        }
+        br.d->close(c);
+    }
+    assert_int_equal(bad, 0);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_types)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_types),
+                                       cmocka_unit_test(test_text_params)};
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

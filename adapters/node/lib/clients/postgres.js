@@ -124,6 +124,14 @@ class PostgresClient {
         } catch (err) {
             throw new AdapterError('connect', messageOf(err));
         }
+        // Parameters are the bridge's text, bound as they are (the protocol's
+        // rule, every client alike). postgres.js serializes each parameter by
+        // the type the server described for it -- its bool serializer makes
+        // any string 'f' (x === true ? 't' : 'f'), its json one quotes it
+        // again -- so that pg_type's typisdefined = 'true' matched no row.
+        // Its Bind only serializes a type `in options.serializers`: a view
+        // of them that has none leaves every parameter as its text ('' + x).
+        sql.options.serializers = new Proxy(sql.options.serializers, { has: () => false });
         this.sql = sql;
         this.cur = sql;
         this.pooled = size > 0;
