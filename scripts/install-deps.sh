@@ -22,7 +22,7 @@ pkgs=(
     # The Python adapter's clients, for Debian's /usr/bin/python3 (and
     # psycopg's AsyncConnectionPool for concurrency suites: 3.1.7, whose
     # module says psycopg_pool 3.1.5).
-    python3 python3-psycopg python3-psycopg-pool python3-asyncpg
+    python3 python3-psycopg python3-psycopg-pool python3-asyncpg python3-uvloop
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.
     golang-go golang-github-jackc-pgx-v4-dev
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes

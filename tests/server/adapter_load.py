@@ -355,14 +355,18 @@ def one_client(build, spec, figures):
 def asyncpg_reset(build):
     """asyncpg's pool_reset: with yes (asyncpg's default) a load's release
     runs the reset query on the connection, with no it does not: the last
-    statement of each pool backend in pg_stat_activity says which."""
-    for reset, want in (("yes", "RESET ALL"), ("no", SQL1)):
-        tag = "python asyncpg pool_reset=%s" % reset
+    statement of each pool backend in pg_stat_activity says which; and its
+    loop option (asyncio, uvloop), which links names."""
+    for reset, loop, want in (("yes", "asyncio", "RESET ALL"), ("no", "uvloop", SQL1)):
+        tag = "python asyncpg pool_reset=%s loop=%s" % (reset, loop)
         ad = Adapter(command(build, "python"))
         app = "pgcb_reset_%s_%d" % (reset, os.getpid())
         try:
-            ad.call({"op": "hello", "protocol": 1, "client": "asyncpg",
-                     "options": {"pool_reset": reset}, "result_format": "text"})
+            r, _ = ad.call({"op": "hello", "protocol": 1, "client": "asyncpg",
+                            "options": {"pool_reset": reset, "loop": loop},
+                            "result_format": "text"})
+            check(tag + ": links name the loop", ("%s " % loop) in r.get("links", ""),
+                  json.dumps(r)[:300])
             r, _ = ad.call({"op": "connect", "conn": conninfo(app), "pool": 2})
             if not check(tag + ": connect", r.get("ok") is True, json.dumps(r)[:300]):
                 continue

@@ -1,7 +1,8 @@
 """The `asyncpg` client: asyncpg on one asyncio event loop.
 
-Event loop: one asyncio.new_event_loop() (the standard selector loop; uvloop
-is not used) for the adapter's whole life; each request is one
+Event loop: one asyncio.new_event_loop() (the standard selector loop; with
+option loop=uvloop, uvloop's, as MagicStack's runner uses) for the adapter's
+whole life; each request is one
 run_until_complete, and a timed block is one coroutine holding the whole
 batch loop (block.run_async): no loop start per batch.
 
@@ -69,7 +70,7 @@ from ..pgtext import ParamError, converter
 from ..sqltext import parse_backend_options
 from .base import Client as BaseClient
 from .base import check_conn
-from .base import Plan
+from .base import LOOP_OPTION, Plan, loop_links, new_loop
 
 _IO_ERRORS = (OSError, ConnectionError, asyncio.TimeoutError, EOFError,
               asyncpg.ConnectionDoesNotExistError)
@@ -104,7 +105,8 @@ class _NoResetConnection(asyncpg.Connection):
 
 class Client(BaseClient):
     name = "asyncpg"
-    options = {"pool_reset": ("yes", ("yes", "no"),
+    options = {"loop": LOOP_OPTION,
+               "pool_reset": ("yes", ("yes", "no"),
                               "a pool's release runs asyncpg's reset query (one more round "
                               "trip per load query; no: none, as MagicStack's runner, which "
                               "holds plain connections)")}
@@ -112,8 +114,7 @@ class Client(BaseClient):
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
-        self.loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(self.loop)
+        self.loop = new_loop(self.opts["loop"])
         self.conn = None
         self.pool = None
         self.held = None  # the pool's connection a run holds
@@ -125,8 +126,8 @@ class Client(BaseClient):
         v = asyncpg.__version__
         reset = "" if self.opts["pool_reset"] == "yes" else "; a pool's release sends no reset query"
         return {"client_version": v, "pipeline": False,
-                "links": "asyncpg %s (binary results), asyncio event loop%s; %s"
-                         % (v, reset, runtime())}
+                "links": "asyncpg %s (binary results), %s%s; %s"
+                         % (v, loop_links(self.opts["loop"]), reset, runtime())}
 
     def wire(self):
         # asyncpg cannot be asked for text: hello's result_format is not

@@ -147,3 +147,42 @@ class Client:
             self.close()
         except Exception:
             pass
+
+
+# The `loop` option of the asyncio clients: the event loop a client's
+# coroutines run on.
+LOOP_OPTION = ("asyncio", ("asyncio", "uvloop"),
+               "the event loop: asyncio's own selector loop, or uvloop (python3-uvloop; "
+               "MagicStack's pgbench runs its Python drivers on uvloop)")
+
+
+def check_loop(kind):
+    """AdapterError config when the loop `kind` cannot be made here."""
+    if kind == "uvloop":
+        try:
+            import uvloop  # noqa: F401
+        except ImportError:
+            raise AdapterError("config", "option loop = uvloop: uvloop is not installed "
+                               "(apt-get install python3-uvloop)") from None
+
+
+def new_loop(kind):
+    """A new event loop of `kind` ("asyncio" or "uvloop"), made the current
+    one. uvloop missing: AdapterError config naming the package."""
+    import asyncio
+    check_loop(kind)
+    if kind == "uvloop":
+        import uvloop
+        loop = uvloop.new_event_loop()
+    else:
+        loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    return loop
+
+
+def loop_links(kind):
+    """What `links` says of the loop."""
+    if kind != "uvloop":
+        return "asyncio event loop"
+    import uvloop
+    return "uvloop %s event loop" % uvloop.__version__

@@ -74,7 +74,7 @@ from ..errors import AdapterError, describe_exception
 from ..sqltext import to_psycopg
 from .base import Client as BaseClient
 from .base import check_conn
-from .base import Plan
+from .base import LOOP_OPTION, Plan, check_loop, loop_links, new_loop
 
 TUPLES_OK = pq.ExecStatus.TUPLES_OK
 IDLE = pq.TransactionStatus.IDLE
@@ -149,10 +149,12 @@ class Client(BaseClient):
     name = "psycopg"
     json_parsed = True  # its json/jsonb loaders return json.loads() of the text
     options = {"pipeline": ("auto", ("auto", "no"),
-                            "auto: pipeline mode for a batch of more than one statement")}
+                            "auto: pipeline mode for a batch of more than one statement"),
+               "loop": LOOP_OPTION}
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
+        check_loop(self.opts["loop"])
         self.binary = result_format == "binary"
         self.conn = None
         self.pipeline_off = ""
@@ -175,7 +177,8 @@ class Client(BaseClient):
         if self.pipeline_off:
             links += " [no pipeline mode: %s]" % self.pipeline_off
         if psycopg_pool is not None:
-            links += "; psycopg_pool %s (AsyncConnectionPool)" % psycopg_pool.__version__
+            links += "; psycopg_pool %s (AsyncConnectionPool, %s)" % (
+                psycopg_pool.__version__, loop_links(self.opts["loop"]))
         return {"client_version": psycopg.__version__, "links": links,
                 "pipeline": self.use_pipeline}
 
@@ -192,8 +195,7 @@ class Client(BaseClient):
     def connect(self, conn, pool=None):
         check_conn(conn, "psycopg")
         if pool is not None:
-            self.loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(self.loop)
+            self.loop = new_loop(self.opts["loop"])
             self.pool = self._run(self._open_pool(pool, make_conninfo(**conn)))
             return
         try:
