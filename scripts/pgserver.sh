@@ -95,6 +95,23 @@ conf_quote() { printf "'%s'" "${1//\'/\'\'}"; }
 # 0 if something listens on TCP port $1 of any local address.
 tcp_port_used() { [[ -n $(ss -Htln "sport = :$1" 2>/dev/null) ]]; }
 
+# free_port FROM SOCKDIR: print the first port from FROM up to port_last with
+# no socket for it in SOCKDIR nor in the usual shared dirs and nothing
+# listening on it over TCP (needed with --tcp; without it, so that a port
+# number still names one server on this machine); 1 if there is none.
+free_port() {
+    local p d used
+    for ((p = $1; p <= port_last; p++)); do
+        used=0
+        for d in "$2" /run/postgresql /var/run/postgresql /tmp; do
+            if [[ -e $d/.s.PGSQL.$p || -e $d/.s.PGSQL.$p.lock ]]; then used=1; break; fi
+        done
+        if ((!used)) && tcp_port_used "$p"; then used=1; fi
+        if ((!used)); then printf '%s\n' "$p"; return 0; fi
+    done
+    return 1
+}
+
 # make_tls DIR USER: a CA, a server certificate (localhost, 127.0.0.1) and a
 # client certificate (CN=pgcb_cert: the role whose pg_hba method is cert)
 # signed by it, in DIR; keys 0600, owned by USER (the server's) except the
@@ -232,19 +249,9 @@ cmd_start() {
     # Run from a directory the server user can enter (initdb complains otherwise).
     cd -- "$dir"
 
-    # Pick a port: no socket for it in our dir nor in the usual shared dirs
-    # and nothing listening on it over TCP (needed with --tcp; without it,
-    # so that a port number still names one server on this machine).
-    local port="" p d used
-    for ((p = port_first; p <= port_last; p++)); do
-        used=0
-        for d in "$sock" /run/postgresql /var/run/postgresql /tmp; do
-            if [[ -e $d/.s.PGSQL.$p || -e $d/.s.PGSQL.$p.lock ]]; then used=1; break; fi
-        done
-        if ((!used)) && tcp_port_used "$p"; then used=1; fi
-        if ((!used)); then port=$p; break; fi
-    done
-    [[ -n $port ]] || die "no free port in $port_first-$port_last"
+    # Pick a port (free_port).
+    local port
+    port=$(free_port "$port_first" "$sock") || die "no free port in $port_first-$port_last"
 
     note "initdb into $data (as $user, $bindir)"
     if ! run_as "$user" "$bindir/initdb" -D "$data" -U postgres --auth-local=trust --auth-host=reject \
@@ -312,7 +319,26 @@ cmd_start() {
     local -a pin=()
     if ((have_cpus)); then pin=(taskset -c "$cpus"); fi
     note "starting PostgreSQL on $sock port $port${cpus:+ (CPUs $cpus)}"
-    if ! run_as "$user" "${pin[@]}" "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 -s start >&2; then
+    # A TCP port found free can be taken before the server binds it (another
+    # pgserver.sh starting at the same time: make test's two passes do): then
+    # the next free one, a few times.
+    local tries=0 started=0
+    while ((tries < 5)); do
+        if run_as "$user" "${pin[@]}" "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 -s start >&2; then
+            started=1
+            break
+        fi
+        tries=$((tries + 1))
+        if ((!tcp)) || ! grep -q 'could not bind .*Address already in use' "$log" \
+                || [[ -n $(postmaster_pid "$data") ]]; then
+            break
+        fi
+        port=$(free_port $((port + 1)) "$sock") || break
+        note "TCP port taken meanwhile: starting PostgreSQL on port $port"
+        printf 'port = %s\n' "$port" >>"$data/postgresql.conf"
+        : >"$log"
+    done
+    if ((!started)); then
         # Do not leave a half-started server behind.
         if [[ -n $(postmaster_pid "$data") ]]; then
             run_as "$user" "$bindir/pg_ctl" -D "$data" -m immediate -w -t 30 -s stop >&2 || true

@@ -268,8 +268,8 @@ static void test_bad_flags(void **state)
     expect_bad((const char *[]){"--driver", "gone", NULL},
                "runner: --driver 'gone': expected NAME=PATH (e.g. --driver mine=./mine.so)\n");
     expect_bad((const char *[]){"--check-driver", "x.so", "--only", "floor", NULL},
-               "runner: --driver, --only, --suite, --query, -T, --time-ms and --queries are "
-               "for a run, not --check-driver\n");
+               "runner: --driver, --only, --suite, --query, -T, --time-ms, --queries and "
+               "--profile are for a run, not --check-driver\n");
     /* a --driver that is not a driver: refused at load, naming the flag */
     char notso[600], arg[700];
     snprintf(notso, sizeof notso, "%s/notso.so", e2e_tmp);
