@@ -284,7 +284,12 @@ check_python_adapter() {
     mapfile -t files < <(find adapters/python tests/fixtures/adapters -type f -name '*.py' | sort)
     say "/usr/bin/python3 byte-compiles ${#files[@]} files of adapters/python and tests/fixtures/adapters"
     [[ -x /usr/bin/python3 ]] || { say "/usr/bin/python3 not found (scripts/install-deps.sh installs python3)"; return 1; }
-    # compile() of each file's text, writing nothing next to the sources
+    py_compile "${files[@]}"
+}
+
+# py_compile FILE...: /usr/bin/python3 compiles each file's text (compile(),
+# writing nothing next to the sources); each error as FILE:LINE: MESSAGE.
+py_compile() {
     /usr/bin/python3 -c '
 import sys
 bad = 0
@@ -294,7 +299,7 @@ for f in sys.argv[1:]:
     except SyntaxError as e:
         print(f"{f}:{e.lineno}: {e.msg}")
         bad = 1
-sys.exit(bad)' "${files[@]}"
+sys.exit(bad)' "$@"
 }
 
 # The profile tools (scripts/profile/, tests/profile/): node --check on the
@@ -309,16 +314,7 @@ check_profile_scripts() {
     command -v node >/dev/null || { say "node not found (scripts/install-deps.sh installs it)"; return 1; }
     [[ -x /usr/bin/python3 ]] || { say "/usr/bin/python3 not found (scripts/install-deps.sh installs python3)"; return 1; }
     for f in "${js[@]}"; do node --check "$f" || bad=1; done
-    /usr/bin/python3 -c '
-import sys
-bad = 0
-for f in sys.argv[1:]:
-    try:
-        compile(open(f, encoding="utf-8").read(), f, "exec")
-    except SyntaxError as e:
-        print(f"{f}:{e.lineno}: {e.msg}")
-        bad = 1
-sys.exit(bad)' "${py[@]}" || bad=1
+    py_compile "${py[@]}" || bad=1
     ((bad == 0))
 }
 
