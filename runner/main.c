@@ -577,28 +577,12 @@ int main(int argc, char **argv)
      * adapters (started by the hosts, below) learn it from PGCB_PROFILE
      * (docs/bridge-protocol.md). */
     char prof_why[700] = "";
-    int profiling = 0;
-    if (cfg.profile != PGCB_PROFILE_OFF) {
-        struct pgcb_perf_opts po = pgcb_profile_opts();
-        char how[600];
-        if (strcmp(cfg.profile_source, "--profile") == 0)
-            snprintf(how, sizeof how, "--profile=%s", pgcb_profile_mode_name(cfg.profile));
-        else
-            snprintf(how, sizeof how, "%s:%d: [bench] profile = %s", cfg.file, cfg.profile_line,
-                     pgcb_profile_mode_name(cfg.profile));
-        if (pgcb_perf_check(&po, prof_why, sizeof prof_why) == 0) {
-            profiling = 1;
-            setenv("PGCB_PROFILE", "1", 1);
-        } else if (cfg.profile == PGCB_PROFILE_ON) {
-            fprintf(stderr, "runner: %s: %s (profile = try would run unprofiled instead)\n",
-                    how, prof_why);
-            pgcb_session_free(&s);
-            pgcb_journal_state_free(&resumed);
-            pgcb_config_free(&cfg);
-            return 1;
-        } else {
-            fprintf(stderr, "runner: note: %s: %s; the run goes on unprofiled\n", how, prof_why);
-        }
+    int profiling = pgcb_profile_check(&cfg, prof_why, sizeof prof_why);
+    if (profiling < 0) {
+        pgcb_session_free(&s);
+        pgcb_journal_state_free(&resumed);
+        pgcb_config_free(&cfg);
+        return 1;
     }
     struct pgcb_profile *prof = NULL;
 

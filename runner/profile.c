@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -93,6 +94,31 @@ static char *beside_runner(const char *name)
         return NULL;
     }
     return path;
+}
+
+int pgcb_profile_check(const struct pgcb_config *cfg, char *why, size_t n)
+{
+    why[0] = '\0';
+    if (cfg->profile == PGCB_PROFILE_OFF)
+        return 0;
+    struct pgcb_perf_opts po = pgcb_profile_opts();
+    char how[600];
+    if (strcmp(cfg->profile_source, "--profile") == 0)
+        snprintf(how, sizeof how, "--profile=%s", pgcb_profile_mode_name(cfg->profile));
+    else
+        snprintf(how, sizeof how, "%s:%d: [bench] profile = %s", cfg->file, cfg->profile_line,
+                 pgcb_profile_mode_name(cfg->profile));
+    if (pgcb_perf_check(&po, why, n) == 0) {
+        setenv("PGCB_PROFILE", "1", 1);
+        return 1;
+    }
+    if (cfg->profile == PGCB_PROFILE_ON) {
+        fprintf(stderr, "runner: %s: %s (profile = try would run unprofiled instead)\n", how,
+                why);
+        return -1;
+    }
+    fprintf(stderr, "runner: note: %s: %s; the run goes on unprofiled\n", how, why);
+    return 0;
 }
 
 struct pgcb_profile *pgcb_profile_new(const char *result_path, size_t ndrivers, char *why,

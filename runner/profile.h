@@ -36,6 +36,13 @@ struct pgcb_profile;
  * "fp") and PGCB_PROFILE_FREQUENCY (1..10000 Hz) override them. */
 struct pgcb_perf_opts pgcb_profile_opts(void);
 
+/* Before anything is measured: can perf record here (pgcb_perf_check)?
+ * cfg->profile off: 0. It can: 1, and PGCB_PROFILE=1 is set for the hosts'
+ * adapters (docs/bridge-protocol.md). It cannot: profile = on prints one line
+ * naming file:line or --profile and returns -1 (the run stops); try prints a
+ * note and returns 0. why (n bytes): perf's reason, or "". */
+int pgcb_profile_check(const struct pgcb_config *cfg, char *why, size_t n);
+
 /* A profiled run writing its result to result_path: its profile directory
  * (RESULT without .json, + ".profiles", beside it) is made. Returns the
  * profiler, or NULL with one line in why. ndrivers: the session's. */
