@@ -86,11 +86,17 @@ char *pgcb_jitmap_filter(const char *in, size_t len, size_t *dropped)
     return out;
 }
 
+/* Process pid's JIT map and where swap keeps the original while it folds. */
+static void jitmap_paths(int pid, char map[64], char orig[80])
+{
+    snprintf(map, 64, "/tmp/perf-%d.map", pid);
+    snprintf(orig, 80, "%s.pgcb-orig", map);
+}
+
 int pgcb_jitmap_swap(int pid)
 {
     char map[64], orig[80];
-    snprintf(map, sizeof map, "/tmp/perf-%d.map", pid);
-    snprintf(orig, sizeof orig, "%s.pgcb-orig", map);
+    jitmap_paths(pid, map, orig);
     FILE *f = fopen(map, "r");
     if (!f)
         return 0;
@@ -101,11 +107,7 @@ int pgcb_jitmap_swap(int pid)
         len += got;
         if (len == cap) {
             cap *= 2;
-            text = realloc(text, cap);
-            if (!text) {
-                fprintf(stderr, "runner: out of memory\n");
-                exit(70);
-            }
+            text = pgcb_xrealloc(text, cap);
         }
     }
     fclose(f);
@@ -130,7 +132,6 @@ int pgcb_jitmap_swap(int pid)
 void pgcb_jitmap_restore(int pid)
 {
     char map[64], orig[80];
-    snprintf(map, sizeof map, "/tmp/perf-%d.map", pid);
-    snprintf(orig, sizeof orig, "%s.pgcb-orig", map);
+    jitmap_paths(pid, map, orig);
     rename(orig, map);
 }
