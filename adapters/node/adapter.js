@@ -3,7 +3,7 @@
 // connection, driven over fd 3 with the bridge protocol, version 1
 // (docs/bridge-protocol.md is the contract).
 //
-//   node --expose-gc adapters/node/adapter.js
+//   node --expose-gc --no-minor-gc-task --no-incremental-marking-task adapters/node/adapter.js
 //
 // Requests (one frame each, one reply each, nothing unasked): hello, connect
 // (one connection, or with "pool" the client's own pool), prepare, run (with
@@ -27,6 +27,7 @@ const { AdapterError, registerSecret, failureReply, oneLine, messageOf } = requi
 const { createClient } = require('./lib/clients');
 const { FoldCache, KIND_NAMES } = require('./lib/fold');
 const { BlockBuffers, runBlock } = require('./lib/block');
+const { nodeRuntime } = require('./lib/runtime');
 const { runLoad } = require('./lib/load');
 const { encodeResults } = require('./lib/dump');
 
@@ -181,7 +182,7 @@ async function hello(req) {
         protocol: PROTOCOL,
         adapter: 'node',
         adapter_version: ADAPTER_VERSION,
-        runtime: `Node.js ${process.version}`,
+        runtime: nodeRuntime(),
         client: req.client,
         client_version: info.client_version,
         links: info.links,

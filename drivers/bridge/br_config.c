@@ -36,12 +36,19 @@ const struct pgcb_option_spec br_options[] = {
 static const struct br_builtin {
     const char *name;
     const char *runtime;  /* NULL: the file is the program */
-    const char *flag;     /* one runtime flag, or NULL */
+    const char *flags[4]; /* the runtime's flags, NULL-terminated (none: {NULL}) */
     const char *file;     /* relative to the adapters directory */
 } br_builtins[] = {
-    {"node", "node", "--expose-gc", "node/adapter.js"},
-    {"python", "/usr/bin/python3", "-u", "python/adapter.py"},
-    {"go", NULL, NULL, "go/pgcb-adapter-go"},
+    /* V8 runs most scavenges and incremental-marking steps as tasks, which
+     * Node.js runs when its event loop turns: one posted during a block's
+     * last batch ran after the block, outside every sample, while the
+     * adapter waited for the next request (docs/clients.md, "Blocks").
+     * Without the tasks V8 does the same work when an allocation needs it,
+     * inside the batch that allocates, as in a loop that never stops. */
+    {"node", "node", {"--expose-gc", "--no-minor-gc-task", "--no-incremental-marking-task"},
+     "node/adapter.js"},
+    {"python", "/usr/bin/python3", {"-u"}, "python/adapter.py"},
+    {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
 };
 
 void br_config_free(struct br_config *cfg)
@@ -264,13 +271,13 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
      * removes the maps after folding). Go and Python need nothing. */
     const char *prof = getenv("PGCB_PROFILE");
     int node_prof = prof && strcmp(prof, "1") == 0 && strcmp(b->name, "node") == 0;
-    cfg->argv = calloc(10, sizeof *cfg->argv);
+    cfg->argv = calloc(14, sizeof *cfg->argv);
     size_t k = 0;
     if (cfg->argv) {
         if (b->runtime)
             cfg->argv[k++] = strdup(runtime ? runtime : b->runtime);
-        if (b->runtime && b->flag)
-            cfg->argv[k++] = strdup(b->flag);
+        for (size_t f = 0; b->runtime && f < 4 && b->flags[f]; f++)
+            cfg->argv[k++] = strdup(b->flags[f]);
         if (node_prof) {
             cfg->argv[k++] = strdup("--perf-basic-prof");
             cfg->argv[k++] = strdup("--interpreted-frames-native-stack");

@@ -22,6 +22,7 @@
 
 const { AdapterError } = require('../errors');
 const { parseOptions } = require('./options');
+const { nodeRuntime } = require('../runtime');
 
 const COLUMNS = Object.freeze([
     { name: 'id', type: 23 },
@@ -55,7 +56,7 @@ function create(options) {
     const opts = parseOptions('null', options, { hang_after: { values: COUNT, dflt: '0' } });
     return new NullClient(Number(opts.hang_after), {
         client_version: '1.0.0',
-        links: `null client (no I/O); Node.js ${process.version}`,
+        links: `null client (no I/O); ${nodeRuntime()}`,
         pipeline: true,
         no_io: true,
         load: true,

@@ -56,6 +56,7 @@
 const { AdapterError, messageOf, isSqlstate } = require('../errors');
 const { requireModule, packageVersion, packageDir, mappedLibrary } = require('../modules');
 const { parseOptions } = require('./options');
+const { nodeRuntime } = require('../runtime');
 
 const OPTIONS = {
     pipeline: { values: ['yes', 'no'], dflt: 'yes' },
@@ -109,10 +110,10 @@ function create(variant, options, resultFormat) {
         const libpq = lib === null ? 'libpq (system)'
             : m ? `libpq ${m[1]} (system, ${lib})` : `libpq (system, ${lib})`;
         links = `pg ${pgVersion} native (pg-native ${packageVersion('pg-native')}, ` +
-            `libpq addon ${packageVersion('libpq', nativeDir)}, ${libpq}), ${typesText}; Node.js ${process.version}`;
+            `libpq addon ${packageVersion('libpq', nativeDir)}, ${libpq}), ${typesText}; ${nodeRuntime()}`;
     } else {
         links = `pg ${pgVersion} (pure JavaScript, pg-protocol ${packageVersion('pg-protocol', pgDir)}), ` +
-            `${typesText}; Node.js ${process.version}`;
+            `${typesText}; ${nodeRuntime()}`;
     }
     if (native && opts.flush_fix === 'yes') links = links.replace(' native (', ' native (flush fix, ');
     const binary = !native && resultFormat === 'binary';

@@ -49,6 +49,7 @@
 const { AdapterError, messageOf, isSqlstate } = require('../errors');
 const { requireModule, packageVersion } = require('../modules');
 const { parseOptions } = require('./options');
+const { nodeRuntime } = require('../runtime');
 
 const EMPTY = Object.freeze([]);
 const EXEC_OPTIONS = Object.freeze({ prepare: true, simple: false });
@@ -62,7 +63,7 @@ function create(options) {
     return new PostgresClient(postgres, opts.pool_pipeline === 'yes', {
         client_version: version,
         links: `postgres ${version} (pure JavaScript${opts.pool_pipeline === 'yes' ? ', pool_pipeline' : ''}); ` +
-            `Node.js ${process.version}`,
+            `${nodeRuntime()}`,
         pipeline: true,
         no_io: false,
         load: true,
