@@ -189,7 +189,13 @@ static void worker_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
             left = job->batch_floor - batches;
         else if (batches >= job->batch_floor && w->est_ns > 0)
             left = (uint64_t)((double)(job->time_floor_ns - spent) / w->est_ns) + 1;
-        uint64_t target = block_target(w, spent < job->time_floor_ns ? job->time_floor_ns - spent : 0);
+        /* Once the time floor is met, what is left is `left` batches of the
+         * query floor: the worker's own target again (a self-timed driver's
+         * 100 ms), capped by them. block_target(w, 0) would be the in-process
+         * 10 ms: blocks of one batch for a slow client (psycopg at LIMIT 500,
+         * 12 ms a query), and the bridge's exchange per block 13% of them. */
+        uint64_t target = spent < job->time_floor_ns ? block_target(w, job->time_floor_ns - spent)
+                                                     : w->block_ns;
         size_t n = block_size(target, w->est_ns, left, cap);
         pgcb_hconn_params_draw(w, cq, job->depth, n);
         struct pgcb_measured b;
