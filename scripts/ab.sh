@@ -47,8 +47,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 die() { echo "ab.sh: $*" >&2; exit 1; }
 usage() { echo "ab.sh: $*; see the header of scripts/ab.sh" >&2; exit 2; }
 
-mode= client= adapter=node config=$TOP/conf/ab.ini out= fail_above= build_cmd= artifact=.
-save= baseline= baseline_dir=${PGCB_BASELINE_DIR:-$TOP/results/baselines} allow_same=0
+mode='' client='' adapter=node config=$TOP/conf/ab.ini out='' fail_above='' build_cmd='' artifact=.
+save='' baseline='' baseline_dir=${PGCB_BASELINE_DIR:-$TOP/results/baselines} allow_same=0
 build_dir=$TOP/build
 extra=()
 args=()
@@ -182,9 +182,10 @@ fi
 
 if [ -n "$save" ]; then
     mkdir -p "$baseline_dir" || die "$baseline_dir: cannot create it"
-    cp "$out/result.json" "$baseline_dir/.$save.json.tmp" &&
-        mv -f "$baseline_dir/.$save.json.tmp" "$baseline_dir/$save.json" ||
+    if ! cp "$out/result.json" "$baseline_dir/.$save.json.tmp" ||
+        ! mv -f "$baseline_dir/.$save.json.tmp" "$baseline_dir/$save.json"; then
         die "cannot store baseline '$save' in $baseline_dir"
+    fi
     echo "ab.sh: stored the baseline '$save': $baseline_dir/$save.json" >&2
 fi
 

@@ -216,12 +216,20 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
  * build/tests/fixtures/libpq_sync_plant.so with it; never a shipped build):
  * PGCB_PLANT_ITERS_PER_ROW steps of a dependent multiply-add per row
  * received, extra client work the compiler cannot drop (docs/regressions.md
- * says how it was calibrated). */
+ * says how it was calibrated). The environment variable of the same name,
+ * when set to a number, overrides the count (the tests plant more, so that
+ * a short run shows it whatever the machine's noise). */
 static void pq_plant(int rows)
 {
     static volatile uint64_t sink;
+    static long per_row = -1;
+    if (per_row < 0) {
+        const char *e = getenv("PGCB_PLANT_ITERS_PER_ROW");
+        per_row = e && *e ? strtol(e, NULL, 10) : PGCB_PLANT_ITERS_PER_ROW;
+        per_row = per_row < 0 ? 0 : per_row;
+    }
     uint64_t x = sink;
-    for (long i = 0; i < (long)rows * PGCB_PLANT_ITERS_PER_ROW; i++)
+    for (long i = 0; i < (long)rows * per_row; i++)
         x = x * 6364136223846793005u + 1442695040888963407u;
     sink = x;
 }
