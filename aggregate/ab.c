@@ -72,8 +72,8 @@ static void print_table(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_sty
             else
                 snprintf(o, sizeof o, "%u / %u / %u", x->faster, x->slower, x->ties);
             char pv[32];
-            pgcb_rank_fmt_p(pv, sizeof pv, x->p);
-            snprintf(p, sizeof p, "%s (%.2g)", pv + 4, x->holm_level);
+            pgcb_rank_fmt_p(pv, sizeof pv, x->p); /* "p = 0.0031", "p < 1e-6" */
+            snprintf(p, sizeof p, "%s (%.2g)", pv[2] == '=' ? pv + 4 : pv + 2, x->holm_level);
         }
         const char *row[] = {name, b, h, r, o, p, verdict_cell(x, md)};
         pgcb_table_add_row(t, row);
@@ -100,9 +100,9 @@ void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_styl
     fprintf(out, "%s: %zu faster, %zu slower, %zu no change detected, %zu failed, of %zu "
             "groups\n\n", md ? "Groups" : "Groups", ab->nfaster, ab->nslower, ab->nno_change,
             ab->nfailed, ab->ngroups);
-    fprintf(out, "- HEAD `%s`: %s\n- BASE `%s`: %s\n\n", ab->head,
-            ab->head_links ? ab->head_links : "?", ab->base,
-            ab->base_links ? ab->base_links : "?");
+    fprintf(out, "- HEAD `%s` (%s): %s\n- BASE `%s` (%s): %s\n\n", ab->head,
+            ab->head_path ? ab->head_path : "?", ab->head_links ? ab->head_links : "?", ab->base,
+            ab->base_path ? ab->base_path : "?", ab->base_links ? ab->base_links : "?");
     print_table(out, ab, style);
     fputc('\n', out);
     if (isfinite(ab->geo)) {

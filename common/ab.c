@@ -330,13 +330,14 @@ static void boot_overall(struct pgcb_ab *ab, const struct ab_samples *sm)
 
 /* ---- compute -------------------------------------------------------------------------- */
 
-static const char *first_links(const struct pgcb_result *const *runs, size_t n,
-                               const char *label)
+/* The first run's entry of driver `label`, or NULL. */
+static const struct pgcb_res_driver *first_driver(const struct pgcb_result *const *runs, size_t n,
+                                                  const char *label)
 {
     for (size_t i = 0; i < n; i++) {
         size_t d = find_driver(runs[i], label);
         if (d != PGCB_RANK_NONE)
-            return runs[i]->drivers[d].links;
+            return &runs[i]->drivers[d];
     }
     return NULL;
 }
@@ -416,14 +417,17 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
         snprintf(err, errlen, "no result to compare");
         return -1;
     }
-    const char *hl = first_links(head_runs, nhead, head), *bl = first_links(base_runs, nbase, base);
-    if (!hl || !bl) {
-        snprintf(err, errlen, "no %s has a driver '%s'", !hl || !out->unpaired ? "run" : "baseline run",
-                 !hl ? head : base);
+    const struct pgcb_res_driver *hd = first_driver(head_runs, nhead, head),
+                                 *bd = first_driver(base_runs, nbase, base);
+    if (!hd || !bd) {
+        snprintf(err, errlen, "no %s has a driver '%s'", !hd || !out->unpaired ? "run" : "baseline run",
+                 !hd ? head : base);
         return -1;
     }
-    out->head_links = pgcb_xstrdup(hl);
-    out->base_links = pgcb_xstrdup(bl);
+    out->head_links = hd->links ? pgcb_xstrdup(hd->links) : NULL;
+    out->base_links = bd->links ? pgcb_xstrdup(bd->links) : NULL;
+    out->head_path = hd->path ? pgcb_xstrdup(hd->path) : NULL;
+    out->base_path = bd->path ? pgcb_xstrdup(bd->path) : NULL;
     out->alpha = pgcb_rank_alpha(head_runs[0]);
     out->level = pgcb_rank_level(head_runs[0]);
     const struct pgcb_result *first = head_runs[0];
@@ -493,6 +497,8 @@ void pgcb_ab_free(struct pgcb_ab *ab)
     free(ab->head);
     free(ab->base_links);
     free(ab->head_links);
+    free(ab->base_path);
+    free(ab->head_path);
     *ab = (struct pgcb_ab){0};
 }
 
@@ -559,6 +565,8 @@ json_t *pgcb_ab_json(const struct pgcb_ab *ab)
                           ab->fail_above_pct >= 0 ? json_real(ab->fail_above_pct) : json_null(),
                           "runs", "head", (json_int_t)ab->nhead_runs, "base",
                           (json_int_t)ab->nbase_runs, "groups", groups);
+    json_object_set_new(j, "base_path", str_or_null(ab->base_path));
+    json_object_set_new(j, "head_path", str_or_null(ab->head_path));
     json_object_set_new(j, "overall",
                         json_pack("{s:o, s:o, s:I}", "geomean_ratio", num(ab->geo), "interval",
                                   isfinite(ab->geo_lo) ? json_pack("[f, f]", ab->geo_lo, ab->geo_hi)

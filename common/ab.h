@@ -78,6 +78,7 @@ struct pgcb_ab_group {
 struct pgcb_ab {
     char *base, *head;     /* the driver labels */
     char *base_links, *head_links; /* the first run's `links` of each (NULL: none) */
+    char *base_path, *head_path;   /* ... and the path it was loaded from */
     int unpaired;          /* 1: BASE from other runs (a baseline) */
     double alpha, level;   /* of the first HEAD run (rank.h's pgcb_rank_alpha / _level) */
     double fail_above_pct; /* the gate's threshold; < 0: no gate */
@@ -131,7 +132,7 @@ double pgcb_ab_moses_ci(const double *x, size_t m, const double *y, size_t n, do
 int pgcb_ab_fails_gate(enum pgcb_ab_kind kind, double ratio, double pct);
 
 /* The comparison as JSON (a new reference): {"base", "head", "base_links",
- * "head_links", "design": "paired"|"unpaired", "test", "alpha",
+ * "head_links", "base_path", "head_path", "design": "paired"|"unpaired", "test", "alpha",
  * "interval_level", "fail_above_pct" (null: no gate), "runs": {"head",
  * "base"}, "groups": [{"suite", "query", "depth", "threads", "transaction",
  * "verdict", "why", "base_ns", "head_ns", "base_cpu_ns_per_query",

@@ -170,6 +170,7 @@ for s in "${sides[@]}"; do
     } >> "$out/ab.ini"
 done
 
+for s in "${sides[@]}"; do echo "ab.sh: ${s^^} ${artifact_of[$s]} (sha256 ${hash[$s]:0:16})" >&2; done
 echo "ab.sh: ${sides[*]} in one run: $out/ab.ini (runner log: $out/runner.log)" >&2
 start=$(date +%s)
 "$build_dir/runner" -c "$out/ab.ini" -o "$out/result.json" -P 30 > "$out/runner.log" 2>&1
