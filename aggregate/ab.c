@@ -45,15 +45,17 @@ static void print_table(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_sty
     snprintf(hratio, sizeof hratio, "HEAD / BASE [%s CI]", lvl);
     const char *headers[] = {"group", "BASE", "HEAD", hratio,
                              ab->unpaired ? "P(HEAD lower)" : "orders faster/slower/tied",
-                             "p (Holm level)", "verdict"};
-    struct pgcb_table *t = pgcb_table_new(7, headers);
+                             "p (Holm level)", "verdict", "client CPU HEAD / BASE"};
+    struct pgcb_table *t = pgcb_table_new(8, headers);
     pgcb_table_set_style(t, style);
-    for (size_t c = 1; c < 6; c++)
+    for (size_t c = 1; c < 8; c += c == 5 ? 2 : 1)
         pgcb_table_set_align(t, c, PGCB_TABLE_RIGHT);
     for (size_t g = 0; g < ab->ngroups; g++) {
         const struct pgcb_ab_group *x = &ab->groups[g];
         char *name = pgcb_agg_step_name(x->group);
-        char b[32], h[32], r[96], o[64], p[64];
+        char b[32], h[32], r[96], o[64], p[64], cpu[32] = "—";
+        if (isfinite(x->head_cpu) && isfinite(x->base_cpu) && x->base_cpu > 0)
+            snprintf(cpu, sizeof cpu, "%.3f", x->head_cpu / x->base_cpu);
         fmt_us(b, sizeof b, x->base_ns);
         fmt_us(h, sizeof h, x->head_ns);
         if (x->kind == PGCB_AB_FAILED) {
@@ -75,7 +77,7 @@ static void print_table(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_sty
             pgcb_rank_fmt_p(pv, sizeof pv, x->p); /* "p = 0.0031", "p < 1e-6" */
             snprintf(p, sizeof p, "%s (%.2g)", pv[2] == '=' ? pv + 4 : pv + 2, x->holm_level);
         }
-        const char *row[] = {name, b, h, r, o, p, verdict_cell(x, md)};
+        const char *row[] = {name, b, h, r, o, p, verdict_cell(x, md), cpu};
         pgcb_table_add_row(t, row);
         free(name);
     }
@@ -113,6 +115,9 @@ void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_styl
                 "orders, stratified by group)\n\n", ab->geo_groups, ab->geo_groups == 1 ? "" : "s",
                 ab->level * 100);
     }
+    fputs("The last column, the client's CPU time per query (pooled over the orders), has no "
+          "test: it says where a change of latency comes from, and is less disturbed by the "
+          "machine's load than latency.\n\n", out);
     if (ab->unpaired)
         fprintf(out, "Test: BASE is a stored baseline (%zu run%s), HEAD this run (%zu): the two "
                 "did NOT run interleaved, so nothing pairs their orders. Exact two-sided "
