@@ -7,7 +7,8 @@
 # 300 ms per group and side; alpha 0.001 so that an A/A false alarm is 0.1%
 # per group, not a flaky test):
 #   - A/A: libpq_sync twice (--allow-same): no change detected in every
-#     group, exit 0 under --fail-above 2;
+#     group, exit 0 under --fail-above 2; stored (--save-baseline), then
+#     HEAD alone against it (--baseline): an unpaired comparison of every group;
 #   - the planted regression (build/tests/fixtures/libpq_sync_plant.so, 400
 #     steps per row through PGCB_PLANT_ITERS_PER_ROW: far above the noise) is
 #     slower at LIMIT 500 and fails --fail-above 2 (exit 3); swapped (HEAD
@@ -18,7 +19,7 @@
 #   - a side that crashes in a group (check_ok vs check_crash, which faults
 #     at depth 10): that group failed, the gate fails, the others kept;
 #   - refusals, each one line and nothing run: the same build twice, a
-#     missing driver file, a module dir without the client (ab.sh's check
+#     missing driver file, a baseline not stored, a module dir without the client (ab.sh's check
 #     and the adapter's own, through the runner), a build that fails.
 # Exit status 1 at the first failed check.
 set -uo pipefail
@@ -81,13 +82,28 @@ so=$build/drivers/libpq_sync.so
 plant=$build/tests/fixtures/libpq_sync_plant.so
 [ -f "$plant" ] || fail "$plant: not built (make tests builds the fixtures)"
 
-# A/A.
-run aa 0 --allow-same --fail-above 2 --driver "$so" "$so"
+# A/A, stored as a baseline.
+run aa 0 --allow-same --fail-above 2 --save-baseline aa --baseline-dir "$tmp/bl" --driver "$so" "$so"
 expect aa limit_1 "no change detected"
 expect aa limit_500 "no change detected"
 grep -q 'Gate: passed' "$tmp/aa.out" || fail "aa: no 'Gate: passed' line"
 [ -s "$tmp/aa/comparison.md" ] || fail "aa: no comparison.md"
-pass "A/A: no change detected in every group, exit 0"
+[ -s "$tmp/bl/aa.json" ] || fail "aa: --save-baseline stored no $tmp/bl/aa.json"
+pass "A/A: no change detected in every group, exit 0, stored as baseline aa"
+
+# HEAD alone against the stored run: unpaired, every group compared (two
+# runs: the verdict may go either way with the machine, so only the design,
+# the groups and the exit status are asserted).
+run vs_baseline 0 --baseline aa --baseline-dir "$tmp/bl" --driver "$so"
+/usr/bin/python3 - "$tmp/vs_baseline/comparison.json" <<'EOF2' || fail "vs_baseline: not an unpaired comparison of 2 groups"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["design"] == "unpaired" and j["runs"] == {"head": 1, "base": 1}, j["design"]
+assert [g["verdict"] for g in j["groups"]].count("failed") == 0 and len(j["groups"]) == 2
+assert all(g["orders"] == {"base": 12, "head": 12} for g in j["groups"])
+EOF2
+grep -q "did NOT run interleaved" "$tmp/vs_baseline.out" || fail "vs_baseline: no caveat in the report"
+pass "HEAD against the stored baseline: unpaired, 2 groups of 12 + 12 orders, the caveat said"
 
 # The planted regression, and the same swapped: an improvement.
 export PGCB_PLANT_ITERS_PER_ROW=400
@@ -158,6 +174,7 @@ refused() { # NAME PATTERN ARGS...
 }
 refused same "same build" --driver "$so" "$so"
 refused missing "no such driver file" --driver "$so" "$tmp/nope.so"
+refused nobaseline "baseline 'nope': no" --baseline nope --baseline-dir "$tmp/bl" --driver "$so"
 mkdir -p "$tmp/empty"
 refused nopkg "no node_modules/pg in it" --client pg "$tmp/base" "$tmp/empty"
 mkdir -p "$tmp/src_ok" "$tmp/src_bad"
