@@ -220,4 +220,27 @@ int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t er
  * be built, "PATH: out of memory for the chart"). */
 int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen);
 
+/* ---- ab.c: aggregate --ab BASE:HEAD (issue 29, docs/regressions.md) ---------- */
+
+struct pgcb_ab;
+
+struct pgcb_agg_ab_args {
+    const char *pair;           /* "BASE:HEAD": two driver labels */
+    char *const *files;         /* the runs holding HEAD (and BASE, unless baselines) */
+    size_t nfiles;
+    char *const *baselines;     /* --ab-baseline FILE...: BASE from these (unpaired) */
+    size_t nbaselines;
+    double fail_above_pct;      /* --fail-above; < 0: no gate */
+    int format_json, format_markdown; /* stdout: JSON, Markdown, or text */
+    const char *markdown_path, *json_path; /* also written there (NULL: not) */
+};
+
+/* The comparison, printed; exit status: 0 (the gate passed or there is
+ * none), 1 a file cannot be used (one line naming it), 2 bad --ab, 3 the
+ * gate failed (one line on stderr saying why). */
+int pgcb_agg_ab_main(const struct pgcb_agg_ab_args *a);
+
+/* The report of ab: text (PGCB_TABLE_BOX) or Markdown. */
+void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_style style);
+
 #endif

@@ -4,10 +4,13 @@
  *   aggregate [--format text|markdown|json|csv] [--baseline LABEL] [--threshold PCT]
  *             [--label NAME]... [--detail] [--svg FILE] [--svg-percentiles FILE]
  *             RESULT.json...
+ *   aggregate --ab BASE:HEAD [--ab-baseline FILE]... [--fail-above PCT]
+ *             [--markdown FILE] [--json FILE] [--format text|markdown|json] RESULT.json...
  *
  * Exit status: 0 done (warnings, if any, on stderr); 1 a result file cannot
  * be used, the results share nothing to rank, or a chart cannot be
- * written; 2 bad usage (options, or a --baseline label no run has). Errors
+ * written; 2 bad usage (options, or a --baseline label no run has); 3 (--ab
+ * with --fail-above) the gate failed. Errors
  * are one line on stderr, naming the file.
  */
 #include <errno.h>
@@ -45,11 +48,24 @@ static void usage(FILE *out)
           "  -p, --svg-percentiles FILE  also write a chart of latency by percentile: a panel\n"
           "                        per group (and run), a line per driver, log scale of\n"
           "                        1/(1-q) (as HdrHistogram plots)\n"
+          "  -A, --ab BASE:HEAD    compare driver HEAD with driver BASE (two builds of one\n"
+          "                        driver interleaved in the same run; docs/regressions.md):\n"
+          "                        per group HEAD / BASE with its interval, the sign test\n"
+          "                        over the orders, Holm over groups, a verdict (faster,\n"
+          "                        slower, no change detected, failed), their geometric mean\n"
+          "  -B, --ab-baseline FILE  --ab: BASE from this stored run instead (may be\n"
+          "                        repeated): two runs, not interleaved, compared unpaired\n"
+          "                        (Mann-Whitney over the per-order medians)\n"
+          "  -F, --fail-above PCT  --ab: exit 3 when a group is shown slower by more than\n"
+          "                        PCT %, or failed (no shown difference never fails)\n"
+          "  -M, --markdown FILE   --ab: also write the comparison as Markdown\n"
+          "  -J, --json FILE       --ab: also write the comparison as JSON\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 done (warnings on stderr: a partial run, a driver or group not in\n"
           "every run, a run without percentile curves); 1 a result file cannot be used,\n"
-          "nothing can be ranked or a chart cannot be written; 2 bad usage.\n",
+          "nothing can be ranked or a chart cannot be written; 2 bad usage; 3 --ab's gate\n"
+          "(--fail-above) failed.\n",
           out);
 }
 
@@ -85,6 +101,9 @@ int main(int argc, char **argv)
         {"svg", required_argument, NULL, 's'},       {"help", no_argument, NULL, 'h'},
         {"detail", no_argument, NULL, 'd'},
         {"svg-percentiles", required_argument, NULL, 'p'},
+        {"ab", required_argument, NULL, 'A'},        {"ab-baseline", required_argument, NULL, 'B'},
+        {"fail-above", required_argument, NULL, 'F'}, {"markdown", required_argument, NULL, 'M'},
+        {"json", required_argument, NULL, 'J'},
         {NULL, 0, NULL, 0}};
     enum { TEXT, MARKDOWN, JSON, CSV } format = TEXT;
     const char *baseline = NULL, *svg = NULL, *svg_pct = NULL;
@@ -92,9 +111,11 @@ int main(int argc, char **argv)
     double threshold = 5;
     char **labels = pgcb_xcalloc((size_t)argc, sizeof *labels);
     size_t nlabels = 0;
+    char **ab_bases = pgcb_xcalloc((size_t)argc, sizeof *ab_bases);
+    struct pgcb_agg_ab_args ab = {.baselines = ab_bases, .fail_above_pct = -1};
     int opt, rc = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:dh", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:dhA:B:F:M:J:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
@@ -118,9 +139,19 @@ int main(int argc, char **argv)
         case 's': svg = optarg; break;
         case 'p': svg_pct = optarg; break;
         case 'd': flags |= PGCB_REPORT_DETAIL; break;
+        case 'A': ab.pair = optarg; break;
+        case 'B': ab_bases[ab.nbaselines++] = optarg; break;
+        case 'F':
+            if (parse_pct(optarg, &ab.fail_above_pct) != 0)
+                rc = bad_usage("--fail-above '%s': expected a percentage from 0 to below 100",
+                               optarg);
+            break;
+        case 'M': ab.markdown_path = optarg; break;
+        case 'J': ab.json_path = optarg; break;
         case 'h':
             usage(stdout);
             free(labels);
+            free(ab_bases);
             return 0;
         default: /* getopt's own message is off (opterr = 0) */
             rc = bad_usage("unknown option or missing value: '%s'", argv[optind - 1]);
@@ -128,10 +159,30 @@ int main(int argc, char **argv)
         }
         if (rc) {
             free(labels);
+            free(ab_bases);
             return rc;
         }
     }
     size_t nfiles = (size_t)(argc - optind);
+    if (!ab.pair && (ab.nbaselines || ab.fail_above_pct >= 0 || ab.markdown_path || ab.json_path))
+        rc = bad_usage("%s", "--ab-baseline, --fail-above, --markdown and --json go with --ab");
+    else if (ab.pair && nfiles == 0)
+        rc = bad_usage("%s", "no result file given");
+    else if (ab.pair && (format == CSV || baseline || svg || svg_pct || nlabels))
+        rc = bad_usage("%s", "--ab takes --format text, markdown or json, and none of --baseline, "
+                             "--label, --svg, --svg-percentiles");
+    if (rc || ab.pair) {
+        ab.files = argv + optind;
+        ab.nfiles = nfiles;
+        ab.format_json = format == JSON;
+        ab.format_markdown = format == MARKDOWN;
+        if (!rc)
+            rc = pgcb_agg_ab_main(&ab);
+        free(labels);
+        free(ab_bases);
+        return rc;
+    }
+    free(ab_bases);
     if (nfiles == 0) {
         free(labels);
         return bad_usage("%s", "no result file given");

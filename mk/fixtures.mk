@@ -56,3 +56,16 @@ fixtures: $(FX_UNLINKED)
 $(FX_UNLINKED): tests/fixtures/unlinked_value.c include/pgcb/driver.h include/pgcb/value.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SOFLAGS) $(LDFLAGS) -o $@ $<
+
+# libpq_sync_plant: libpq_sync with a planted regression (the A/B gate's
+#   tests, tests/server/ab_gate.sh): PGCB_PLANT_ITERS_PER_ROW steps of a
+#   dependent multiply-add per row received. 32 steps add about 5% to the
+#   median latency per query at LIMIT 500 (calibrated in docs/regressions.md).
+#   Its descriptor is libpq_sync's; only the extra work differs.
+PLANT_ITERS = 32
+FX_PLANT = $(B)/tests/fixtures/libpq_sync_plant.so
+fixtures: $(FX_PLANT)
+$(FX_PLANT): drivers/libpq_sync/libpq_sync.c $(PQUTIL_A) $(PGVALUE_A) include/pgcb/driver.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PQ_CFLAGS) $(SOFLAGS) $(LDFLAGS) \
+	    -DPGCB_PLANT_ITERS_PER_ROW=$(PLANT_ITERS) -o $@ $< $(PQUTIL_A) $(PGVALUE_A) $(PQ_LIBS)

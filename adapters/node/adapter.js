@@ -25,6 +25,13 @@ const net = require('net');
 const { FrameReader, encodeFrame, encodeFrameText, encodeAsciiFrame, MAX_FRAME } = require('./lib/frames');
 const { AdapterError, registerSecret, failureReply, oneLine, messageOf } = require('./lib/errors');
 const { createClient } = require('./lib/clients');
+const { setModuleDir, packageDir } = require('./lib/modules');
+
+// module_dir: where each package of the client was resolved (for links).
+function clientDirs(name) {
+    const pkgs = name === 'pg-native' ? ['pg', 'pg-native'] : [name];
+    return pkgs.map((p) => packageDir(p)).join(', ');
+}
 const { FoldCache, KIND_NAMES } = require('./lib/fold');
 const { BlockBuffers, runBlock } = require('./lib/block');
 const { nodeRuntime } = require('./lib/runtime');
@@ -174,6 +181,10 @@ async function hello(req) {
     if (format !== null && format !== 'text' && format !== 'binary') {
         throw protocolError(`hello: "result_format" must be "text" or "binary", not ${JSON.stringify(format)}`);
     }
+    if (req.module_dir !== undefined && req.module_dir !== null) {
+        if (typeof req.module_dir !== 'string') throw protocolError('hello: "module_dir" must be a string');
+        setModuleDir(req.module_dir);
+    }
     client = createClient(req.client, req.options, format);
     helloDone = true;
     const info = client.info;
@@ -185,7 +196,7 @@ async function hello(req) {
         runtime: nodeRuntime(),
         client: req.client,
         client_version: info.client_version,
-        links: info.links,
+        links: req.module_dir ? `${info.links}; client from ${clientDirs(req.client)}` : info.links,
         pipeline: info.pipeline,
         no_io: info.no_io,
         text_length: 'utf16',

@@ -209,6 +209,8 @@ int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen)
     json_t *req = json_pack("{s:s, s:i, s:s, s:O, s:s}", "op", "hello", "protocol", BR_PROTOCOL,
                             "client", c->cfg.client, "options", c->cfg.options,
                             "result_format", br_format_name(c->cfg.result_format));
+    if (req && c->cfg.module_dir)
+        json_object_set_new(req, "module_dir", json_string(c->cfg.module_dir));
     json_t *r;
     int rc = br_call(c, req, c->cfg.timeout_ms, &r, err, errlen);
     if (rc != PGCB_OK) {

@@ -28,6 +28,9 @@ const struct pgcb_option_spec br_options[] = {
                               "client that cannot choose does what it does, and says so)"},
     {"start_timeout_ms", "30000", "how long the adapter may take to answer anything but a run "
                                   "(hello, connect, prepare, phase, close)"},
+    {"module_dir", NULL, "load the client from this directory instead of the adapter's own "
+                         "(node: DIR/node_modules; python: DIR first on sys.path): one install "
+                         "or checkout of the client, for an A/B of two versions"},
     {NULL, NULL, NULL},
 };
 
@@ -59,6 +62,7 @@ void br_config_free(struct br_config *cfg)
     free(cfg->argv);
     free(cfg->what);
     free(cfg->client);
+    free(cfg->module_dir);
     json_decref(cfg->options);
     *cfg = (struct br_config){0};
 }
@@ -155,7 +159,8 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
             o++;
         if (!o->key) {
             snprintf(err, errlen, "unknown option '%s' (the bridge's are adapter, client, "
-                     "options, command, runtime, adapters, result_format, start_timeout_ms)", opts[i].key);
+                     "options, command, runtime, adapters, result_format, start_timeout_ms, "
+                     "module_dir)", opts[i].key);
             return PGCB_ERR_CONFIG;
         }
     }
@@ -202,6 +207,17 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     else if (format) {
         snprintf(err, errlen, "result_format = '%s': expected text or binary", format);
         return PGCB_ERR_CONFIG;
+    }
+    const char *module_dir = br_opt(opts, nopts, "module_dir");
+    if (module_dir) {
+        struct stat mst;
+        cfg->module_dir = realpath(module_dir, NULL);
+        if (!cfg->module_dir || stat(cfg->module_dir, &mst) != 0 || !S_ISDIR(mst.st_mode)) {
+            snprintf(err, errlen, "module_dir = '%s': %s", module_dir,
+                     cfg->module_dir ? "not a directory" : strerror(errno));
+            br_config_free(cfg);
+            return PGCB_ERR_CONFIG;
+        }
     }
     cfg->client = strdup(client);
     cfg->options = br_client_options(br_opt(opts, nopts, "options"), err, errlen);

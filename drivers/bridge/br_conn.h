@@ -31,6 +31,8 @@ struct br_config {
     json_t *options;        /* the client's options, an object; owned */
     int timeout_ms;         /* for every request but run */
     enum pgcb_format result_format; /* asked of the client in hello (default text) */
+    char *module_dir;       /* where the client is loaded from (hello's module_dir), an
+                               absolute path; NULL: the adapter's own; owned */
 };
 
 /* What the adapter said in its hello reply. */

@@ -211,6 +211,30 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
 
 /* ---- run_batch, run_batch_params ---------------------------------------- */
 
+#ifdef PGCB_PLANT_ITERS_PER_ROW
+/* A planted regression, for the A/B gate's tests only (mk/fixtures.mk builds
+ * build/tests/fixtures/libpq_sync_plant.so with it; never a shipped build):
+ * PGCB_PLANT_ITERS_PER_ROW steps of a dependent multiply-add per row
+ * received, extra client work the compiler cannot drop (docs/regressions.md
+ * says how it was calibrated). The environment variable of the same name,
+ * when set to a number, overrides the count (the tests plant more, so that
+ * a short run shows it whatever the machine's noise). */
+static void pq_plant(int rows)
+{
+    static volatile uint64_t sink;
+    static long per_row = -1;
+    if (per_row < 0) {
+        const char *e = getenv("PGCB_PLANT_ITERS_PER_ROW");
+        per_row = e && *e ? strtol(e, NULL, 10) : PGCB_PLANT_ITERS_PER_ROW;
+        per_row = per_row < 0 ? 0 : per_row;
+    }
+    uint64_t x = sink;
+    for (long i = 0; i < (long)rows * per_row; i++)
+        x = x * 6364136223846793005u + 1442695040888963407u;
+    sink = x;
+}
+#endif
+
 /* Both operations: `p` NULL (run_batch) or the batch's parameters, query d
  * binding its own values (text format: paramFormats NULL). */
 static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32_t depth,
@@ -231,6 +255,9 @@ static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
         switch (PQresultStatus(res)) {
         case PGRES_TUPLES_OK:
             rc = pgcb_pq_fold_result(res, st, c->c_locale, sum, err, errlen);
+#ifdef PGCB_PLANT_ITERS_PER_ROW
+            pq_plant(PQntuples(res));
+#endif
             break;
         case PGRES_COMMAND_OK: /* INSERT etc. without RETURNING: no rows */
             rc = PGCB_OK;

@@ -7,6 +7,14 @@
 // packageVersion(name, fromDir) returns the version of the package `name` as
 // require() resolves it from fromDir (a package nested under another one, such
 // as pg's own pg-types, included), or "unknown".
+//
+// hello's module_dir (setModuleDir; an A/B of two installs of one client,
+// docs/regressions.md): the client packages (CLIENT_PACKAGES) are then
+// resolved from DIR/node_modules only -- one not there is a config error
+// naming the directory, never a silent fall back to the adapter's own --
+// and their versions read from the package.json that was resolved there.
+// Other packages (pg-types 4 for types = pg-types-4) still come from the
+// adapter's node_modules.
 
 const fs = require('fs');
 const path = require('path');
@@ -15,7 +23,42 @@ const { AdapterError, messageOf } = require('./errors');
 // The adapter's directory: node_modules is looked up from here.
 const ADAPTER_DIR = path.resolve(__dirname, '..');
 
+// The packages a client of ours is: what module_dir replaces.
+const CLIENT_PACKAGES = new Set(['pg', 'pg-native', 'postgres']);
+let moduleDir = null;
+
+function setModuleDir(dir) {
+    moduleDir = path.resolve(dir);
+}
+
+// Where package `name` is resolved from by default.
+function baseDir(name) {
+    return moduleDir !== null && CLIENT_PACKAGES.has(name) ? moduleDir : ADAPTER_DIR;
+}
+
+// The entry point of client package `name` in module_dir/node_modules, or a
+// config error naming the directory (require.resolve would also look in
+// every parent directory's node_modules: not what was asked).
+function resolveInModuleDir(name) {
+    const pkg = path.join(moduleDir, 'node_modules', name);
+    let resolved = null;
+    try {
+        resolved = require.resolve(name, { paths: [moduleDir] });
+    } catch (err) {
+        resolved = null;
+    }
+    const real = resolved && fs.realpathSync(resolved);
+    const inside = real && fs.existsSync(pkg) &&
+        (real + path.sep).startsWith(fs.realpathSync(pkg) + path.sep);
+    if (!inside) {
+        throw new AdapterError('config',
+            `module_dir ${moduleDir} has no ${name} (no ${pkg}/package.json): not an install of the client`);
+    }
+    return resolved;
+}
+
 function requireModule(name) {
+    if (baseDir(name) !== ADAPTER_DIR) return require(resolveInModuleDir(name));
     try {
         return require(require.resolve(name, { paths: [ADAPTER_DIR] }));
     } catch (err) {
@@ -27,7 +70,7 @@ function requireModule(name) {
     }
 }
 
-function packageVersion(name, fromDir = ADAPTER_DIR) {
+function packageVersion(name, fromDir = baseDir(name)) {
     try {
         // Resolve the package's entry point (package.json itself may not be
         // exported), then walk up to the package.json that names it.
@@ -49,7 +92,7 @@ function packageVersion(name, fromDir = ADAPTER_DIR) {
 
 // The directory of package `name` as resolved from fromDir (for the versions
 // of its own dependencies), or fromDir when it cannot be found.
-function packageDir(name, fromDir = ADAPTER_DIR) {
+function packageDir(name, fromDir = baseDir(name)) {
     try {
         let dir = path.dirname(require.resolve(name, { paths: [fromDir] }));
         for (;;) {
@@ -81,4 +124,4 @@ function mappedLibrary(prefix) {
     return null;
 }
 
-module.exports = { ADAPTER_DIR, requireModule, packageVersion, packageDir, mappedLibrary };
+module.exports = { ADAPTER_DIR, requireModule, packageVersion, packageDir, mappedLibrary, setModuleDir };

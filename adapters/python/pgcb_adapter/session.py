@@ -140,11 +140,19 @@ class Session:
             raise AdapterError("protocol", "hello: result_format must be \"text\" or "
                                "\"binary\", not %r" % (result_format,))
         name = req.get("client")
+        module_dir = req.get("module_dir")
+        if module_dir is not None and not isinstance(module_dir, str):
+            raise AdapterError("protocol", "hello: module_dir must be a string")
+        if module_dir is not None:
+            clients.use_module_dir(name, module_dir)
         cls = clients.load(name)
         client = cls(options, result_format)
         reply = {"ok": True, "protocol": PROTOCOL, "adapter": ADAPTER,
                  "adapter_version": ADAPTER_VERSION, "runtime": runtime(), "client": name}
         reply.update(client.info())
+        if module_dir is not None:
+            reply["links"] = "%s; loaded from %s" % (reply.get("links"),
+                                                    clients.loaded_from(name))
         reply["no_io"] = client.no_io
         reply["load"] = client.load
         reply["text_length"] = "codepoints"

@@ -6,6 +6,8 @@ imports its library; an ImportError then is hello's `config` failure naming
 the module and the Debian package that provides it.
 """
 import importlib
+import os
+import sys
 
 from ..errors import AdapterError
 
@@ -32,3 +34,25 @@ def load(name: str):
             "config", "client %s: cannot import the Python module %s (%s); it is in the "
             "Debian package %s for /usr/bin/python3: run scripts/install-deps.sh"
             % (name, needs, e, package)) from None
+
+
+def use_module_dir(name: str, module_dir: str):
+    """hello's module_dir (an A/B of two installs of one client,
+    docs/regressions.md): module_dir goes first on sys.path, so the client's
+    library is imported from there. AdapterError(config) naming the directory
+    when it does not hold that library (DIR/MODULE/ or DIR/MODULE.py)."""
+    entry = CLIENTS.get(name) if isinstance(name, str) else None
+    needs = entry[1] if entry else None
+    if needs is not None and not (os.path.isdir(os.path.join(module_dir, needs)) or
+                                  os.path.isfile(os.path.join(module_dir, needs + ".py"))):
+        raise AdapterError("config", "module_dir %s has no %s (no %s/ in it): not an install "
+                           "of client %s" % (module_dir, needs, needs, name))
+    sys.path.insert(0, module_dir)
+
+
+def loaded_from(name: str) -> str:
+    """The directory the client's library was imported from, or "?"."""
+    entry = CLIENTS.get(name) if isinstance(name, str) else None
+    mod = sys.modules.get(entry[1]) if entry and entry[1] else None
+    f = getattr(mod, "__file__", None)
+    return os.path.dirname(os.path.abspath(f)) if f else "?"
