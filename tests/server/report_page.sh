@@ -3,7 +3,7 @@
 # The HTML report in a real browser (tests/report/report_page.js: its header
 # says what it checks): the pages aggregate --html writes from the fixtures
 # in tests/aggregate/, and the page runner --html writes from a short run on
-# the test server (null, libpq_sync and rawwire, two queries). Needs node,
+# the test server (conf/quick.ini's libpq_sync, rawwire and floor, two queries). Needs node,
 # playwright-core (build/report/node_modules) and Debian's chromium, which
 # scripts/install-deps.sh installs: missing is a failure, never a skip.
 #           tests/server/report_page.sh BUILD_DIR [SCREENSHOT.png]
@@ -16,38 +16,9 @@ command -v chromium >/dev/null 2>&1 || [[ -n ${PGCB_CHROMIUM:-} ]] \
     || { printf 'report_page: FAIL: chromium not found: install the Debian package chromium (scripts/install-deps.sh does)\n' >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat >"$tmp/run.ini" <<INI
-[bench]
-time_ms   = 40
-queries   = 20
-warmup_ms = 0
-orders    = 2
-
-[server]
-setup = $root/sql/benchmark_rows.sql
-
-[driver.libpq_sync]
-path = $build/drivers/libpq_sync.so
-
-[driver.rawwire]
-path = $build/drivers/rawwire.so
-
-[driver.null]
-path = $build/drivers/null.so
-
-[query.limit_1]
-sql  = SELECT * FROM benchmark_rows ORDER BY id LIMIT 1
-rows = 1
-
-[query.limit_100]
-sql  = SELECT * FROM benchmark_rows ORDER BY id LIMIT 100
-rows = 100
-
-[suite.sequential]
-depth   = 1
-queries = limit_1 limit_100
-INI
-"$build/runner" -c "$tmp/run.ini" -q -o "$tmp/run.json" --html "$tmp/run.html" 2>"$tmp/runner.err" \
+# conf/quick.ini cut down to three drivers, two groups and a tiny budget.
+"$build/runner" -c "$root/conf/quick.ini" --only libpq_sync,rawwire,floor --suite sequential \
+    --query limit_1,limit_100 --time-ms 40 --queries 20 -q -o "$tmp/run.json" --html "$tmp/run.html" 2>"$tmp/runner.err" \
     || { printf 'report_page: FAIL: runner --html failed:\n' >&2; cat "$tmp/runner.err" >&2; exit 1; }
 [[ -s $tmp/run.html ]] || { printf 'report_page: FAIL: runner --html wrote no page\n' >&2; exit 1; }
 PGCB_REPORT_RUNNER_PAGE=$tmp/run.html PGCB_REPORT_RUNNER_JSON=$tmp/run.json \
