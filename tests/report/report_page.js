@@ -21,7 +21,9 @@
 // - a real run (tests/aggregate/quick.json, conf/quick.ini on a throw-away
 //   server): the same checks, and its screenshot (to SCREENSHOT.png when
 //   given: docs/report.png is made so);
-// - the same run with a FAILED and an INVALID cell: both rows marked
+// - a concurrency run (tests/aggregate/conc.json): the same, and each
+//   driver's throughput, p50 and p99;
+// - the same real run with a FAILED and an INVALID cell: both rows marked
 //   "(FAILED)" / "(INVALID)" as the text tables mark them, the error shown;
 // - hostile strings (a driver named "</script><img onerror>", quotes, an
 //   error message with markup): shown as text, no element injected, no
@@ -38,7 +40,8 @@ const root = path.resolve(__dirname, '..', '..');
 const build = path.resolve(process.argv[2] || 'build');
 const shotOut = process.argv[3] ? path.resolve(process.argv[3]) : null;
 const aggregate = path.join(build, 'aggregate');
-const say = (msg) => console.log(`report_page: ${msg}`);
+const t0 = Date.now();
+const say = (msg) => console.log(`report_page: ${msg} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
 const fail = (msg) => { console.error(`report_page: FAIL: ${msg}`); process.exit(1); };
 
 let playwright;
@@ -232,6 +235,23 @@ async function main() {
         noProblems('quick (phone)', problems);
         await page.close();
         say(`ok: a real run: ${q.cells} cells and ${q.marks} figure marks; screenshot ${shotOut || shot}; fits a phone`);
+
+        // a concurrency group (conf/concurrency.ini, three drivers, a tiny budget):
+        // throughput, time per query, p50 and p99
+        const conc = fixture('conc.json');
+        ({ page, problems } = await load(browser, aggregateHtml('conc', [conc])));
+        const c = await checkRuns(page, [conc]);
+        const cres = readJson(conc);
+        v = await groupView(page, 0, 0);
+        cres.groups[0].results.forEach((cell, d) => {
+            const row = v.rows[cres.drivers[d].name].cells;
+            assert.strictEqual(row.qps, fmtNs(cell.queries_per_s), `conc: ${cres.drivers[d].name} throughput`);
+            assert.strictEqual(row.p50, fmtNs(cell.percentiles_ns['50']), `conc: ${cres.drivers[d].name} p50`);
+            assert.strictEqual(row.p99, fmtNs(cell.percentiles_ns['99']), `conc: ${cres.drivers[d].name} p99`);
+        });
+        noProblems('conc', problems);
+        await page.close();
+        say(`ok: a concurrency run: ${c.cells} cells, throughput, p50 and p99`);
 
         // 3. the same run with a FAILED and an INVALID cell
         const bad = readJson(quick);
