@@ -365,7 +365,35 @@
         }));
         sec.appendChild(el('h3', {}, 'Per group: relative latency pooled over the runs'));
         sec.appendChild(table(gcols, grows));
+        if (c.baseline) sec.appendChild(baselineBlock(c.baseline));
         return sec;
+    }
+
+    // --baseline: per driver, each step's queries/s relative to the baseline
+    // label's, marked as the text marks it (▲ ▼ beyond the threshold, *
+    // background SLA missed, skipped).
+    function baselineBlock(b) {
+        const box = el('div', { class: 'baseline', 'data-baseline': b.label });
+        box.appendChild(el('h3', {}, `Relative throughput: queries/s relative to "${b.label}"`));
+        box.appendChild(el('p', { class: 'legend' }, `▲ more than ${b.threshold_pct}% higher, ▼ more than ${b.threshold_pct}% lower, * a background load missed its rate, - no valid result, skipped: the driver cannot run the step (not counted). Overall: geometric mean over the steps where every label has a value.`));
+        const cell = (r) => {
+            if (!r) return { text: '-' };
+            if (r.skipped) return { text: 'skipped' };
+            if (!fin(r.ratio)) return { text: '-' };
+            return { text: r.ratio.toFixed(2) + (r.mark === 'up' ? ' ▲' : r.mark === 'down' ? ' ▼' : '') + (r.sla_failed ? ' *' : ''), sort: r.ratio };
+        };
+        for (const [driver, d] of Object.entries(b.drivers || {})) {
+            const cols = [{ name: 'Step', key: 'step' }, { name: `Queries/s (${b.label})`, num: true, key: 'base' }]
+                .concat(b.labels.map((l) => ({ name: l, num: true, key: `label-${l}` })));
+            const rows = (d.steps || []).map((st) => ({
+                driver, cells: [{ text: `${st.suite} / ${st.query} / ${st.transaction ? 'rows_per_txn' : 'depth'} ${st.depth}` },
+                    { text: ns(st.baseline_queries_per_s), sort: st.baseline_queries_per_s }]
+                    .concat(b.labels.map((l) => cell(st.runs.find((r) => r.label === l)))),
+            }));
+            rows.push({ driver, cls: 'overall', cells: [{ text: 'Overall' }, { text: '' }].concat(b.labels.map((l) => cell((d.overall || []).find((r) => r.label === l)))) });
+            box.appendChild(table(cols, rows, driver));
+        }
+        return box;
     }
 
     // ---- the page ---------------------------------------------------------

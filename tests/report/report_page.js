@@ -21,6 +21,8 @@
 // - a real run (tests/aggregate/quick.json, conf/quick.ini on a throw-away
 //   server): the same checks, and its screenshot (to SCREENSHOT.png when
 //   given: docs/report.png is made so);
+// - --baseline (ins15.json, ins16.json): each driver's relative throughput
+//   table, every ratio and mark (▲ ▼ *, skipped) as aggregate's JSON says;
 // - a concurrency run (tests/aggregate/conc.json): the same, and each
 //   driver's throughput, p50 and p99;
 // - the same real run with a FAILED and an INVALID cell: both rows marked
@@ -58,14 +60,14 @@ process.on('exit', () => fs.rmSync(tmp, { recursive: true, force: true }));
 const fixture = (name) => path.join(root, 'tests', 'aggregate', name);
 const readJson = (f) => JSON.parse(fs.readFileSync(f, 'utf8'));
 
-function aggregateHtml(name, files) {
+function aggregateHtml(name, files, opts = []) {
     const page = path.join(tmp, `${name}.html`);
-    const r = cp.spawnSync(aggregate, ['--html', page, ...files], { encoding: 'utf8' });
+    const r = cp.spawnSync(aggregate, ['--html', page, ...opts, ...files], { encoding: 'utf8' });
     if (r.status !== 0) fail(`aggregate --html ${files.join(' ')}: exit ${r.status}: ${r.stderr}`);
     return page;
 }
-function aggregateJson(files) {
-    const r = cp.spawnSync(aggregate, ['--format', 'json', ...files], { encoding: 'utf8' });
+function aggregateJson(files, opts = []) {
+    const r = cp.spawnSync(aggregate, ['--format', 'json', ...opts, ...files], { encoding: 'utf8' });
     if (r.status !== 0) fail(`aggregate --format json: exit ${r.status}: ${r.stderr}`);
     return JSON.parse(r.stdout);
 }
@@ -252,6 +254,26 @@ async function main() {
         noProblems('conc', problems);
         await page.close();
         say(`ok: a concurrency run: ${c.cells} cells, throughput, p50 and p99`);
+
+        // --baseline: each driver's relative throughput table, as aggregate's
+        // JSON has it, marked as the text marks it
+        const ins = ['ins15.json', 'ins16.json'].map(fixture), bopts = ['--baseline', 'pg15', '--label', 'pg15', '--label', 'pg16'];
+        ({ page, problems } = await load(browser, aggregateHtml('ins', ins, bopts)));
+        const base = aggregateJson(ins, bopts).baseline;
+        const shownBase = await page.evaluate(() => Array.from(document.querySelectorAll('.baseline table')).map((t) => [t.caption.textContent,
+            Array.from(t.tBodies[0].rows).map((tr) => Array.from(tr.cells).map((c) => c.textContent))]));
+        assert.deepStrictEqual(shownBase.map((t) => t[0]), Object.keys(base.drivers), 'baseline: a table per driver');
+        let steps = 0;
+        for (const [driver, rows] of shownBase) {
+            const d = base.drivers[driver];
+            const want = (r) => (r.skipped ? 'skipped' : typeof r.ratio !== 'number' ? '-'
+                : r.ratio.toFixed(2) + (r.mark === 'up' ? ' ▲' : r.mark === 'down' ? ' ▼' : '') + (r.sla_failed ? ' *' : ''));
+            d.steps.forEach((st, k) => { assert.deepStrictEqual(rows[k].slice(2), st.runs.map(want), `baseline: ${driver} step ${k + 1}`); steps++; });
+            assert.deepStrictEqual(rows[d.steps.length].slice(2), d.overall.map(want), `baseline: ${driver} overall`);
+        }
+        noProblems('ins', problems);
+        await page.close();
+        say(`ok: --baseline: ${steps} steps of ${shownBase.length} drivers, marks as the text's`);
 
         // 3. the same run with a FAILED and an INVALID cell
         const bad = readJson(quick);
