@@ -213,10 +213,7 @@ void pgcb_agg_svg_open(FILE *f, double width, double height, const char *title);
 void pgcb_agg_svg_runs(FILE *f, const struct pgcb_agg *a, double y, const char *const *suffix);
 /* One colour swatch and name per names[k] (colour k), in a row at y. */
 void pgcb_agg_svg_legend(FILE *f, const char *const *names, size_t n, double y);
-/* Write text to path (not atomically). 0, or -1 with "PATH: cannot write:
- * why" in err. */
-int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen);
-/* The same for a chart the caller built: svg is freed (NULL: it could not
+/* Write a chart the caller built to path (pgcb_write_text, util.h) the caller built: svg is freed (NULL: it could not
  * be built, "PATH: out of memory for the chart"). */
 int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen);
 

@@ -40,14 +40,6 @@ static void note(struct pgcb_agg *a, FILE *warn, const char *path, const char *f
         fprintf(warn, "aggregate: warning: %s%s%s\n", path ? path : "", path ? ": " : "", s);
 }
 
-static char *default_label(const struct pgcb_result *r)
-{
-    const char *cpu = r->cpu_model && r->cpu_model[0] ? r->cpu_model : "unknown CPU";
-    if (r->cores == 0)
-        return pgcb_xstrdup(cpu);
-    return pgcb_xasprintf("%s, %u core%s", cpu, r->cores, r->cores == 1 ? "" : "s");
-}
-
 /* "run 2" or "runs 1, 3" for the runs where has[i] is set. */
 static char *run_list(const int *has, size_t n)
 {
@@ -264,7 +256,7 @@ int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const 
         a->nruns++;
         a->res[i] = &run->res;
         run->path = pgcb_xstrdup(paths[i]);
-        run->label = i < nlabels ? pgcb_xstrdup(labels[i]) : default_label(&run->res);
+        run->label = i < nlabels ? pgcb_xstrdup(labels[i]) : pgcb_result_label(&run->res);
         if (run->res.ngroups == 0) {
             snprintf(err, errlen, "%s: the result has no group", paths[i]);
             pgcb_agg_free(a);

@@ -3,7 +3,7 @@
  *
  *   aggregate [--format text|markdown|json|csv] [--baseline LABEL] [--threshold PCT]
  *             [--label NAME]... [--detail] [--svg FILE] [--svg-percentiles FILE]
- *             RESULT.json...
+ *             [--html FILE] RESULT.json...
  *   aggregate --ab BASE:HEAD [--ab-baseline FILE]... [--fail-above PCT]
  *             [--markdown FILE] [--json FILE] [--format text|markdown|json] RESULT.json...
  *
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "html.h"
 #include "report.h"
 #include "util.h"
 
@@ -60,6 +61,10 @@ static void usage(FILE *out)
           "                        PCT %, or failed (no shown difference never fails)\n"
           "  -M, --markdown FILE   --ab: also write the comparison as Markdown\n"
           "  -J, --json FILE       --ab: also write the comparison as JSON\n"
+          "  -H, --html FILE       also write one self-contained HTML page of the runs:\n"
+          "                        per group the medians with their intervals, the verdict,\n"
+          "                        CPU per query, per-order medians, percentile curves;\n"
+          "                        the rankings; sortable tables (docs/report.md)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 done (warnings on stderr: a partial run, a driver or group not in\n"
@@ -93,6 +98,21 @@ static int parse_pct(const char *s, double *out)
     return 0;
 }
 
+/* The page of every run, with what they make together (the --format json
+ * object) for its combined tables. */
+static int write_html(const struct pgcb_agg *a, const struct pgcb_agg_baseline *b,
+                      const char *path, char *err, size_t errlen)
+{
+    struct pgcb_html_run *runs = pgcb_xcalloc(a->nruns, sizeof *runs);
+    for (size_t i = 0; i < a->nruns; i++)
+        runs[i] = (struct pgcb_html_run){&a->runs[i].res, a->runs[i].label, a->runs[i].path};
+    json_t *combined = pgcb_agg_json(a, b);
+    int rc = pgcb_html_write(path, "aggregate", runs, a->nruns, combined, err, errlen);
+    json_decref(combined);
+    free(runs);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -104,9 +124,10 @@ int main(int argc, char **argv)
         {"ab", required_argument, NULL, 'A'},        {"ab-baseline", required_argument, NULL, 'B'},
         {"fail-above", required_argument, NULL, 'F'}, {"markdown", required_argument, NULL, 'M'},
         {"json", required_argument, NULL, 'J'},
+        {"html", required_argument, NULL, 'H'},
         {NULL, 0, NULL, 0}};
     enum { TEXT, MARKDOWN, JSON, CSV } format = TEXT;
-    const char *baseline = NULL, *svg = NULL, *svg_pct = NULL;
+    const char *baseline = NULL, *svg = NULL, *svg_pct = NULL, *html = NULL;
     unsigned flags = 0;
     double threshold = 5;
     char **labels = pgcb_xcalloc((size_t)argc, sizeof *labels);
@@ -115,7 +136,7 @@ int main(int argc, char **argv)
     struct pgcb_agg_ab_args ab = {.baselines = ab_bases, .fail_above_pct = -1};
     int opt, rc = 0;
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:dhA:B:F:M:J:", longopts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:H:dhA:B:F:M:J:", longopts, NULL)) != -1) {
         switch (opt) {
         case 'f':
             if (strcmp(optarg, "text") == 0)
@@ -138,6 +159,7 @@ int main(int argc, char **argv)
             break;
         case 's': svg = optarg; break;
         case 'p': svg_pct = optarg; break;
+        case 'H': html = optarg; break;
         case 'd': flags |= PGCB_REPORT_DETAIL; break;
         case 'A': ab.pair = optarg; break;
         case 'B': ab_bases[ab.nbaselines++] = optarg; break;
@@ -213,7 +235,8 @@ int main(int argc, char **argv)
         bp = &b;
     }
     if ((svg && pgcb_agg_svg_write(&a, svg, err, sizeof err) != 0) ||
-        (svg_pct && pgcb_agg_svg_pct_write(&a, svg_pct, stderr, err, sizeof err) != 0)) {
+        (svg_pct && pgcb_agg_svg_pct_write(&a, svg_pct, stderr, err, sizeof err) != 0) ||
+        (html && write_html(&a, bp, html, err, sizeof err) != 0)) {
         fprintf(stderr, "aggregate: %s\n", err);
         rc = 1;
     } else if (format == JSON) {

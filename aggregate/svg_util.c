@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "util.h"
 
 static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
                                       "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
@@ -87,28 +88,7 @@ int pgcb_agg_write_chart(const char *path, char *svg, char *err, size_t errlen)
         snprintf(err, errlen, "%s: out of memory for the chart", path);
         return -1;
     }
-    int rc = pgcb_agg_write_text(path, svg, err, errlen);
+    int rc = pgcb_write_text(path, svg, err, errlen);
     free(svg);
     return rc;
-}
-
-int pgcb_agg_write_text(const char *path, const char *text, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
-    size_t n = strlen(text);
-    int ok = fwrite(text, 1, n, f) == n;
-    int saved = errno;
-    if (fclose(f) != 0 && ok) {
-        ok = 0;
-        saved = errno;
-    }
-    if (!ok) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
-        return -1;
-    }
-    return 0;
 }

@@ -71,8 +71,7 @@ static void unlike_list(const struct pgcb_result *r, int want_unknown, char *buf
     }
 }
 
-/* The table mark of driver d: " *" differs, " ?" does not say, "". */
-static const char *unlike_mark(const struct pgcb_result *r, size_t d)
+const char *pgcb_report_variant_mark(const struct pgcb_result *r, size_t d)
 {
     unsigned diff, unk;
     if (!unlike(r, d, &diff, &unk))
@@ -731,11 +730,7 @@ const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d)
     return is_client(r, d) ? "" : " (reference)";
 }
 
-/* The median of the wire floor driver d is measured against in group gr:
- * a floor (a reference driver with I/O, drivers/floor) that asks the server
- * for what d asks (same format, Describe, Sync), else one that asks for the
- * run's choices, else the first; NAN without a floor measured here. */
-static double floor_median(const struct pgcb_result *r, const struct pgcb_res_group *gr, size_t d)
+double pgcb_report_floor_median(const struct pgcb_result *r, const struct pgcb_res_group *gr, size_t d)
 {
     double same = NAN, alike = NAN, any = NAN;
     for (size_t f = 0; f < r->ndrivers; f++) {
@@ -806,7 +801,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
      * to it: how much of the latency is the client's. */
     int with_floor = 0;
     for (size_t d = 0; d < r->ndrivers; d++)
-        with_floor |= isfinite(floor_median(r, gr, d));
+        with_floor |= isfinite(pgcb_report_floor_median(r, gr, d));
     /* The server's CPU column when the server runs here: each driver's own
      * backends' when they are known (backend.h), else the whole server's
      * (srvcpu.h); never both (the table is wide enough). */
@@ -851,7 +846,7 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
         const struct pgcb_res_cell *c = &gr->cells[d];
         char name[160], avg[64], med[32], ops[32], qps[32], n[32], cpu[32], srv[32];
         snprintf(name, sizeof name, "%s%s%s", r->drivers[d].label, pgcb_report_mark(r, g, d),
-                 unlike_mark(r, d));
+                 pgcb_report_variant_mark(r, d));
         if (isfinite(c->mean_ns) && isfinite(c->rme_pct))
             snprintf(avg, sizeof avg, "%.0f ± %.2f%%", c->mean_ns, c->rme_pct);
         else if (isfinite(c->mean_ns))
@@ -868,8 +863,8 @@ void pgcb_report_group_ex(FILE *out, const struct pgcb_result *r, size_t g,
                                                                     : NAN)
                              : c->server_cpu_ns_per_query);
         char xf[32] = "-";
-        if (with_floor && isfinite(c->median_ns) && isfinite(floor_median(r, gr, d)))
-            snprintf(xf, sizeof xf, "%.2f", c->median_ns / floor_median(r, gr, d));
+        if (with_floor && isfinite(c->median_ns) && isfinite(pgcb_report_floor_median(r, gr, d)))
+            snprintf(xf, sizeof xf, "%.2f", c->median_ns / pgcb_report_floor_median(r, gr, d));
         char xr[64] = "-";
         struct pgcb_ratio q;
         if (with_ratio && d == leader)

@@ -112,6 +112,19 @@ int pgcb_report_conversion_cost_tables(FILE *out, const struct pgcb_result *r,
  * " (INVALID)", " (not run)", " (skipped)", " (reference)" or "". */
 const char *pgcb_report_mark(const struct pgcb_result *r, size_t g, size_t d);
 
+/* The table mark of driver d after its name and pgcb_report_mark(): " *"
+ * it asks the server for other work than the run's choices (a variant),
+ * " ?" it does not say what it asks, "" otherwise. */
+const char *pgcb_report_variant_mark(const struct pgcb_result *r, size_t d);
+
+/* The median of the wire floor driver d is measured against in group gr
+ * (the "x floor" column): a floor (a reference driver with I/O,
+ * drivers/floor) that asks the server for what d asks (same format,
+ * Describe, Sync), else one that asks for the run's choices, else the
+ * first; NAN without a floor measured there. */
+double pgcb_report_floor_median(const struct pgcb_result *r, const struct pgcb_res_group *gr,
+                                size_t d);
+
 /*
  * The verdict line of group g (pgcb_rank_verdict), without a newline, into
  * buf (n bytes, always terminated):

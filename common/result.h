@@ -437,6 +437,9 @@ struct pgcb_result {
 
 void pgcb_result_free(struct pgcb_result *r);
 
+/* A run's default name: "CPU model, N cores" (a new string). */
+char *pgcb_result_label(const struct pgcb_result *r);
+
 /* Write r as JSON to `path` atomically: a temporary file in the same
  * directory, fsync, rename. Creates the directory if missing. Returns 0, or
  * -1 with a one-line message in err (nothing is left at path then). */
@@ -446,10 +449,16 @@ int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, 
  * with pgcb_result_free()). Returns 0, or -1 with "PATH: reason" in err. */
 int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t errlen);
 
+struct json_t; /* jansson.h */
+
+/* r as pgcb_result_write() writes it, derived figures included (the caller
+ * owns the object); NULL if a field cannot be packed. The HTML report
+ * (html.h) embeds exactly this. */
+struct json_t *pgcb_result_json(const struct pgcb_result *r);
+
 /* One group g of r as the result file holds it, without the derived
  * "verdict" and "vs_leader" (the caller owns the object); NULL if a field
  * cannot be packed. The journal (runner/journal.c) writes exactly this. */
-struct json_t; /* jansson.h */
 struct json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g);
 
 /* Read one group object `o` (as pgcb_result_group_json() makes it) into *gr,

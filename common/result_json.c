@@ -37,6 +37,14 @@ const char *pgcb_res_group_unit(const struct pgcb_res_group *gr)
     return gr->connect ? "connection" : "batch";
 }
 
+char *pgcb_result_label(const struct pgcb_result *r)
+{
+    const char *cpu = r->cpu_model && r->cpu_model[0] ? r->cpu_model : "unknown CPU";
+    if (r->cores == 0)
+        return pgcb_xstrdup(cpu);
+    return pgcb_xasprintf("%s, %u core%s", cpu, r->cores, r->cores == 1 ? "" : "s");
+}
+
 void pgcb_res_group_shape(const struct pgcb_res_group *gr, char *buf, size_t n)
 {
     if (gr->connect)
@@ -474,11 +482,17 @@ static void add_derived(json_t *j, const struct pgcb_result *r)
     json_object_set_new(j, "conversion_cost", pgcb_result_conversion_cost_json(r));
 }
 
-int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
+json_t *pgcb_result_json(const struct pgcb_result *r)
 {
     json_t *j = result_json(r);
     if (j)
         add_derived(j, r);
+    return j;
+}
+
+int pgcb_result_write(const struct pgcb_result *r, const char *path, char *err, size_t errlen)
+{
+    json_t *j = pgcb_result_json(r);
     if (!j) {
         snprintf(err, errlen, "%s: cannot build the JSON result (a field is invalid)", path);
         return -1;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static void oom(size_t n)
 {
@@ -200,4 +201,38 @@ int pgcb_cpus_overlap(const char *a, const char *b)
             if (ca[i] == cb[k])
                 return 1;
     return 0;
+}
+
+int pgcb_write_text(const char *path, const char *text, char *err, size_t errlen)
+{
+    char *tmp = pgcb_xasprintf("%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    fchmod(fd, 0644);
+    size_t n = strlen(text), done = 0;
+    int saved = 0;
+    while (done < n) {
+        ssize_t w = write(fd, text + done, n - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            saved = w < 0 ? errno : EIO;
+            break;
+        }
+        done += (size_t)w;
+    }
+    if (close(fd) != 0 && !saved)
+        saved = errno;
+    if (!saved && rename(tmp, path) != 0)
+        saved = errno;
+    if (saved) {
+        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(saved));
+        unlink(tmp);
+    }
+    free(tmp);
+    return saved ? -1 : 0;
 }

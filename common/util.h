@@ -54,4 +54,9 @@ uint64_t pgcb_thread_cpu_ns(void);
  * Returns 0, or -1 with errno set. */
 int pgcb_mkdir_parents(const char *path);
 
+/* Write text to path atomically (a temporary file in the same directory,
+ * then rename: a reader never sees half a file). 0, or -1 with "PATH:
+ * cannot write: why" in err (errlen bytes) and no file left behind. */
+int pgcb_write_text(const char *path, const char *text, char *err, size_t errlen);
+
 #endif

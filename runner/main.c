@@ -5,8 +5,8 @@
  * Exit status: 0 every driver measured and valid in every group; 1 an error
  * before anything was measured (no result file is written); 2 the result
  * was written but a driver failed or was invalid somewhere, or the run was
- * interrupted (the file says which); 3 measured, but the result could not
- * be written.
+ * interrupted (the file says which); 3 measured, but the result (or its
+ * --html page) could not be written.
  */
 #include <getopt.h>
 #include <math.h>
@@ -22,6 +22,7 @@
 #include "config.h"
 #include "connplan.h"
 #include "describe.h"
+#include "html.h"
 #include "journal.h"
 #include "loader.h"
 #include "profile.h"
@@ -80,6 +81,8 @@ static void usage(FILE *out)
             "                       elapsed, steps done of all, group, driver, estimated\n"
             "                       time left (eta). Without -P a terminal gets one line\n"
             "                       redrawn in place; -q shows neither\n"
+            "      --html FILE      also write the result as one self-contained HTML page\n"
+            "                       (the page aggregate --html writes; docs/report.md)\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
             "      --check-driver SO  run the driver conformance suite on SO and exit: one\n"
             "                       PASS/FAIL line per check, then \"N passed, N failed\";\n"
@@ -123,8 +126,9 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 all measured and valid; 1 error before measuring (no result);\n"
             "2 result written, but some driver failed, was invalid, or the run was\n"
-            "interrupted; 3 the result could not be written. --check-driver: 0 every check\n"
-            "passed; 1 a check failed; 2 nothing could be checked.\n");
+            "interrupted; 3 the result (or the --html page) could not be written.\n"
+            "--check-driver: 0 every check passed; 1 a check failed; 2 nothing could be\n"
+            "checked.\n");
 }
 
 static void iso_now(char *buf, size_t n)
@@ -444,6 +448,7 @@ int main(int argc, char **argv)
         {"driver-option", required_argument, NULL, 'O'},
         {"detail", no_argument, NULL, 'D'},
         {"resume", required_argument, NULL, 'R'},
+        {"html", required_argument, NULL, 'H'},
         {"progress", required_argument, NULL, 'P'},
         {"driver", required_argument, NULL, OPT_CLI + PGCB_CLI_DRIVER},
         {"only", required_argument, NULL, OPT_CLI + PGCB_CLI_ONLY},
@@ -457,6 +462,7 @@ int main(int argc, char **argv)
     struct pgcb_option dopts[64];
     size_t ndopts = 0;
     const char *config_path = NULL, *output_arg = NULL, *check_so = NULL, *resume = NULL;
+    const char *html = NULL;
     /* A write to a host that died while idle (kill -9, the OOM killer) is
      * EPIPE, handled as that host's death (host.c), never the end of the
      * run. */
@@ -470,6 +476,7 @@ int main(int argc, char **argv)
         case 'o': output_arg = optarg; break;
         case 'L': list = 1; break;
         case 'R': resume = optarg; break;
+        case 'H': html = optarg; break;
         case 'K': check_so = optarg; break;
         case 'O': {
             char *eq = strchr(optarg, '=');
@@ -774,6 +781,15 @@ int main(int argc, char **argv)
         if (rc == 2)
             fprintf(stderr, "runner: some results failed or are invalid: see the notes under "
                             "the tables and the 'status' fields in %s\n", output);
+    }
+    /* The page, from the result as written (html.h): after it, so a page
+     * that cannot be written loses nothing measured. */
+    struct pgcb_html_run page = {&r, NULL, output};
+    if (html && pgcb_html_write(html, "runner", &page, 1, NULL, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        rc = 3;
+    } else if (html) {
+        fprintf(quiet ? stderr : stdout, "Report: %s\n", html);
     }
 
 out:

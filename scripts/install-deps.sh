@@ -31,6 +31,9 @@ pkgs=(
     # --profile (issue 28): perf (Debian's linux-perf 6.1, built with libpython:
     # it runs scripts/profile/fold.py) and the profile tests.
     linux-perf
+    # The HTML report (issue 30): xxd embeds its scripts into the programs,
+    # and its browser test drives Debian's chromium headless.
+    xxd chromium
 )
 # make lint: Debian's docker-compose (checks docker/docker-compose.yml) and
 # Node.js with npm (the workflow linters). Only when the command is missing:
@@ -78,26 +81,36 @@ node_packages() {
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
 }
 
-# The flame graph renderer's packages (build/profile/flame inlines their dist
-# files into every page): `npm ci` from the committed lockfile, once per
-# lockfile, like the adapter's; plain JavaScript, nothing built.
-profile_packages() {
-    local src=$root/scripts/profile/flame dir=$root/build/profile
+# The packages of a pure-JavaScript tool: `npm ci` from the committed
+# lockfile in SRC into DIR, once per lockfile (a stamp beside them), like the
+# adapter's; nothing built, no install scripts (so playwright-core downloads
+# no browser). WHAT names them in the messages.
+lock_packages() {
+    local src=$root/$1 dir=$root/$2 what=$3
     [[ -f $src/package-lock.json ]] || return 0
     if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null; then
         return 0
     fi
-    command -v npm >/dev/null 2>&1 || die "npm not found: it installs the flame graph renderer's packages"
-    printf '%s: installing the flame graph renderer packages (npm ci) into %s\n' "$prog" "$dir" >&2
+    command -v npm >/dev/null 2>&1 || die "npm not found: it installs $what"
+    printf '%s: installing %s (npm ci) into %s\n' "$prog" "$what" "$dir" >&2
     mkdir -p "$dir"
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
-    (cd "$dir" && npm_config_update_notifier=false npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null) >&2 \
+    (cd "$dir" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm_config_update_notifier=false npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null) >&2 \
         || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
 }
 
+# The flame graph renderer's packages (build/profile/flame inlines their dist
+# files into every page).
+profile_packages() { lock_packages scripts/profile/flame build/profile "the flame graph renderer packages"; }
+
+# The HTML report's (issue 30, docs/report.md): Observable Plot and d3, which
+# the build embeds into aggregate and the runner, and playwright-core for
+# its browser test (tests/report/).
+report_packages() { lock_packages scripts/report build/report "the HTML report packages"; }
+
 case ${1:-} in
-    --node-packages) node_packages; profile_packages; exit 0 ;;
+    --node-packages) node_packages; profile_packages; report_packages; exit 0 ;;
     "") ;;
     *) die "unknown argument '$1' (usage: install-deps.sh [--node-packages])" ;;
 esac
@@ -109,6 +122,7 @@ done
 if ((${#missing[@]} == 0)); then
     node_packages
     profile_packages
+    report_packages
     exit 0
 fi
 
@@ -137,3 +151,4 @@ printf '%s: installing missing packages: %s\n' "$prog" "${missing[*]}" >&2
     || die "apt-get install failed for: ${missing[*]}"
 node_packages
 profile_packages
+report_packages

@@ -607,6 +607,8 @@ static const struct bad_case bad_cases[] = {
      "aggregate: /nonexistent/dir/chart.svg: cannot write: No such file or directory\n"},
     {{"--svg-percentiles", "/nonexistent/dir/pct.svg", DIR "p1.json"}, 1,
      "aggregate: /nonexistent/dir/pct.svg: cannot write: No such file or directory\n"},
+    {{"--html", "/nonexistent/dir/report.html", DIR "a.json"}, 1,
+     "aggregate: /nonexistent/dir/report.html: cannot write: No such file or directory\n"},
     {{DIR "p1.json", "-p"}, 2,
      "aggregate: unknown option or missing value: '-p'; see 'aggregate -h'\n"},
     {{"--detail=yes", DIR "p1.json"}, 2,
@@ -658,6 +660,7 @@ static void test_help(void **state)
     assert_memory_equal(out, "usage: aggregate [OPTIONS] RESULT.json...\n", 42);
     assert_non_null(strstr(out, "--baseline LABEL"));
     assert_non_null(strstr(out, "--svg-percentiles FILE"));
+    assert_non_null(strstr(out, "-H, --html FILE"));
     assert_non_null(strstr(out, "--detail"));
     assert_non_null(strstr(out, "or csv: one row per run, group and driver"));
     assert_string_equal(err, "");
