@@ -82,12 +82,14 @@ fn conv_failure(row: &Row, j: usize, e: tokio_postgres::Error) -> Failure {
 
 fn unsupported(row: &Row, j: usize) -> Failure {
     let col = &row.columns()[j];
+    let why = if *col.type_() == Type::NUMERIC {
+        " (numeric needs the rust_decimal crate's postgres feature, which Debian 12 does not package)"
+    } else {
+        ""
+    };
     Failure::protocol(format!(
-        "tokio-postgres 0.7.7 has no Rust type for column {} of type {} (FromSql; numeric needs \
-         rust_decimal's postgres feature, not in Debian 12): cast it to text",
-        col.name(),
-        col.type_().name()
-    ))
+        "tokio-postgres 0.7.7 has no Rust type (FromSql) for column {} of type {}{}: cast it to text",
+        col.name(), col.type_().name(), why))
 }
 
 /// Convert every value of row (types ct) and fold it with f.
