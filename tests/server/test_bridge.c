@@ -50,11 +50,13 @@ static const struct client {
     {"python", "psycopg", "psycopg 3.1.7 (pure Python", 1},
     {"python", "asyncpg", "asyncpg 0.27.0", 0},
     {"go", "pgx", "pgx 4.15.0", 1},
+    {"rust", "tokio-postgres", "tokio-postgres 0.7.7 (postgres-protocol", 1},
 };
 static const struct client nulls[] = {
     {"node", "null", "Node.js", 1},
     {"python", "null", "Python", 0},
     {"go", "null", "Go", 0},
+    {"rust", "null", "Rust", 0},
 };
 #define NCLIENTS (sizeof clients / sizeof clients[0])
 #define NNULLS (sizeof nulls / sizeof nulls[0])
