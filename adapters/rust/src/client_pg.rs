@@ -45,7 +45,7 @@ use crate::frames::{set_secret, Failure};
 use crate::load::{run_load, LoadResult, LoadSpec};
 use crate::run::{BlockResult, Plan};
 use crate::values::{coltypes, dump_value, fold_row, ColType};
-use crate::{check_options, runtime_text, timed_block, version, yes_no, Client, HelloInfo, StmtInfo, Wire};
+use crate::{check_options, timed_block, version, yes_no, Client, HelloInfo, StmtInfo, Wire};
 
 /// A parameter as the bridge gives it: text (None: NULL), sent in text format.
 #[derive(Debug)]
@@ -265,20 +265,16 @@ fn dump(st: &Statement, ct: &[ColType], results: &[Vec<Row>]) -> Result<Value, F
 
 impl Client for PgClient {
     fn info(&self) -> HelloInfo {
-        let how = if self.pipeline {
-            "depth > 1 as depth client.query futures polled together (try_join_all): pipelined, a Sync each"
-        } else {
-            "depth > 1 one client.query at a time"
-        };
+        // At most 170 bytes: the bridge keeps that much of links.
+        let how = if self.pipeline { "pipelined: concurrent query futures" } else { "one query at a time" };
         HelloInfo {
             client: "tokio-postgres",
             client_version: version("tokio-postgres").to_string(),
             links: format!(
-                "tokio-postgres {} (postgres-protocol {}, postgres-types {}; pure Rust; binary results; \
-                 named statements (client.prepare); {}; pool: a Vec of Clients behind a tokio Semaphore); \
-                 tokio {} current-thread runtime; {}",
+                "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; {}); tokio {} \
+                 current-thread; Rust {}",
                 version("tokio-postgres"), version("postgres-protocol"), version("postgres-types"), how,
-                version("tokio"), runtime_text()),
+                version("tokio"), version("rustc")),
             pipeline: self.pipeline,
             no_io: false,
             load: true,

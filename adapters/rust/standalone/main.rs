@@ -182,10 +182,10 @@ fn main() {
         let mean = samples.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
         let p90 = samples[((0.9 * n as f64).floor() as usize).min(n - 1)];
         let round = |x: f64| (x + 0.5).floor() as i64; // JavaScript's Math.round
+        // As the adapter's hello says it (client_pg.rs, pipeline=yes).
         let links = format!(
-            "tokio-postgres {} (postgres-protocol {}, postgres-types {}; pure Rust; binary results; named statements \
-             (client.prepare); depth > 1 as depth client.query futures polled together (try_join_all): pipelined, \
-             a Sync each); tokio {} current-thread runtime; Rust {}",
+            "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; pipelined: concurrent \
+             query futures); tokio {} current-thread; Rust {}",
             v("tokio-postgres").unwrap_or("unknown"), v("postgres-protocol").unwrap_or("unknown"),
             v("postgres-types").unwrap_or("unknown"), v("tokio").unwrap_or("unknown"), v("rustc").unwrap_or("unknown"));
         println!("{}", json!({
