@@ -64,6 +64,8 @@ CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" RUSTFLAGS= CARGO_BUILD_RUSTC_WRAP
     "$cargo" build --release --offline --quiet --manifest-path "$here/Cargo.toml" \
     --target-dir "$outabs/target"
 for b in pgcb-adapter-rust pgcb-standalone-rust; do
-    cp "$outabs/target/release/$b" "$outabs/$b.tmp"
-    mv -f "$outabs/$b.tmp" "$outabs/$b"
+    # A private name, then a rename: a concurrent build (make's two build
+    # directories) never sees a half-copied binary.
+    cp "$outabs/target/release/$b" "$outabs/$b.tmp.$$"
+    mv -f "$outabs/$b.tmp.$$" "$outabs/$b"
 done
