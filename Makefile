@@ -139,7 +139,7 @@ $(B)/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) ada
 # from Debian's crates (adapters/rust/build.sh, about a minute on 2 CPUs),
 # always into build/; another build directory (build-san) links build's
 # binaries instead of compiling them a second time.
-RUST_SRC = $(wildcard adapters/rust/src/*.rs adapters/rust/standalone/*.rs) adapters/rust/Cargo.toml \
+RUST_SRC = $(wildcard adapters/rust/*.rs adapters/rust/src/*.rs adapters/rust/standalone/*.rs) adapters/rust/Cargo.toml \
            adapters/rust/Cargo.lock adapters/rust/build.sh
 build/adapters/rust/pgcb-adapter-rust: $(RUST_SRC)
 	adapters/rust/build.sh build/adapters/rust

@@ -30,6 +30,8 @@ pkgs=(
     # /usr/share/cargo/registry (adapters/rust/build.sh).
     cargo rustc librust-tokio-dev librust-tokio-postgres-dev librust-futures-util-dev
     librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev
+    # make lint on adapters/rust: Debian's rustfmt and clippy.
+    rustfmt rust-clippy
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl

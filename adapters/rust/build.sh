@@ -2,7 +2,9 @@
 # Build the Rust adapter and its standalone counterpart, offline, in
 # release, against Debian's packaged crates:
 #
-#   adapters/rust/build.sh [OUTDIR]   (default build/adapters/rust)
+#   adapters/rust/build.sh [OUTDIR]           (default build/adapters/rust)
+#   adapters/rust/build.sh --lint [OUTDIR]    rustfmt --check, then cargo clippy
+#                                             -D warnings (target OUTDIR/clippy-target)
 #
 # -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`) and
 #    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh), with the
@@ -25,14 +27,21 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+lint=0
+if [ "${1:-}" = --lint ]; then
+    lint=1
+    shift
+fi
 out=${1:-build/adapters/rust}
 cargo=${CARGO:-/usr/bin/cargo}
 rustc=${RUSTC:-/usr/bin/rustc}
 registry=${PGCB_CARGO_REGISTRY:-/usr/share/cargo/registry}
 pkgs="cargo rustc librust-tokio-dev librust-tokio-postgres-dev librust-futures-util-dev librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev"
 
-[ -x "$cargo" ] && [ -x "$rustc" ] ||
-    { echo "build.sh: $cargo or $rustc not found (apt-get install $pkgs)" >&2; exit 1; }
+if [ ! -x "$cargo" ] || [ ! -x "$rustc" ]; then
+    echo "build.sh: $cargo or $rustc not found (apt-get install $pkgs)" >&2
+    exit 1
+fi
 ls -d "$registry"/tokio-postgres-0.7.* >/dev/null 2>&1 ||
     { echo "build.sh: $registry has no tokio-postgres 0.7 (apt-get install $pkgs)" >&2; exit 1; }
 
@@ -60,7 +69,22 @@ PGCB_V_TOKIO=$(locked tokio)
 PGCB_V_RUSTC=$("$rustc" --version | awk '{print $2}')
 export PGCB_V_TOKIO_POSTGRES PGCB_V_POSTGRES_PROTOCOL PGCB_V_POSTGRES_TYPES PGCB_V_TOKIO PGCB_V_RUSTC
 
-CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" RUSTFLAGS= CARGO_BUILD_RUSTC_WRAPPER= \
+if [ "$lint" = 1 ]; then
+    # Debian's rustfmt and clippy (rustfmt, rust-clippy), never rustup's: PATH
+    # is Debian's only, as cargo clippy runs the cargo-clippy it finds there.
+    rustfmt=$(dirname "$rustc")/rustfmt
+    if [ ! -x "$rustfmt" ] || [ ! -x "$(dirname "$cargo")/cargo-clippy" ]; then
+        echo "build.sh: rustfmt or cargo-clippy not found (apt-get install rustfmt rust-clippy)" >&2
+        exit 1
+    fi
+    "$rustfmt" --edition 2018 --check --config-path "$here/rustfmt.toml" \
+        "$here/src/main.rs" "$here/standalone/main.rs"
+    exec env PATH="$(dirname "$cargo"):/usr/bin:/bin" CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" \
+        RUSTFLAGS="" "$cargo" clippy --release --offline --quiet --manifest-path "$here/Cargo.toml" \
+        --target-dir "$outabs/clippy-target" -- -D warnings
+fi
+
+CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
     "$cargo" build --release --offline --quiet --manifest-path "$here/Cargo.toml" \
     --target-dir "$outabs/target"
 for b in pgcb-adapter-rust pgcb-standalone-rust; do

@@ -151,7 +151,9 @@ impl Client for NullClient {
             }
         }
         let rows = (0..n)
-            .map(|i| vec![NVal::Int(i as i32 + 1), NVal::Int(1337), NVal::Str("wat".into()), NVal::Null, NVal::Bool(false)])
+            .map(|i| {
+                vec![NVal::Int(i as i32 + 1), NVal::Int(1337), NVal::Str("wat".into()), NVal::Null, NVal::Bool(false)]
+            })
             .collect();
         self.stmts.insert(id, rows);
         Ok(StmtInfo { ncols: COLUMNS.len(), server_params: None })
@@ -177,8 +179,15 @@ impl Client for NullClient {
         let mut res = res;
         if p.dump && res.fail.is_none() {
             let cols: Vec<Value> = COLUMNS.iter().map(|(n, t)| json!({"name": n, "type": t})).collect();
-            let rs: Vec<Value> = rows.iter().map(|_| json!([0, 1337, "wat", null, false])).enumerate()
-                .map(|(i, mut r)| { r[0] = json!(i + 1); r }).collect();
+            let rs: Vec<Value> = rows
+                .iter()
+                .map(|_| json!([0, 1337, "wat", null, false]))
+                .enumerate()
+                .map(|(i, mut r)| {
+                    r[0] = json!(i + 1);
+                    r
+                })
+                .collect();
             let one = json!({"columns": cols, "rows": rs});
             res.results = Some(Value::Array(vec![one; depth]));
         }

@@ -97,7 +97,9 @@ fn gone(code: &str) -> bool {
 fn classify(c: &PgConn, e: &Error) -> Failure {
     let closed = c.is_closed() || e.is_closed();
     match e.as_db_error() {
-        Some(db) if closed || gone(db.code().code()) => Failure::new("io", format!("{}: {}", db.code().code(), db.message())),
+        Some(db) if closed || gone(db.code().code()) => {
+            Failure::new("io", format!("{}: {}", db.code().code(), db.message()))
+        }
         Some(db) => Failure::query(db.code().code(), db.message()),
         None if closed => Failure::new("io", format!("tokio-postgres: {}", e)),
         None => Failure::protocol(format!("tokio-postgres: {}", e)),
@@ -116,9 +118,14 @@ fn consume(f: &mut Folder, rows: &[Row], ct: &[ColType], h: u32) -> Result<(u32,
 
 /// The refusal of an execution whose count of parameters is not the statement's.
 fn count_refusal(got: usize, want: usize) -> Failure {
-    Failure::query("08P01", format!(
-        "bind message supplies {} parameters, but prepared statement requires {} (refused by the adapter: \
-         tokio-postgres 0.7.7 asserts the count and would not send it)", got, want))
+    Failure::query(
+        "08P01",
+        format!(
+            "bind message supplies {} parameters, but prepared statement requires {} (refused by the adapter: \
+         tokio-postgres 0.7.7 asserts the count and would not send it)",
+            got, want
+        ),
+    )
 }
 
 impl PgClient {
@@ -159,9 +166,14 @@ impl PgClient {
                 cfg.ssl_mode(SslMode::Disable);
             }
             Some(m) => {
-                return Err(Failure::new("connect", format!(
-                    "sslmode {}: the Rust adapter's tokio-postgres connects without TLS (NoTls; Debian 12 \
-                     packages no tokio-postgres TLS connector)", m)))
+                return Err(Failure::new(
+                    "connect",
+                    format!(
+                        "sslmode {}: the Rust adapter's tokio-postgres connects without TLS (NoTls; Debian 12 \
+                     packages no tokio-postgres TLS connector)",
+                        m
+                    ),
+                ))
             }
         }
         Ok(cfg)
@@ -189,8 +201,16 @@ async fn rollback(c: &PgConn, f: Failure) -> Failure {
 
 /// Batch i of plan p on connection c.
 #[allow(clippy::too_many_arguments)]
-async fn batch(c: &PgConn, st: &Statement, tx: Option<(&Statement, &Statement)>, p: &mut Plan, i: usize,
-               ct: &[ColType], pipeline: bool, keep: &mut Option<Vec<Vec<Row>>>) -> Result<(u64, u32), Failure> {
+async fn batch(
+    c: &PgConn,
+    st: &Statement,
+    tx: Option<(&Statement, &Statement)>,
+    p: &mut Plan,
+    i: usize,
+    ct: &[ColType],
+    pipeline: bool,
+    keep: &mut Option<Vec<Vec<Row>>>,
+) -> Result<(u64, u32), Failure> {
     if let Some((b, e)) = p.bad {
         if b == i {
             let got = p.args.as_ref().map_or(0, |a| a[e].len());
@@ -214,8 +234,15 @@ async fn batch(c: &PgConn, st: &Statement, tx: Option<(&Statement, &Statement)>,
     }
 }
 
-async fn executions(c: &PgConn, st: &Statement, p: &mut Plan, i: usize, ct: &[ColType], pipeline: bool,
-                    keep: &mut Option<Vec<Vec<Row>>>) -> Result<(u64, u32), Failure> {
+async fn executions(
+    c: &PgConn,
+    st: &Statement,
+    p: &mut Plan,
+    i: usize,
+    ct: &[ColType],
+    pipeline: bool,
+    keep: &mut Option<Vec<Vec<Row>>>,
+) -> Result<(u64, u32), Failure> {
     let mut h = FNV_OFFSET;
     let mut total = 0u64;
     let (depth, args, folder) = (p.depth, &p.args, &mut p.fold);
@@ -273,8 +300,13 @@ impl Client for PgClient {
             links: format!(
                 "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; {}); tokio {} \
                  current-thread; Rust {}",
-                version("tokio-postgres"), version("postgres-protocol"), version("postgres-types"), how,
-                version("tokio"), version("rustc")),
+                version("tokio-postgres"),
+                version("postgres-protocol"),
+                version("postgres-types"),
+                how,
+                version("tokio"),
+                version("rustc")
+            ),
             pipeline: self.pipeline,
             no_io: false,
             load: true,
@@ -288,7 +320,8 @@ impl Client for PgClient {
         }
         let cfg = PgClient::config(conn)?;
         for _ in 0..pool.max(1) {
-            let (client, connection) = rt.block_on(cfg.connect(NoTls)).map_err(|e| Failure::new("connect", e.to_string()))?;
+            let (client, connection) =
+                rt.block_on(cfg.connect(NoTls)).map_err(|e| Failure::new("connect", e.to_string()))?;
             rt.spawn(async move {
                 let _ = connection.await; // ends when the Client is dropped or the server closes
             });
@@ -319,7 +352,8 @@ impl Client for PgClient {
         let ct = coltypes(st.columns());
         let mut keep = if p.dump { Some(Vec::new()) } else { None };
         let pipeline = self.pipeline;
-        let mut res = rt.block_on(async { timed_block!(n, |i| batch(c, st, tx, p, i, &ct, pipeline, &mut keep).await) });
+        let mut res =
+            rt.block_on(async { timed_block!(n, |i| batch(c, st, tx, p, i, &ct, pipeline, &mut keep).await) });
         if let (Some(rows), None) = (&keep, &res.fail) {
             match dump(st, &ct, rows) {
                 Ok(v) => res.results = Some(v),

@@ -141,7 +141,7 @@ impl Channel {
             Err(e) => return Err(e),
         }
         let n = u32::from_be_bytes(hdr) as usize;
-        if n < 1 || n > MAX_FRAME {
+        if !(1..=MAX_FRAME).contains(&n) {
             return Err(io::Error::new(io::ErrorKind::InvalidData, format!("frame length {} out of range", n)));
         }
         let mut buf = vec![0u8; n];
@@ -157,7 +157,10 @@ impl Channel {
         let mut body = serde_json::to_vec(&reply.obj).unwrap_or_default();
         if body.len() > MAX_FRAME {
             let mut e = Reply::new();
-            e.failure(&Failure::new("unsupported", format!("reply of {} bytes exceeds the 64 MiB frame limit", body.len())));
+            e.failure(&Failure::new(
+                "unsupported",
+                format!("reply of {} bytes exceeds the 64 MiB frame limit", body.len()),
+            ));
             body = serde_json::to_vec(&e.obj).unwrap_or_default();
         }
         self.out.clear();

@@ -174,7 +174,8 @@ where
     let end_by = start + s.duration;
     // The workers' shared state, by reference (each worker's future copies them).
     let (issued, stopped, abandoned, returned, out) = (&issued, &stopped, &abandoned, &returned, &out);
-    let (last_due, late, stop, ended, last_done, fail, query) = (&last_due, &late, &stop, &ended, &last_done, &fail, &query);
+    let (last_due, late, stop, ended, last_done, fail, query) =
+        (&last_due, &late, &stop, &ended, &last_done, &fail, &query);
     let worker = || async move {
         let mut f = Folder::new(s.kinds.clone(), s.ncols);
         while !stopped.get() {
@@ -251,10 +252,15 @@ where
                 wait += due_left;
             } else if seen == Some(progress) {
                 let left = workers - returned.get();
-                fail(Failure::new("io", format!(
-                    "{} of the load's queries never answered: none completed for {} ms after the issuing \
+                fail(Failure::new(
+                    "io",
+                    format!(
+                        "{} of the load's queries never answered: none completed for {} ms after the issuing \
                      ended (a connection of the pool broke without an error from the client)",
-                    left, SETTLE.as_millis())));
+                        left,
+                        SETTLE.as_millis()
+                    ),
+                ));
                 abandoned.set(true);
                 return;
             }

@@ -7,7 +7,8 @@
 //! Files: frames.rs (frames, failures, replies), fold.rs (the fold),
 //! values.rs (each value converted as tokio-postgres delivers it; dumps),
 //! run.rs (a block of batches, timed; the plan), load.rs (a timed load),
-//! client_pg.rs and client_null.rs (the clients), main.rs (the requests).
+//! client_pg.rs and client_null.rs (the clients), main.rs (the requests);
+//! ../versions.rs (the versions compiled in, shared with the standalone program).
 //!
 //! One thread runs everything: the requests, the runtime (block_on per
 //! request) and the client's Connection task. The bridge pins it, and any
@@ -21,6 +22,8 @@ mod frames;
 mod load;
 mod run;
 mod values;
+#[path = "../versions.rs"]
+mod versions;
 
 use std::collections::HashMap;
 
@@ -30,23 +33,10 @@ use tokio::runtime::Runtime;
 use frames::{int_field, str_field, Channel, Failure, Reply};
 use load::{LoadResult, LoadSpec};
 use run::{BlockResult, Plan};
+pub use versions::version;
 
 const PROTOCOL: i64 = 1;
 pub const ADAPTER_VERSION: &str = "1.0.0";
-
-/// The versions compiled in, set by build.sh from Cargo.lock and rustc
-/// ("unknown" if built otherwise).
-pub fn version(which: &str) -> &'static str {
-    let v = match which {
-        "tokio-postgres" => option_env!("PGCB_V_TOKIO_POSTGRES"),
-        "postgres-protocol" => option_env!("PGCB_V_POSTGRES_PROTOCOL"),
-        "postgres-types" => option_env!("PGCB_V_POSTGRES_TYPES"),
-        "tokio" => option_env!("PGCB_V_TOKIO"),
-        "rustc" => option_env!("PGCB_V_RUSTC"),
-        _ => None,
-    };
-    v.unwrap_or("unknown")
-}
 
 /// "Rust 1.63.0 (rustc, release build)".
 pub fn runtime_text() -> String {
@@ -101,8 +91,12 @@ pub fn check_options(client: &str, opts: &HashMap<String, String>, known: &[&str
         None => Ok(()),
         Some(k) => Err(Failure::new(
             "config",
-            format!("unknown option \"{}\" for client {}: it knows {}", k, client,
-                    if known.is_empty() { "no options".to_string() } else { known.join(", ") }),
+            format!(
+                "unknown option \"{}\" for client {}: it knows {}",
+                k,
+                client,
+                if known.is_empty() { "no options".to_string() } else { known.join(", ") }
+            ),
         )),
     }
 }
@@ -214,9 +208,13 @@ impl Adapter {
         match int_field(rq, "protocol") {
             Some(PROTOCOL) => {}
             v => {
-                return Err(Failure::new("unsupported", format!(
-                    "the Rust adapter speaks bridge protocol 1, not {}",
-                    v.map(|x| x.to_string()).unwrap_or_else(|| "none".to_string()))))
+                return Err(Failure::new(
+                    "unsupported",
+                    format!(
+                        "the Rust adapter speaks bridge protocol 1, not {}",
+                        v.map(|x| x.to_string()).unwrap_or_else(|| "none".to_string())
+                    ),
+                ))
             }
         }
         let mut opts = HashMap::new();
@@ -228,14 +226,21 @@ impl Adapter {
         match rq.get("result_format") {
             None | Some(Value::Null) => {}
             Some(Value::String(s)) if s == "text" || s == "binary" => {}
-            Some(v) => return Err(Failure::protocol(format!("hello: result_format must be \"text\" or \"binary\", not {}", v))),
+            Some(v) => {
+                return Err(Failure::protocol(format!(
+                    "hello: result_format must be \"text\" or \"binary\", not {}",
+                    v
+                )))
+            }
         }
         let cl: Box<dyn Client> = match str_field(rq, "client").unwrap_or("") {
             "tokio-postgres" => Box::new(client_pg::PgClient::new(&opts)?),
             "null" => Box::new(client_null::NullClient::new(&opts)?),
             c => {
-                return Err(Failure::new("config", format!(
-                    "unknown client \"{}\": the Rust adapter knows tokio-postgres, null", c)))
+                return Err(Failure::new(
+                    "config",
+                    format!("unknown client \"{}\": the Rust adapter knows tokio-postgres, null", c),
+                ))
             }
         };
         let inf = cl.info();
@@ -253,8 +258,11 @@ impl Adapter {
         r.set("load", inf.load);
         r.set("text_length", "bytes");
         if let Some(w) = inf.wire {
-            r.set("wire", serde_json::json!({"result_format": w.result_format, "describe": w.describe,
-                                             "sync": w.sync, "statements": w.statements}));
+            r.set(
+                "wire",
+                serde_json::json!({"result_format": w.result_format, "describe": w.describe,
+                                             "sync": w.sync, "statements": w.statements}),
+            );
         }
         Ok(r)
     }

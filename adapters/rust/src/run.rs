@@ -49,8 +49,14 @@ pub struct BlockResult {
 
 impl BlockResult {
     pub fn with_capacity(n: usize) -> BlockResult {
-        BlockResult { samples: Vec::with_capacity(n), rows: Vec::with_capacity(n), folds: Vec::with_capacity(n),
-                      cpu_ns: 0, fail: None, results: None }
+        BlockResult {
+            samples: Vec::with_capacity(n),
+            rows: Vec::with_capacity(n),
+            folds: Vec::with_capacity(n),
+            cpu_ns: 0,
+            fail: None,
+            results: None,
+        }
     }
     pub fn failed(f: Failure) -> BlockResult {
         let mut r = BlockResult::with_capacity(0);

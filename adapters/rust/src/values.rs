@@ -89,7 +89,10 @@ fn unsupported(row: &Row, j: usize) -> Failure {
     };
     Failure::protocol(format!(
         "tokio-postgres 0.7.7 has no Rust type (FromSql) for column {} of type {}{}: cast it to text",
-        col.name(), col.type_().name(), why))
+        col.name(),
+        col.type_().name(),
+        why
+    ))
 }
 
 /// Convert every value of row (types ct) and fold it with f.
@@ -113,7 +116,7 @@ pub fn fold_row(f: &mut Folder, row: &Row, ct: &[ColType]) -> Result<(), Failure
             ColType::I16 => get!(i16, |v: i16| int(v as u32)),
             ColType::I32 => get!(i32, |v: i32| int(v as u32)),
             ColType::I64 => get!(i64, |v: i64| int(v as u32)),
-            ColType::Oid => get!(u32, |v: u32| int(v)),
+            ColType::Oid => get!(u32, int),
             ColType::F32 => get!(f32, |_v: f32| 0),
             ColType::F64 => get!(f64, |_v: f64| 0),
             ColType::Text => get!(&str, |v: &str| if k == Kind::Str { v.len() as u32 } else { 0 }),
@@ -177,7 +180,7 @@ fn clock_text(t: &NaiveTime) -> String {
     let mut s = format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second());
     let us = t.nanosecond() / 1000;
     if us != 0 {
-        s += &format!(".{:06}", us).trim_end_matches('0');
+        s += format!(".{:06}", us).trim_end_matches('0');
     }
     s
 }
@@ -226,7 +229,7 @@ pub fn dump_value(row: &Row, j: usize, t: ColType) -> Result<Value, Failure> {
         ColType::F32 => get!(f32, |v: f32| float_json(v as f64, Some(v.to_string()))),
         ColType::F64 => get!(f64, |v: f64| float_json(v, None)),
         ColType::Text => get!(&str, |v: &str| json!(v)),
-        ColType::Bytea => get!(&[u8], |v: &[u8]| json!({"bytes": hex(v)})),
+        ColType::Bytea => get!(&[u8], |v: &[u8]| json!({ "bytes": hex(v) })),
         ColType::Uuid => get!(uuid::Uuid, |v: uuid::Uuid| other(v.hyphenated().to_string(), "uuid::Uuid")),
         ColType::Json => get!(Value, |v: Value| other(v.to_string(), "serde_json::Value")),
         ColType::Date => get!(NaiveDate, |v: NaiveDate| {
@@ -234,8 +237,12 @@ pub fn dump_value(row: &Row, j: usize, t: ColType) -> Result<Value, Failure> {
             other(if bc { d + " BC" } else { d }, "chrono::NaiveDate")
         }),
         ColType::Time => get!(NaiveTime, |v: NaiveTime| other(clock_text(&v), "chrono::NaiveTime")),
-        ColType::Timestamp => get!(NaiveDateTime, |v: NaiveDateTime| other(stamp_text(&v, false), "chrono::NaiveDateTime")),
-        ColType::Timestamptz => get!(DateTime<Utc>, |v: DateTime<Utc>| other(stamp_text(&v.naive_utc(), true), "chrono::DateTime<Utc>")),
+        ColType::Timestamp => {
+            get!(NaiveDateTime, |v: NaiveDateTime| other(stamp_text(&v, false), "chrono::NaiveDateTime"))
+        }
+        ColType::Timestamptz => {
+            get!(DateTime<Utc>, |v: DateTime<Utc>| other(stamp_text(&v.naive_utc(), true), "chrono::DateTime<Utc>"))
+        }
         ColType::ArrI32 => get!(Vec<Option<i32>>, |v| arr(v, |x: i32| json!(x))),
         ColType::ArrI64 => get!(Vec<Option<i64>>, |v| arr(v, int_json)),
         ColType::ArrText => get!(Vec<Option<String>>, |v| arr(v, |x: String| json!(x))),

@@ -3,7 +3,8 @@
 //! library, no bridge. scripts/compare-standalone.sh runs it before and
 //! after the runner measures the same client through the bridge, on the same
 //! server, query and pinning. It shares only the query text with the adapter
-//! (its own binary: nothing of adapters/rust/src is compiled in):
+//! (its own binary: nothing of adapters/rust/src is compiled in, only
+//! ../versions.rs, the versions build.sh compiles in):
 //! tokio-postgres is set up here with its public API the way
 //! adapters/rust/src/client_pg.rs sets it up for its default options
 //! (pipeline=yes; docs/clients.md): a current-thread tokio runtime, one
@@ -34,6 +35,10 @@ use futures_util::future::try_join_all;
 use serde_json::json;
 use tokio_postgres::{Client, Config, NoTls, Row, Statement};
 
+#[path = "../versions.rs"]
+mod versions;
+use versions::version as v;
+
 const PROG: &str = "pgcb-standalone-rust";
 const USAGE: &str = "usage: pgcb-standalone-rust tokio-postgres DEPTH TIME_MS SQL";
 const CAPACITY: usize = 1 << 22; // samples at most, as the Node.js script
@@ -51,17 +56,6 @@ fn cpu_ns() -> i64 {
     }
     let tv = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1000;
     tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-fn v(name: &str) -> Option<&'static str> {
-    match name {
-        "tokio-postgres" => option_env!("PGCB_V_TOKIO_POSTGRES"),
-        "postgres-protocol" => option_env!("PGCB_V_POSTGRES_PROTOCOL"),
-        "postgres-types" => option_env!("PGCB_V_POSTGRES_TYPES"),
-        "tokio" => option_env!("PGCB_V_TOKIO"),
-        "rustc" => option_env!("PGCB_V_RUSTC"),
-        _ => None,
-    }
 }
 
 async fn connect() -> Client {
@@ -141,12 +135,12 @@ fn main() {
     }
     let depth: usize = args[1].parse().unwrap_or_else(|_| usage());
     let time_ms: f64 = args[2].parse().unwrap_or_else(|_| usage());
-    if depth < 1 || !(time_ms > 0.0) || time_ms.is_infinite() {
+    if depth < 1 || time_ms.is_nan() || time_ms <= 0.0 || time_ms.is_infinite() {
         usage();
     }
     let sql = args[3].clone();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build()
-        .unwrap_or_else(|e| fail(e));
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build().unwrap_or_else(|e| fail(e));
     rt.block_on(async move {
         let client = connect().await;
         let st = client.prepare(&sql).await.unwrap_or_else(|e| fail(e));
@@ -186,8 +180,7 @@ fn main() {
         let links = format!(
             "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; pipelined: concurrent \
              query futures); tokio {} current-thread; Rust {}",
-            v("tokio-postgres").unwrap_or("unknown"), v("postgres-protocol").unwrap_or("unknown"),
-            v("postgres-types").unwrap_or("unknown"), v("tokio").unwrap_or("unknown"), v("rustc").unwrap_or("unknown"));
+            v("tokio-postgres"), v("postgres-protocol"), v("postgres-types"), v("tokio"), v("rustc"));
         println!("{}", json!({
             "client": "tokio-postgres", "depth": depth, "batches": n, "median_ns": round(median),
             "mean_ns": round(mean), "p90_ns": p90, "cpu_ns_per_query": round((cpu1 - cpu0) as f64 / (n * depth) as f64),
