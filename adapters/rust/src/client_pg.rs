@@ -199,28 +199,34 @@ async fn rollback(c: &PgConn, f: Failure) -> Failure {
     }
 }
 
-/// Batch i of plan p on connection c.
-#[allow(clippy::too_many_arguments)]
+/// What every batch of a run uses: the connection, the statement, its
+/// columns' Rust types, and whether depth > 1 is pipelined.
+struct Exec<'a> {
+    c: &'a PgConn,
+    st: &'a Statement,
+    ct: &'a [ColType],
+    pipeline: bool,
+}
+
+/// Batch i of plan p (begin and commit around it with tx); keep: a dump's rows.
 async fn batch(
-    c: &PgConn,
-    st: &Statement,
+    x: &Exec<'_>,
     tx: Option<(&Statement, &Statement)>,
     p: &mut Plan,
     i: usize,
-    ct: &[ColType],
-    pipeline: bool,
     keep: &mut Option<Vec<Vec<Row>>>,
 ) -> Result<(u64, u32), Failure> {
+    let c = x.c;
     if let Some((b, e)) = p.bad {
         if b == i {
             let got = p.args.as_ref().map_or(0, |a| a[e].len());
-            return Err(count_refusal(got, st.params().len()));
+            return Err(count_refusal(got, x.st.params().len()));
         }
     }
     if let Some((begin, _)) = tx {
         c.query(begin, &[]).await.map_err(|e| classify(c, &e))?;
     }
-    let r = executions(c, st, p, i, ct, pipeline, keep).await;
+    let r = executions(x, p, i, keep).await;
     let r = match (r, tx) {
         (Ok(x), Some((_, commit))) => match c.query(commit, &[]).await {
             Ok(_) => Ok(x),
@@ -234,15 +240,14 @@ async fn batch(
     }
 }
 
+/// The depth executions of batch i, each result converted and folded.
 async fn executions(
-    c: &PgConn,
-    st: &Statement,
+    x: &Exec<'_>,
     p: &mut Plan,
     i: usize,
-    ct: &[ColType],
-    pipeline: bool,
     keep: &mut Option<Vec<Vec<Row>>>,
 ) -> Result<(u64, u32), Failure> {
+    let (c, st, ct, pipeline) = (x.c, x.st, x.ct, x.pipeline);
     let mut h = FNV_OFFSET;
     let mut total = 0u64;
     let (depth, args, folder) = (p.depth, &p.args, &mut p.fold);
@@ -351,9 +356,8 @@ impl Client for PgClient {
         let tx = p.begin.map(|b| (&self.stmts[&b][0], &self.stmts[&p.commit.unwrap()][0]));
         let ct = coltypes(st.columns());
         let mut keep = if p.dump { Some(Vec::new()) } else { None };
-        let pipeline = self.pipeline;
-        let mut res =
-            rt.block_on(async { timed_block!(n, |i| batch(c, st, tx, p, i, &ct, pipeline, &mut keep).await) });
+        let x = Exec { c, st, ct: &ct, pipeline: self.pipeline };
+        let mut res = rt.block_on(async { timed_block!(n, |i| batch(&x, tx, p, i, &mut keep).await) });
         if let (Some(rows), None) = (&keep, &res.fail) {
             match dump(st, &ct, rows) {
                 Ok(v) => res.results = Some(v),
