@@ -102,6 +102,7 @@ PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
 ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.py' -o -name 'package*.json' \) \
                 -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
 ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go
+ADAPTER_OUT += $(B)/adapters/rust/pgcb-adapter-rust $(B)/adapters/rust/pgcb-standalone-rust
 NODE_MODULES = build/adapters/node/node_modules
 
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
@@ -133,6 +134,21 @@ $(B)/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) adapters/go/build
 # Its standalone counterpart (scripts/compare-standalone.sh), built the same way.
 $(B)/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) adapters/go/build.sh
 	adapters/go/build.sh $@ standalone
+
+# The Rust adapter and its standalone counterpart: one release build, offline,
+# from Debian's crates (adapters/rust/build.sh, about a minute on 2 CPUs),
+# always into build/; another build directory (build-san) links build's
+# binaries instead of compiling them a second time.
+RUST_SRC = $(wildcard adapters/rust/*.rs adapters/rust/src/*.rs adapters/rust/standalone/*.rs) adapters/rust/Cargo.toml \
+           adapters/rust/Cargo.lock adapters/rust/build.sh
+build/adapters/rust/pgcb-adapter-rust: $(RUST_SRC)
+	adapters/rust/build.sh build/adapters/rust
+build/adapters/rust/pgcb-standalone-rust: build/adapters/rust/pgcb-adapter-rust
+ifneq ($(B),build)
+$(B)/adapters/rust/%: build/adapters/rust/%
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath $<) $@
+endif
 
 # Another build directory (build-san) uses build's installed packages.
 ifneq ($(B),build)

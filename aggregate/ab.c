@@ -191,7 +191,7 @@ static void free_runs(struct pgcb_result *r, size_t n)
 static int write_file(const char *path, const char *text)
 {
     char err[1024];
-    if (pgcb_agg_write_text(path, text, err, sizeof err) != 0) {
+    if (pgcb_write_text(path, text, err, sizeof err) != 0) {
         fprintf(stderr, "aggregate: %s\n", err);
         return -1;
     }

@@ -5,10 +5,11 @@
 #   scripts/compare-standalone.sh CLIENT [SECONDS]      (default 3)
 #
 # CLIENT: pg, pg-native, postgres (Node.js), psycopg, asyncpg (Python), pgx
-# (Go). For each group of the seed's config (sequential and pipelined x10,
+# (Go), tokio-postgres (Rust). For each group of the seed's config (sequential and pipelined x10,
 # LIMIT 1, 100 and 500):
 # 1. the client's standalone script (adapters/node/standalone.mjs,
-#    adapters/python/standalone.py, adapters/go/standalone/: no benchmark
+#    adapters/python/standalone.py, adapters/go/standalone/,
+#    adapters/rust/standalone/: no benchmark
 #    library, one clock read per batch, every value consumed; it shares only
 #    the query text with the adapter), SECONDS, pinned to the client CPU
 #    (PGCB_CLIENT_CPUS, default 0);
@@ -35,7 +36,7 @@
 set -euo pipefail
 
 prog=compare-standalone.sh
-usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx [SECONDS]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres [SECONDS]\n' "$0" >&2; exit 2; }
 (($# >= 1 && $# <= 2)) || usage
 client=$1
 secs=${2:-3}
@@ -58,6 +59,10 @@ psycopg|asyncpg)
 pgx)
     adapter=go
     standalone=("$root/build/adapters/go/pgcb-standalone-go")
+    [[ -x ${standalone[0]} ]] || die "build first: make" ;;
+tokio-postgres)
+    adapter=rust
+    standalone=("$root/build/adapters/rust/pgcb-standalone-rust")
     [[ -x ${standalone[0]} ]] || die "build first: make" ;;
 *) usage ;;
 esac

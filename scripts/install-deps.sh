@@ -25,6 +25,13 @@ pkgs=(
     python3 python3-psycopg python3-psycopg-pool python3-asyncpg python3-uvloop
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.
     golang-go golang-github-jackc-pgx-v4-dev
+    # The Rust adapter: Debian's rustc and cargo (not a rustup toolchain) and
+    # tokio-postgres 0.7.7 with the crates it uses, built offline from
+    # /usr/share/cargo/registry (adapters/rust/build.sh).
+    cargo rustc librust-tokio-dev librust-tokio-postgres-dev librust-futures-util-dev
+    librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev
+    # make lint on adapters/rust: Debian's rustfmt and clippy.
+    rustfmt rust-clippy
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl

@@ -19,7 +19,9 @@
 #                    on adapters/node/, the Python byte compiler (Debian's
 #                    /usr/bin/python3, the one the adapter runs under) on
 #                    adapters/python/ and tests/fixtures/adapters/, gofmt -l and
-#                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/
+#                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/,
+#                    rustfmt --check and cargo clippy -D warnings (offline, Debian's
+#                    crates: adapters/rust/build.sh --lint) on adapters/rust/
 #   profile scripts  `node --check` and the Python byte compiler on scripts/profile/
 #                    and tests/profile/ (fold.py runs in perf's Python 3.11)
 #
@@ -334,6 +336,11 @@ check_go_adapter() {
     return "$rc"
 }
 
+check_rust_adapter() {
+    say "rustfmt --check and cargo clippy -D warnings on adapters/rust (Debian's crates, offline)"
+    adapters/rust/build.sh --lint build/adapters/rust
+}
+
 # ---------------------------------------------------------------- layers
 check_layers() {
     say "layers: the #include rules of docs/layers.md (scripts/lint-layers.py)"
@@ -351,6 +358,7 @@ run_check actionlint check_workflows actionlint "actionlint ${actionlint_version
 run_check node-adapter check_node_adapter
 run_check python-adapter check_python_adapter
 run_check go-adapter check_go_adapter
+run_check rust-adapter check_rust_adapter
 run_check profile-scripts check_profile_scripts
 
 # The closing line in the form tests/run.sh uses.

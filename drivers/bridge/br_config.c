@@ -1,6 +1,6 @@
 /*
  * br_config.c -- the bridge's [driver.NAME] keys: which adapter to run
- * (a shipped one, `adapter = node | python | go`, or any `command`), which
+ * (a shipped one, `adapter = node | python | go | rust`, or any `command`), which
  * client it is to use, and the client's own options. See br_conn.h.
  */
 #include <dlfcn.h>
@@ -14,9 +14,10 @@
 #include "br_conn.h"
 
 const struct pgcb_option_spec br_options[] = {
-    {"adapter", NULL, "a shipped adapter: node, python or go (or set command)"},
+    {"adapter", NULL, "a shipped adapter: node, python, go or rust (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
-                     "null; python: psycopg, asyncpg, null; go: pgx, null)"},
+                     "null; python: psycopg, asyncpg, null; go: pgx, null; rust: "
+                     "tokio-postgres, null)"},
     {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
                     "(docs/bridge-protocol.md; e.g. pipeline=no)"},
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
@@ -41,6 +42,7 @@ static const struct br_builtin {
     const char *runtime;  /* NULL: the file is the program */
     const char *flags[4]; /* the runtime's flags, NULL-terminated (none: {NULL}) */
     const char *file;     /* relative to the adapters directory */
+    const char *needs;    /* the Debian packages make needs to build it, or NULL */
 } br_builtins[] = {
     /* V8 runs most scavenges and incremental-marking steps as tasks, which
      * Node.js runs when its event loop turns: one posted during a block's
@@ -52,6 +54,9 @@ static const struct br_builtin {
      "node/adapter.js"},
     {"python", "/usr/bin/python3", {"-u"}, "python/adapter.py"},
     {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
+    {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
+     "apt-get install cargo rustc librust-tokio-postgres-dev librust-futures-util-dev "
+     "librust-serde-json-dev, or scripts/install-deps.sh"},
 };
 
 void br_config_free(struct br_config *cfg)
@@ -179,14 +184,14 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         return PGCB_ERR_CONFIG;
     }
     if (!adapter && !command) {
-        snprintf(err, errlen, "no adapter: set adapter = node, python or go (a shipped one), "
+        snprintf(err, errlen, "no adapter: set adapter = node, python, go or rust (a shipped one), "
                  "or command = the adapter's command line");
         return PGCB_ERR_CONFIG;
     }
     if (!client) {
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
                  "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null; go: pgx, "
-                 "null)");
+                 "null; rust: tokio-postgres, null)");
         return PGCB_ERR_CONFIG;
     }
     if (timeout) {
@@ -252,7 +257,7 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         if (strcmp(br_builtins[i].name, adapter) == 0)
             b = &br_builtins[i];
     if (!b) {
-        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python and go "
+        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python, go and rust "
                  "(or set command)", adapter);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
@@ -276,7 +281,8 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     int bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
     if (bad) {
         snprintf(err, errlen, "adapter %s: %s: %s (make builds the shipped adapters into "
-                 "build/adapters/)", b->name, file, bad > 0 ? strerror(bad) : "not a file");
+                 "build/adapters/%s%s)", b->name, file, bad > 0 ? strerror(bad) : "not a file",
+                 b->needs ? "; it needs: " : "", b->needs ? b->needs : "");
         free(file);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;

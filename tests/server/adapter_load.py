@@ -1,10 +1,10 @@
-"""The Python and Go adapters' pools and loads, driven directly over the bridge
+"""The Python, Go and Rust adapters' pools and loads, driven directly over the bridge
 protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
 
     /usr/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
 
-CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx or go:null
-(default: all five). Each adapter is started as "The process" says: one end
+CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx, go:null,
+rust:tokio-postgres or rust:null (default: all seven). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -40,7 +40,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SQL1 = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT 1"
 SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows WHERE id = $1"
 KINDS = ["int", "int", "str", "any", "bool"]
-ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:null"]
+ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:null",
+       "rust:tokio-postgres", "rust:null"]
+# The compiled adapters, by language.
+EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust"}
 
 failed = 0
 
@@ -128,7 +131,7 @@ def command(build, lang):
         if not os.path.exists(path):
             path = os.path.join(ROOT, "adapters/python/adapter.py")
         return ["/usr/bin/python3", "-u", path]
-    return [os.path.join(build, "adapters/go/pgcb-adapter-go")]
+    return [os.path.join(build, EXES[lang])]
 
 
 def conninfo(app):
@@ -391,10 +394,10 @@ def main():
         if spec not in ALL:
             print("adapter_load.py: unknown client %r (known: %s)" % (spec, " ".join(ALL)))
             return 2
-    if any(s.startswith("go:") for s in clients):
-        exe = os.path.join(build, "adapters/go/pgcb-adapter-go")
-        if not os.access(exe, os.X_OK):
-            print("adapter_load.py: %s not built (make, or adapters/go/build.sh)" % exe)
+    for lang, path in EXES.items():
+        exe = os.path.join(build, path)
+        if any(s.startswith(lang + ":") for s in clients) and not os.access(exe, os.X_OK):
+            print("adapter_load.py: %s not built (make, or adapters/%s/build.sh)" % (exe, lang))
             return 2
     try:
         with psycopg.connect(autocommit=True) as admin:

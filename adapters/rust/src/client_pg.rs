@@ -1,0 +1,408 @@
+//! client_pg.rs -- the "tokio-postgres" client: tokio-postgres 0.7.7 (Debian
+//! 12), one tokio_postgres::Client per connection, its Connection future
+//! spawned on the adapter's current-thread runtime. A statement is
+//! prepared with client.prepare(sql) (a named statement, "s0", "s1" ...:
+//! tokio-postgres names them itself; the bridge's name is not used) and
+//! run with client.query(&statement, params): Bind, Execute, Sync, binary
+//! results (tokio-postgres asks for binary for every column; hello's
+//! result_format cannot change that: its typed Row::get reads binary), each
+//! Row's values read with row.try_get as the column's Rust type
+//! (values.rs). Depth > 1: the depth client.query futures polled together
+//! (futures' try_join_all), so that all depth requests are written before
+//! the first reply is read (tokio-postgres's pipelining, as its docs
+//! describe it), then the results folded in order. Option pipeline=no: the
+//! depth queries one after another. begin and commit: client.query of those
+//! statements before and after the batch (a failure in between rolls back).
+//! Parameters: text format (a ToSql of our own that says Format::Text, as
+//! the bridge's values are text); a count other than the statement's is
+//! refused before sending (tokio-postgres 0.7.7 asserts the count, it would
+//! panic), with 08P01 as the server would.
+//!
+//! A pool (connect with "pool": P): P Clients behind a tokio Semaphore of P
+//! permits (Debian 12 packages neither deadpool-postgres nor bb8): a load's
+//! query takes a permit and a free connection, runs, folds, gives both
+//! back; a run uses the first connection.
+//!
+//! On the wire (hello's "wire"): prepare sends Parse, Describe statement,
+//! Sync; every execution Bind (result format 1 for all columns), Execute,
+//! Sync: no Describe per execution, a Sync per query.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::error::Error as StdError;
+
+use bytes::BytesMut;
+use futures_util::future::try_join_all;
+use serde_json::{json, Value};
+use tokio::runtime::Runtime;
+use tokio::sync::Semaphore;
+use tokio_postgres::config::SslMode;
+use tokio_postgres::types::{to_sql_checked, Format, IsNull, ToSql, Type};
+use tokio_postgres::{Client as PgConn, Config, Error, NoTls, Row, Statement};
+
+use crate::fold::{Folder, FNV_OFFSET};
+use crate::frames::{set_secret, Failure};
+use crate::load::{run_load, LoadResult, LoadSpec};
+use crate::run::{BlockResult, Plan};
+use crate::values::{coltypes, dump_value, fold_row, ColType};
+use crate::{check_options, timed_block, version, yes_no, Client, HelloInfo, StmtInfo, Wire};
+
+/// A parameter as the bridge gives it: text (None: NULL), sent in text format.
+#[derive(Debug)]
+struct TextParam<'a>(Option<&'a str>);
+
+impl ToSql for TextParam<'_> {
+    fn to_sql(&self, _: &Type, out: &mut BytesMut) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        match self.0 {
+            None => Ok(IsNull::Yes),
+            Some(s) => {
+                out.extend_from_slice(s.as_bytes());
+                Ok(IsNull::No)
+            }
+        }
+    }
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+    fn encode_format(&self, _: &Type) -> Format {
+        Format::Text
+    }
+    to_sql_checked!();
+}
+
+fn text_params(a: &[Option<String>]) -> Vec<TextParam<'_>> {
+    a.iter().map(|v| TextParam(v.as_deref())).collect()
+}
+
+fn param_refs<'a>(ps: &'a [TextParam<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    ps.iter().map(|p| p as &(dyn ToSql + Sync)).collect()
+}
+
+pub struct PgClient {
+    pipeline: bool,
+    conns: Vec<PgConn>,
+    /// Each connection's server process, for the load's io failures.
+    pids: Vec<i32>,
+    /// Per bridge statement number: the statement on each connection.
+    stmts: HashMap<i64, Vec<Statement>>,
+}
+
+/// The server ended the connection (admin_shutdown, crash_shutdown, cannot_connect_now).
+fn gone(code: &str) -> bool {
+    code == "57P01" || code == "57P02" || code == "57P03"
+}
+
+/// An error of c's: a broken or ended connection is kind io; the server's
+/// refusal query with its SQLSTATE; anything else tokio-postgres refused protocol.
+fn classify(c: &PgConn, e: &Error) -> Failure {
+    let closed = c.is_closed() || e.is_closed();
+    match e.as_db_error() {
+        Some(db) if closed || gone(db.code().code()) => {
+            Failure::new("io", format!("{}: {}", db.code().code(), db.message()))
+        }
+        Some(db) => Failure::query(db.code().code(), db.message()),
+        None if closed => Failure::new("io", format!("tokio-postgres: {}", e)),
+        None => Failure::protocol(format!("tokio-postgres: {}", e)),
+    }
+}
+
+/// One result's rows, every value converted and folded into h: the new
+/// fold and the rows.
+fn consume(f: &mut Folder, rows: &[Row], ct: &[ColType], h: u32) -> Result<(u32, u32), Failure> {
+    f.start(ct.len());
+    for row in rows {
+        fold_row(f, row, ct)?;
+    }
+    Ok((f.finish(h), f.nrows))
+}
+
+/// The refusal of an execution whose count of parameters is not the statement's.
+fn count_refusal(got: usize, want: usize) -> Failure {
+    Failure::query(
+        "08P01",
+        format!(
+            "bind message supplies {} parameters, but prepared statement requires {} (refused by the adapter: \
+         tokio-postgres 0.7.7 asserts the count and would not send it)",
+            got, want
+        ),
+    )
+}
+
+impl PgClient {
+    pub fn new(opts: &HashMap<String, String>) -> Result<PgClient, Failure> {
+        check_options("tokio-postgres", opts, &["pipeline"])?;
+        let pipeline = match opts.get("pipeline") {
+            Some(v) => yes_no("tokio-postgres", "pipeline", v)?,
+            None => true,
+        };
+        Ok(PgClient { pipeline, conns: Vec::new(), pids: Vec::new(), stmts: HashMap::new() })
+    }
+
+    fn config(conn: &Value) -> Result<Config, Failure> {
+        let s = |k: &str| conn.get(k).and_then(Value::as_str);
+        let mut cfg = Config::new();
+        cfg.host(s("host").unwrap_or("/var/run/postgresql"));
+        if let Some(p) = s("port") {
+            cfg.port(p.parse().map_err(|_| Failure::new("connect", format!("port \"{}\" is not a port number", p)))?);
+        }
+        if let Some(u) = s("user") {
+            cfg.user(u);
+        }
+        if let Some(d) = s("dbname") {
+            cfg.dbname(d);
+        }
+        if let Some(pw) = s("password") {
+            set_secret(pw);
+            cfg.password(pw);
+        }
+        if let Some(a) = s("application_name") {
+            cfg.application_name(a);
+        }
+        if let Some(o) = s("options") {
+            cfg.options(o);
+        }
+        match s("sslmode") {
+            None | Some("disable") => {
+                cfg.ssl_mode(SslMode::Disable);
+            }
+            Some(m) => {
+                return Err(Failure::new(
+                    "connect",
+                    format!(
+                        "sslmode {}: the Rust adapter's tokio-postgres connects without TLS (NoTls; Debian 12 \
+                     packages no tokio-postgres TLS connector)",
+                        m
+                    ),
+                ))
+            }
+        }
+        Ok(cfg)
+    }
+
+    /// The load's failure of connection k: naming its server process when it broke.
+    fn load_failure(c: &PgConn, pid: i32, e: &Error) -> Failure {
+        let f = classify(c, e);
+        if f.kind == "io" {
+            return Failure::new("io", format!("pool connection to server process {}: {}", pid, f.msg));
+        }
+        f
+    }
+}
+
+async fn rollback(c: &PgConn, f: Failure) -> Failure {
+    match c.batch_execute("ROLLBACK").await {
+        Ok(()) => f,
+        Err(e) => {
+            let kind = if c.is_closed() { "io" } else { "protocol" };
+            Failure::new(kind, format!("{}; then ROLLBACK: {}", f.msg, e))
+        }
+    }
+}
+
+/// What every batch of a run uses: the connection, the statement, its
+/// columns' Rust types, and whether depth > 1 is pipelined.
+struct Exec<'a> {
+    c: &'a PgConn,
+    st: &'a Statement,
+    ct: &'a [ColType],
+    pipeline: bool,
+}
+
+/// Batch i of plan p (begin and commit around it with tx); keep: a dump's rows.
+async fn batch(
+    x: &Exec<'_>,
+    tx: Option<(&Statement, &Statement)>,
+    p: &mut Plan,
+    i: usize,
+    keep: &mut Option<Vec<Vec<Row>>>,
+) -> Result<(u64, u32), Failure> {
+    let c = x.c;
+    if let Some((b, e)) = p.bad {
+        if b == i {
+            let got = p.args.as_ref().map_or(0, |a| a[e].len());
+            return Err(count_refusal(got, x.st.params().len()));
+        }
+    }
+    if let Some((begin, _)) = tx {
+        c.query(begin, &[]).await.map_err(|e| classify(c, &e))?;
+    }
+    let r = executions(x, p, i, keep).await;
+    let r = match (r, tx) {
+        (Ok(x), Some((_, commit))) => match c.query(commit, &[]).await {
+            Ok(_) => Ok(x),
+            Err(e) => Err(classify(c, &e)),
+        },
+        (r, _) => r,
+    };
+    match (r, tx) {
+        (Err(f), Some(_)) if f.kind != "io" => Err(rollback(c, f).await),
+        (r, _) => r,
+    }
+}
+
+/// The depth executions of batch i, each result converted and folded.
+async fn executions(
+    x: &Exec<'_>,
+    p: &mut Plan,
+    i: usize,
+    keep: &mut Option<Vec<Vec<Row>>>,
+) -> Result<(u64, u32), Failure> {
+    let (c, st, ct, pipeline) = (x.c, x.st, x.ct, x.pipeline);
+    let mut h = FNV_OFFSET;
+    let mut total = 0u64;
+    let (depth, args, folder) = (p.depth, &p.args, &mut p.fold);
+    let owned: Vec<Vec<TextParam>> = match args {
+        None => Vec::new(),
+        Some(a) => (0..depth).map(|k| text_params(&a[i * depth + k])).collect(),
+    };
+    let refs: Vec<Vec<&(dyn ToSql + Sync)>> = owned.iter().map(|ps| param_refs(ps)).collect();
+    let params = |k: usize| -> &[&(dyn ToSql + Sync)] { refs.get(k).map_or(&[], |v| v.as_slice()) };
+    let mut fold = |rows: Vec<Row>, h: &mut u32, total: &mut u64| -> Result<(), Failure> {
+        let (nh, n) = consume(folder, &rows, ct, *h)?;
+        *h = nh;
+        *total += n as u64;
+        if let Some(k) = keep.as_mut() {
+            k.push(rows);
+        }
+        Ok(())
+    };
+    if depth == 1 || !pipeline {
+        for k in 0..depth {
+            let rows = c.query(st, params(k)).await.map_err(|e| classify(c, &e))?;
+            fold(rows, &mut h, &mut total)?;
+        }
+    } else {
+        let all = try_join_all((0..depth).map(|k| c.query(st, params(k)))).await.map_err(|e| classify(c, &e))?;
+        for rows in all {
+            fold(rows, &mut h, &mut total)?;
+        }
+    }
+    Ok((total, h))
+}
+
+/// A dump's "results": each execution's columns and rows as delivered.
+fn dump(st: &Statement, ct: &[ColType], results: &[Vec<Row>]) -> Result<Value, Failure> {
+    let cols: Vec<Value> = st.columns().iter().map(|c| json!({"name": c.name(), "type": c.type_().oid()})).collect();
+    let mut out = Vec::with_capacity(results.len());
+    for rows in results {
+        let mut rs = Vec::with_capacity(rows.len());
+        for row in rows {
+            let vals = (0..ct.len()).map(|j| dump_value(row, j, ct[j])).collect::<Result<Vec<_>, _>>()?;
+            rs.push(Value::Array(vals));
+        }
+        out.push(json!({"columns": cols, "rows": rs}));
+    }
+    Ok(Value::Array(out))
+}
+
+impl Client for PgClient {
+    fn info(&self) -> HelloInfo {
+        // At most 170 bytes: the bridge keeps that much of links.
+        let how = if self.pipeline { "pipelined: concurrent query futures" } else { "one query at a time" };
+        HelloInfo {
+            client: "tokio-postgres",
+            client_version: version("tokio-postgres").to_string(),
+            links: format!(
+                "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; {}); tokio {} \
+                 current-thread; Rust {}",
+                version("tokio-postgres"),
+                version("postgres-protocol"),
+                version("postgres-types"),
+                how,
+                version("tokio"),
+                version("rustc")
+            ),
+            pipeline: self.pipeline,
+            no_io: false,
+            load: true,
+            wire: Some(Wire { result_format: "binary", describe: "once", sync: "per_query", statements: "named" }),
+        }
+    }
+
+    fn connect(&mut self, rt: &Runtime, conn: &Value, pool: usize) -> Result<(), Failure> {
+        if !conn.is_object() {
+            return Err(Failure::protocol("tokio-postgres: connect without conn"));
+        }
+        let cfg = PgClient::config(conn)?;
+        for _ in 0..pool.max(1) {
+            let (client, connection) =
+                rt.block_on(cfg.connect(NoTls)).map_err(|e| Failure::new("connect", e.to_string()))?;
+            rt.spawn(async move {
+                let _ = connection.await; // ends when the Client is dropped or the server closes
+            });
+            let pid = rt
+                .block_on(client.query_one("SELECT pg_backend_pid()", &[]))
+                .map(|r| r.get::<_, i32>(0))
+                .map_err(|e| Failure::new("connect", format!("tokio-postgres: SELECT pg_backend_pid(): {}", e)))?;
+            self.conns.push(client);
+            self.pids.push(pid);
+        }
+        Ok(())
+    }
+
+    fn prepare(&mut self, rt: &Runtime, id: i64, sql: &str) -> Result<StmtInfo, Failure> {
+        let mut sts = Vec::with_capacity(self.conns.len());
+        for c in &self.conns {
+            sts.push(rt.block_on(c.prepare(sql)).map_err(|e| classify(c, &e))?);
+        }
+        let info = StmtInfo { ncols: sts[0].columns().len(), server_params: Some(sts[0].params().len()) };
+        self.stmts.insert(id, sts);
+        Ok(info)
+    }
+
+    fn run(&mut self, rt: &Runtime, p: &mut Plan, n: usize) -> BlockResult {
+        let c = &self.conns[0];
+        let st = &self.stmts[&p.stmt][0];
+        let tx = p.begin.map(|b| (&self.stmts[&b][0], &self.stmts[&p.commit.unwrap()][0]));
+        let ct = coltypes(st.columns());
+        let mut keep = if p.dump { Some(Vec::new()) } else { None };
+        let x = Exec { c, st, ct: &ct, pipeline: self.pipeline };
+        let mut res = rt.block_on(async { timed_block!(n, |i| batch(&x, tx, p, i, &mut keep).await) });
+        if let (Some(rows), None) = (&keep, &res.fail) {
+            match dump(st, &ct, rows) {
+                Ok(v) => res.results = Some(v),
+                Err(f) => res.fail = Some(f),
+            }
+        }
+        res
+    }
+
+    fn load(&mut self, rt: &Runtime, s: &LoadSpec) -> LoadResult {
+        let sts = match self.stmts.get(&s.stmt) {
+            Some(v) => v,
+            None => return LoadResult::failed(Failure::protocol("load of a statement that was not prepared")),
+        };
+        let ct = coltypes(sts[0].columns());
+        let sem = Semaphore::new(self.conns.len());
+        let free = RefCell::new((0..self.conns.len()).rev().collect::<Vec<_>>());
+        let (conns, pids, ct, sem, free) = (&self.conns, &self.pids, &ct, &sem, &free);
+        let query = |i: usize, mut f: Folder| async move {
+            let permit = sem.acquire().await;
+            let k = free.borrow_mut().pop().unwrap_or(0);
+            let c = &conns[k];
+            let owned = s.args_for(i).map(text_params).unwrap_or_default();
+            let refs = param_refs(&owned);
+            let r = match c.query(&sts[k], &refs).await {
+                Ok(rows) => consume(&mut f, &rows, ct, FNV_OFFSET).map(|(h, n)| (n as u64, h)),
+                Err(e) => Err(PgClient::load_failure(c, pids[k], &e)),
+            };
+            free.borrow_mut().push(k);
+            drop(permit);
+            (f, r)
+        };
+        let mut res = rt.block_on(run_load(s, query));
+        if let (None, Some(at)) = (&res.fail, s.bad_at) {
+            if res.lat.len() as u64 == s.limit {
+                let got = s.args_for(at).map_or(0, |a| a.len());
+                res.fail = Some(count_refusal(got, sts[0].params().len()));
+            }
+        }
+        res
+    }
+
+    fn close(&mut self, rt: &Runtime) {
+        self.stmts.clear();
+        self.conns.clear(); // each Connection task sends Terminate and ends
+        rt.block_on(tokio::task::yield_now());
+    }
+}

@@ -1,0 +1,190 @@
+//! pgcb-standalone-rust -- one Rust client, tokio-postgres, timed in the
+//! tightest plain loop Rust allows, outside pgclientbench: no benchmark
+//! library, no bridge. scripts/compare-standalone.sh runs it before and
+//! after the runner measures the same client through the bridge, on the same
+//! server, query and pinning. It shares only the query text with the adapter
+//! (its own binary: nothing of adapters/rust/src is compiled in, only
+//! ../versions.rs, the versions build.sh compiles in):
+//! tokio-postgres is set up here with its public API the way
+//! adapters/rust/src/client_pg.rs sets it up for its default options
+//! (pipeline=yes; docs/clients.md): a current-thread tokio runtime, one
+//! Client from Config::connect(NoTls), its Connection future spawned on the
+//! runtime; the statement prepared with client.prepare(sql); DEPTH 1,
+//! client.query(&statement, &[]) per batch; DEPTH > 1, the DEPTH
+//! client.query futures polled together (try_join_all: pipelined), each
+//! result then consumed in order.
+//!
+//!   pgcb-standalone-rust tokio-postgres DEPTH TIME_MS SQL
+//!
+//! Connection: PGHOST (a socket directory or a host; default
+//! /var/run/postgresql), PGPORT (default 5432), PGUSER, PGDATABASE,
+//! PGPASSWORD if set. One priming batch, then an untimed warm-up of 1 s and
+//! at least 200 batches, then batches for TIME_MS: one Instant::now()
+//! (CLOCK_MONOTONIC) per batch, the end of one is the start of the next,
+//! each sample stored in a preallocated Vec, every row consumed with the
+//! public benchmark's consume() (every value read with row.get as its Rust
+//! type, the sum checked: 1340 a row of benchmark_rows). The process's CPU
+//! time (getrusage RUSAGE_SELF) is read just before the first batch and just
+//! after the last. Prints one JSON line: client, depth, batches, median_ns,
+//! mean_ns, p90_ns, cpu_ns_per_query, sink, links. Bad arguments: a usage
+//! line, exit 2; a failure: one line, exit 1.
+
+use std::time::{Duration, Instant};
+
+use futures_util::future::try_join_all;
+use serde_json::json;
+use tokio_postgres::{Client, Config, NoTls, Row, Statement};
+
+#[path = "../versions.rs"]
+mod versions;
+use versions::version as v;
+
+const PROG: &str = "pgcb-standalone-rust";
+const USAGE: &str = "usage: pgcb-standalone-rust tokio-postgres DEPTH TIME_MS SQL";
+const CAPACITY: usize = 1 << 22; // samples at most, as the Node.js script
+
+fn fail(msg: impl std::fmt::Display) -> ! {
+    let m = msg.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+    eprintln!("{}: tokio-postgres: {}", PROG, m);
+    std::process::exit(1);
+}
+
+fn cpu_ns() -> i64 {
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        fail("getrusage failed");
+    }
+    let tv = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1000;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+async fn connect() -> Client {
+    let env = |k: &str| std::env::var(k).ok().filter(|s| !s.is_empty());
+    let mut cfg = Config::new();
+    cfg.host(&env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
+    cfg.port(env("PGPORT").map_or(5432, |p| p.parse().unwrap_or_else(|_| fail(format!("PGPORT={}", p)))));
+    if let Some(u) = env("PGUSER") {
+        cfg.user(&u);
+    }
+    if let Some(d) = env("PGDATABASE") {
+        cfg.dbname(&d);
+    }
+    if let Some(p) = env("PGPASSWORD") {
+        cfg.password(p);
+    }
+    let (client, conn) = cfg.connect(NoTls).await.unwrap_or_else(|e| fail(e));
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    client
+}
+
+/// Positions of benchmark_rows' columns, from their names.
+struct Cols {
+    int: usize,
+    s: usize,
+    null: usize,
+    b: usize,
+}
+
+fn columns(st: &Statement) -> Cols {
+    let pos = |name: &str| {
+        st.columns().iter().position(|c| c.name() == name).unwrap_or_else(|| {
+            fail("the query's columns are not benchmark_rows' (int_value, string_value, null_value, bool_value)")
+        })
+    };
+    Cols { int: pos("int_value"), s: pos("string_value"), null: pos("null_value"), b: pos("bool_value") }
+}
+
+/// The public benchmark's consume(): every value of every row, the sum checked.
+fn consume(rows: &[Row], c: &Cols, sink: &mut i64) {
+    let mut sum = 0i64;
+    for row in rows {
+        let iv: i32 = row.try_get(c.int).unwrap_or_else(|e| fail(e));
+        let sv: &str = row.try_get(c.s).unwrap_or_else(|e| fail(e));
+        let nv: Option<&str> = row.try_get(c.null).unwrap_or_else(|e| fail(e));
+        let bv: bool = row.try_get(c.b).unwrap_or_else(|e| fail(e));
+        sum += iv as i64 + sv.len() as i64 + nv.map_or(0, |s| s.len() as i64) + bv as i64;
+    }
+    if sum != 1340 * rows.len() as i64 {
+        fail(format!("unexpected sum {} for {} rows", sum, rows.len()));
+    }
+    *sink += sum;
+}
+
+async fn batch(client: &Client, st: &Statement, depth: usize, c: &Cols, sink: &mut i64) {
+    if depth == 1 {
+        let rows = client.query(st, &[]).await.unwrap_or_else(|e| fail(e));
+        consume(&rows, c, sink);
+    } else {
+        let all = try_join_all((0..depth).map(|_| client.query(st, &[]))).await.unwrap_or_else(|e| fail(e));
+        for rows in &all {
+            consume(rows, c, sink);
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let usage = || -> ! {
+        eprintln!("{}", USAGE);
+        std::process::exit(2)
+    };
+    if args.len() != 4 || args[0] != "tokio-postgres" || args[3].is_empty() {
+        usage();
+    }
+    let depth: usize = args[1].parse().unwrap_or_else(|_| usage());
+    let time_ms: f64 = args[2].parse().unwrap_or_else(|_| usage());
+    if depth < 1 || time_ms.is_nan() || time_ms <= 0.0 || time_ms.is_infinite() {
+        usage();
+    }
+    let sql = args[3].clone();
+    let rt =
+        tokio::runtime::Builder::new_current_thread().enable_io().enable_time().build().unwrap_or_else(|e| fail(e));
+    rt.block_on(async move {
+        let client = connect().await;
+        let st = client.prepare(&sql).await.unwrap_or_else(|e| fail(e));
+        let c = columns(&st);
+        let mut sink = 0i64;
+        batch(&client, &st, depth, &c, &mut sink).await; // priming
+        let warm_until = Instant::now() + Duration::from_secs(1);
+        let mut i = 0;
+        while i < 200 || Instant::now() < warm_until {
+            batch(&client, &st, depth, &c, &mut sink).await;
+            i += 1;
+        }
+
+        let mut samples: Vec<i64> = Vec::with_capacity(CAPACITY);
+        let cpu0 = cpu_ns();
+        let stop = Instant::now() + Duration::from_nanos((time_ms * 1e6).round() as u64);
+        let mut t0 = Instant::now();
+        loop {
+            batch(&client, &st, depth, &c, &mut sink).await;
+            let t1 = Instant::now();
+            samples.push(t1.duration_since(t0).as_nanos() as i64);
+            t0 = t1;
+            if t1 >= stop || samples.len() == CAPACITY {
+                break;
+            }
+        }
+        let cpu1 = cpu_ns();
+        drop(client);
+
+        let n = samples.len();
+        samples.sort_unstable();
+        let median = if n % 2 == 1 { samples[n / 2] as f64 } else { (samples[n / 2 - 1] + samples[n / 2]) as f64 / 2.0 };
+        let mean = samples.iter().map(|&x| x as f64).sum::<f64>() / n as f64;
+        let p90 = samples[((0.9 * n as f64).floor() as usize).min(n - 1)];
+        let round = |x: f64| (x + 0.5).floor() as i64; // JavaScript's Math.round
+        // As the adapter's hello says it (client_pg.rs, pipeline=yes).
+        let links = format!(
+            "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; pipelined: concurrent \
+             query futures); tokio {} current-thread; Rust {}",
+            v("tokio-postgres"), v("postgres-protocol"), v("postgres-types"), v("tokio"), v("rustc"));
+        println!("{}", json!({
+            "client": "tokio-postgres", "depth": depth, "batches": n, "median_ns": round(median),
+            "mean_ns": round(mean), "p90_ns": p90, "cpu_ns_per_query": round((cpu1 - cpu0) as f64 / (n * depth) as f64),
+            "sink": sink > 0, "links": links,
+        }));
+    });
+}
