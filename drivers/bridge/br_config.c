@@ -42,6 +42,7 @@ static const struct br_builtin {
     {"node", "node", "--expose-gc", "node/adapter.js"},
     {"python", "/usr/bin/python3", "-u", "python/adapter.py"},
     {"go", NULL, NULL, "go/pgcb-adapter-go"},
+    {"ruby", "/usr/bin/ruby", "--disable=did_you_mean", "ruby/adapter.rb"},
 };
 
 void br_config_free(struct br_config *cfg)
