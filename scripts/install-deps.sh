@@ -25,6 +25,9 @@ pkgs=(
     python3 python3-psycopg python3-psycopg-pool python3-asyncpg python3-uvloop
     # The Go adapter: Go and pgx v4, built offline from Debian's sources.
     golang-go golang-github-jackc-pgx-v4-dev
+    # The Ruby adapter: Debian's Ruby 3.1, the pg gem (1.4.5, on libpq) and
+    # connection_pool (its loads' pool); nothing is compiled.
+    ruby ruby-pg ruby-connection-pool
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl
