@@ -81,8 +81,9 @@ static void test_clients_in_a_run(void **state)
              "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n"
              "[driver.psycopg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = psycopg\n"
              "[driver.pgx]\npath = %s/drivers/bridge.so\nadapter = go\nclient = pgx\n"
+             "[driver.ruby_pg]\npath = %s/drivers/bridge.so\nadapter = ruby\nclient = pg\n"
              "%s[suite.s]\ndepth = 1 10\n",
-             e2e_build, e2e_build, e2e_build, e2e_build, queries);
+             e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
     /* 4 execution orders (a Williams square), not the 24 permutations: what
      * is checked here is validity and the recorded figures, not a verdict. */
     char head[600];
@@ -99,13 +100,14 @@ static void test_clients_in_a_run(void **state)
     assert_non_null(strstr(r.out, "Client CPU is the adapter process's, all its threads"));
     assert_non_null(strstr(r.out, "pg 8.23.1 (pure JavaScript"));
     assert_non_null(strstr(r.out, "psycopg 3.1.7 (pure Python"));
+    assert_non_null(strstr(r.out, "pg 1.4.5 (C extension, libpq"));
 
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
-    assert_int_equal(res.ndrivers, 4);
+    assert_int_equal(res.ndrivers, 5);
     assert_int_equal(res.ngroups, 4);
-    for (size_t d = 1; d < 4; d++) {
+    for (size_t d = 1; d < 5; d++) {
         assert_true(res.drivers[d].caps & PGCB_CAP_SELF_TIMED);
         assert_non_null(strstr(res.drivers[d].links, "bridge protocol 1"));
     }
@@ -113,7 +115,7 @@ static void test_clients_in_a_run(void **state)
         const struct pgcb_res_cell *ref = cell(&res, g, "libpq_sync");
         assert_int_equal(ref->blocks, 0);
         assert_true(isnan(ref->overhead_ns_per_block));
-        for (size_t d = 1; d < 4; d++) {
+        for (size_t d = 1; d < 5; d++) {
             const struct pgcb_res_cell *c = &res.groups[g].cells[d];
             if (c->status != PGCB_CELL_OK)
                 fail_msg("%s in group %zu: %s", res.drivers[d].label, g, c->error);
@@ -317,12 +319,12 @@ static void test_bad_keys(void **state)
         const char *keys, *want;
     } cases[] = {
         {"adapter = node\n", "no client: set client ="},
-        {"client = pg\n", "no adapter: set adapter = node, python or go"},
+        {"client = pg\n", "no adapter: set adapter = node, python, go or ruby"},
         {"adapter = node\nclient = pg-nope\n", "adapter node (client pg-nope): "},
         {"adapter = node\nclient = pg\nruntime = /nonexistent/node\n",
          "cannot run '/nonexistent/node'"},
         {"adapter = node\nclient = pg\noptions = pipeline=sometimes\n", "pipeline"},
-        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python and go"},
+        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go and ruby"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[2048], name[32];

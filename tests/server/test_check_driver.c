@@ -297,13 +297,13 @@ static void test_shipped_adapters_pass(void **state)
      * sanitizers add is bridge.so's side, which each of these exercises. */
 #if defined(__SANITIZE_ADDRESS__)
     static const char *const clients[][2] = {
-        {"node", "pg"}, {"python", "asyncpg"}, {"go", "pgx"},
+        {"node", "pg"}, {"python", "asyncpg"}, {"go", "pgx"}, {"ruby", "pg"},
     };
 #else
     static const char *const clients[][2] = {
         {"node", "pg"},     {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},
         {"python", "psycopg"}, {"python", "asyncpg"}, {"python", "null"}, {"go", "pgx"},
-        {"go", "null"},
+        {"go", "null"},     {"ruby", "pg"},        {"ruby", "null"},
     };
 #endif
     enum { NCLIENTS = sizeof clients / sizeof clients[0] };
