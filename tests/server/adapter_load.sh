@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# pgcb-test: plain build only: the adapters are the same in every build (no sanitizer reaches Python or Go)
-# The Python and Go adapters' pools and loads against the real server, driven
+# pgcb-test: plain build only: the adapters are the same in every build (no sanitizer reaches Python, Go or Ruby)
+# The Python, Go and Ruby adapters' pools and loads against the real server, driven
 # directly over the bridge protocol (no bridge driver):
 #           tests/server/adapter_load.sh BUILD_DIR
 # runs tests/server/adapter_load.py (its header says what it checks) for
-# python asyncpg, psycopg and null, and go pgx and null, with the PG*
+# python asyncpg, psycopg and null, go pgx and null, and ruby pg and null, with the PG*
 # variables of tests/run.sh's server. Needs /usr/bin/python3 with psycopg,
-# psycopg_pool and asyncpg, and BUILD_DIR/adapters/go/pgcb-adapter-go (make);
+# psycopg_pool and asyncpg, BUILD_DIR/adapters/go/pgcb-adapter-go (make) and
+# /usr/bin/ruby with the pg and connection_pool gems;
 # any of them missing is a failure, not a skip: scripts/install-deps.sh
 # installs them. Exit status 1 if any check failed.
 set -euo pipefail
