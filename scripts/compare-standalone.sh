@@ -5,11 +5,12 @@
 #   scripts/compare-standalone.sh CLIENT [SECONDS]      (default 3)
 #
 # CLIENT: pg, pg-native, postgres (Node.js), psycopg, asyncpg (Python), pgx
-# (Go), tokio-postgres (Rust). For each group of the seed's config (sequential and pipelined x10,
+# (Go), tokio-postgres (Rust), ruby-pg (Ruby's pg gem: the runner's driver ruby_pg, client pg).
+# For each group of the seed's config (sequential and pipelined x10,
 # LIMIT 1, 100 and 500):
 # 1. the client's standalone script (adapters/node/standalone.mjs,
 #    adapters/python/standalone.py, adapters/go/standalone/,
-#    adapters/rust/standalone/: no benchmark
+#    adapters/rust/standalone/, adapters/ruby/standalone.rb: no benchmark
 #    library, one clock read per batch, every value consumed; it shares only
 #    the query text with the adapter), SECONDS, pinned to the client CPU
 #    (PGCB_CLIENT_CPUS, default 0);
@@ -36,7 +37,7 @@
 set -euo pipefail
 
 prog=compare-standalone.sh
-usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres [SECONDS]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres|ruby-pg [SECONDS]\n' "$0" >&2; exit 2; }
 (($# >= 1 && $# <= 2)) || usage
 client=$1
 secs=${2:-3}
@@ -64,6 +65,11 @@ tokio-postgres)
     adapter=rust
     standalone=("$root/build/adapters/rust/pgcb-standalone-rust")
     [[ -x ${standalone[0]} ]] || die "build first: make" ;;
+ruby-pg)
+    adapter=ruby
+    adapter_client=pg
+    standalone=(/usr/bin/ruby "$root/build/adapters/ruby/standalone.rb")
+    [[ -f ${standalone[1]} ]] || die "build first: make" ;;
 *) usage ;;
 esac
 [[ -x $runner ]] || die "build first: make"
@@ -90,7 +96,7 @@ standalone() {
     printf '[bench]\ntime_ms = %s\nqueries = 1000\nwarmup_ms = 1000\ncpus = %s\norders = 8\n' \
         $((secs * 1000)) "$cpu"
     printf '[driver.%s]\npath = %s/build/drivers/bridge.so\nadapter = %s\nclient = %s\n' \
-        "$name" "$root" "$adapter" "$client"
+        "$name" "$root" "$adapter" "${adapter_client:-$client}"
     printf '[driver.libpq_sync]\npath = %s/build/drivers/libpq_sync.so\n' "$root"
     for q in "${queries[@]}"; do
         printf '[query.%s]\nsql = %s\nrows = %s\n' "$q" "$(sql_of "$q")" "${q#limit_}"

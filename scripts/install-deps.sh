@@ -32,6 +32,9 @@ pkgs=(
     librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev
     # make lint on adapters/rust: Debian's rustfmt and clippy.
     rustfmt rust-clippy
+    # The Ruby adapter: Debian's Ruby 3.1, the pg gem (1.4.5, on libpq) and
+    # connection_pool (its loads' pool); nothing is compiled.
+    ruby ruby-pg ruby-connection-pool
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl

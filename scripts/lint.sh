@@ -22,6 +22,8 @@
 #                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/,
 #                    rustfmt --check and cargo clippy -D warnings (offline, Debian's
 #                    crates: adapters/rust/build.sh --lint) on adapters/rust/
+#                    `ruby -wc` (Debian's /usr/bin/ruby: syntax, and its warnings
+#                    as failures) on adapters/ruby/
 #   profile scripts  `node --check` and the Python byte compiler on scripts/profile/
 #                    and tests/profile/ (fold.py runs in perf's Python 3.11)
 #
@@ -341,6 +343,19 @@ check_rust_adapter() {
     adapters/rust/build.sh --lint build/adapters/rust
 }
 
+check_ruby_adapter() {
+    local f out bad=0
+    [[ -x /usr/bin/ruby ]] || { say "/usr/bin/ruby not found (scripts/install-deps.sh installs ruby)"; return 1; }
+    local files=()
+    while IFS= read -r f; do files+=("$f"); done < <(find adapters/ruby -name '*.rb' | sort)
+    say "ruby -wc on ${#files[@]} files of adapters/ruby"
+    for f in "${files[@]}"; do
+        out=$(/usr/bin/ruby -wc "$f" 2>&1) || { say "$out"; bad=1; continue; }
+        [[ $out == "Syntax OK" ]] || { say "$f: $out"; bad=1; }
+    done
+    ((bad == 0))
+}
+
 # ---------------------------------------------------------------- layers
 check_layers() {
     say "layers: the #include rules of docs/layers.md (scripts/lint-layers.py)"
@@ -359,6 +374,7 @@ run_check node-adapter check_node_adapter
 run_check python-adapter check_python_adapter
 run_check go-adapter check_go_adapter
 run_check rust-adapter check_rust_adapter
+run_check ruby-adapter check_ruby_adapter
 run_check profile-scripts check_profile_scripts
 
 # The closing line in the form tests/run.sh uses.

@@ -1,6 +1,6 @@
 /*
  * br_config.c -- the bridge's [driver.NAME] keys: which adapter to run
- * (a shipped one, `adapter = node | python | go | rust`, or any `command`), which
+ * (a shipped one, `adapter = node | python | go | rust | ruby`, or any `command`), which
  * client it is to use, and the client's own options. See br_conn.h.
  */
 #include <dlfcn.h>
@@ -14,10 +14,10 @@
 #include "br_conn.h"
 
 const struct pgcb_option_spec br_options[] = {
-    {"adapter", NULL, "a shipped adapter: node, python, go or rust (or set command)"},
+    {"adapter", NULL, "a shipped adapter: node, python, go, rust or ruby (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
                      "null; python: psycopg, asyncpg, null; go: pgx, null; rust: "
-                     "tokio-postgres, null)"},
+                     "tokio-postgres, null; ruby: pg, null)"},
     {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
                     "(docs/bridge-protocol.md; e.g. pipeline=no)"},
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
@@ -43,6 +43,7 @@ static const struct br_builtin {
     const char *flags[4]; /* the runtime's flags, NULL-terminated (none: {NULL}) */
     const char *file;     /* relative to the adapters directory */
     const char *needs;    /* the Debian packages make needs to build it, or NULL */
+    const char *package;  /* the Debian packages a missing runtime is in, or NULL */
 } br_builtins[] = {
     /* V8 runs most scavenges and incremental-marking steps as tasks, which
      * Node.js runs when its event loop turns: one posted during a block's
@@ -57,6 +58,7 @@ static const struct br_builtin {
     {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
      "apt-get install cargo rustc librust-tokio-postgres-dev librust-futures-util-dev "
      "librust-serde-json-dev, or scripts/install-deps.sh"},
+    {"ruby", "/usr/bin/ruby", {"--disable=did_you_mean"}, "ruby/adapter.rb", NULL, "ruby ruby-pg"},
 };
 
 void br_config_free(struct br_config *cfg)
@@ -184,14 +186,14 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         return PGCB_ERR_CONFIG;
     }
     if (!adapter && !command) {
-        snprintf(err, errlen, "no adapter: set adapter = node, python, go or rust (a shipped one), "
+        snprintf(err, errlen, "no adapter: set adapter = node, python, go, rust or ruby (a shipped one), "
                  "or command = the adapter's command line");
         return PGCB_ERR_CONFIG;
     }
     if (!client) {
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
                  "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null; go: pgx, "
-                 "null; rust: tokio-postgres, null)");
+                 "null; rust: tokio-postgres, null; ruby: pg, null)");
         return PGCB_ERR_CONFIG;
     }
     if (timeout) {
@@ -257,7 +259,7 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         if (strcmp(br_builtins[i].name, adapter) == 0)
             b = &br_builtins[i];
     if (!b) {
-        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python, go and rust "
+        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python, go, rust and ruby "
                  "(or set command)", adapter);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
@@ -278,6 +280,16 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         return PGCB_ERR_CONFIG;
     }
     free(dir);
+    /* A shipped runtime that is missing (an absolute path, where a package
+     * is named): the package to install, before the run (as a missing Go
+     * binary below). */
+    if (b->package && !runtime && stat(b->runtime, &st) != 0) {
+        snprintf(err, errlen, "adapter %s: %s: %s (apt-get install %s; scripts/install-deps.sh "
+                 "installs it)", b->name, b->runtime, strerror(errno), b->package);
+        free(file);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
     int bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
     if (bad) {
         snprintf(err, errlen, "adapter %s: %s: %s (make builds the shipped adapters into "

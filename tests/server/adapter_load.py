@@ -1,10 +1,10 @@
-"""The Python, Go and Rust adapters' pools and loads, driven directly over the bridge
+"""The Python, Go, Rust and Ruby adapters' pools and loads, driven directly over the bridge
 protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
 
     /usr/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
 
 CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx, go:null,
-rust:tokio-postgres or rust:null (default: all seven). Each adapter is started as "The process" says: one end
+rust:tokio-postgres, rust:null, ruby:pg or ruby:null (default: all nine). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -41,7 +41,7 @@ SQL1 = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmar
 SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows WHERE id = $1"
 KINDS = ["int", "int", "str", "any", "bool"]
 ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:null",
-       "rust:tokio-postgres", "rust:null"]
+       "rust:tokio-postgres", "rust:null", "ruby:pg", "ruby:null"]
 # The compiled adapters, by language.
 EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust"}
 
@@ -131,6 +131,9 @@ def command(build, lang):
         if not os.path.exists(path):
             path = os.path.join(ROOT, "adapters/python/adapter.py")
         return ["/usr/bin/python3", "-u", path]
+    if lang == "ruby":  # as the bridge runs it (drivers/bridge/br_config.c)
+        return ["/usr/bin/ruby", "--disable=did_you_mean",
+                os.path.join(build, "adapters/ruby/adapter.rb")]
     return [os.path.join(build, EXES[lang])]
 
 

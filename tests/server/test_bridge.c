@@ -51,12 +51,14 @@ static const struct client {
     {"python", "asyncpg", "asyncpg 0.27.0", 0},
     {"go", "pgx", "pgx 4.15.0", 1},
     {"rust", "tokio-postgres", "tokio-postgres 0.7.7 (postgres-protocol", 1},
+    {"ruby", "pg", "pg 1.4.5 (C extension", 1},
 };
 static const struct client nulls[] = {
     {"node", "null", "Node.js", 1},
     {"python", "null", "Python", 0},
     {"go", "null", "Go", 0},
     {"rust", "null", "Rust", 0},
+    {"ruby", "null", "Ruby", 0},
 };
 #define NCLIENTS (sizeof clients / sizeof clients[0])
 #define NNULLS (sizeof nulls / sizeof nulls[0])
@@ -389,13 +391,13 @@ static void test_bad_options(void **state)
 {
     (void)state;
     const struct pgcb_option none[] = {{"client", "pg"}};
-    expect_config_error(none, 1, "no adapter: set adapter = node, python, go or rust");
+    expect_config_error(none, 1, "no adapter: set adapter = node, python, go, rust or ruby");
     const struct pgcb_option noclient[] = {{"adapter", "node"}};
     expect_config_error(noclient, 1, "no client: set client =");
     const struct pgcb_option both[] = {{"adapter", "node"}, {"command", "x"}, {"client", "pg"}};
     expect_config_error(both, 3, "set adapter or command, not both");
-    const struct pgcb_option ruby[] = {{"adapter", "ruby"}, {"client", "pg"}};
-    expect_config_error(ruby, 2, "adapter = 'ruby': the shipped adapters are node, python, go and rust");
+    const struct pgcb_option cobol[] = {{"adapter", "cobol"}, {"client", "pg"}};
+    expect_config_error(cobol, 2, "adapter = 'cobol': the shipped adapters are node, python, go, rust and ruby");
     const struct pgcb_option unknown[] = {{"adapter", "node"}, {"client", "nope"}};
     expect_config_error(unknown, 2, "adapter node (client nope): ");
     const struct pgcb_option runtime[] = {{"adapter", "node"}, {"client", "pg"},

@@ -83,6 +83,7 @@ static void test_clients_in_a_run(void **state)
              "[driver.pgx]\npath = %s/drivers/bridge.so\nadapter = go\nclient = pgx\n"
              "[driver.tokio_postgres]\npath = %s/drivers/bridge.so\nadapter = rust\n"
              "client = tokio-postgres\n"
+             "[driver.ruby_pg]\npath = %s/drivers/bridge.so\nadapter = ruby\nclient = pg\n"
              "%s[suite.s]\ndepth = 1 10\n",
              e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
     /* 4 execution orders (a Williams square), not the 24 permutations: what
@@ -102,6 +103,7 @@ static void test_clients_in_a_run(void **state)
     assert_non_null(strstr(r.out, "pg 8.23.1 (pure JavaScript"));
     assert_non_null(strstr(r.out, "psycopg 3.1.7 (pure Python"));
     assert_non_null(strstr(r.out, "tokio-postgres 0.7.7 (postgres-protocol"));
+    assert_non_null(strstr(r.out, "pg 1.4.5 (C extension, libpq"));
 
     struct pgcb_result res;
     char err[512];
@@ -320,12 +322,12 @@ static void test_bad_keys(void **state)
         const char *keys, *want;
     } cases[] = {
         {"adapter = node\n", "no client: set client ="},
-        {"client = pg\n", "no adapter: set adapter = node, python, go or rust"},
+        {"client = pg\n", "no adapter: set adapter = node, python, go, rust or ruby"},
         {"adapter = node\nclient = pg-nope\n", "adapter node (client pg-nope): "},
         {"adapter = node\nclient = pg\nruntime = /nonexistent/node\n",
          "cannot run '/nonexistent/node'"},
         {"adapter = node\nclient = pg\noptions = pipeline=sometimes\n", "pipeline"},
-        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go and rust"},
+        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go, rust and ruby"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[2048], name[32];

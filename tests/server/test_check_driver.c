@@ -298,12 +298,14 @@ static void test_shipped_adapters_pass(void **state)
 #if defined(__SANITIZE_ADDRESS__)
     static const char *const clients[][2] = {
         {"node", "pg"}, {"python", "asyncpg"}, {"go", "pgx"}, {"rust", "tokio-postgres"},
+        {"ruby", "pg"},
     };
 #else
     static const char *const clients[][2] = {
         {"node", "pg"},     {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},
         {"python", "psycopg"}, {"python", "asyncpg"}, {"python", "null"}, {"go", "pgx"},
-        {"go", "null"}, {"rust", "tokio-postgres"}, {"rust", "null"},
+        {"go", "null"}, {"rust", "tokio-postgres"}, {"rust", "null"}, {"ruby", "pg"},
+        {"ruby", "null"},
     };
 #endif
     enum { NCLIENTS = sizeof clients / sizeof clients[0] };

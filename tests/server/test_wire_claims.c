@@ -79,6 +79,7 @@ static const struct wcase bridge_cases[] = {
     {"bridge", "go", "pgx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY}, /* SendBatch cannot ask for text */
     /* tokio-postgres's Bind asks for binary, always (its Row::get reads binary) */
     {"bridge", "rust", "tokio-postgres", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
+    {"bridge", "ruby", "pg", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
 };
 
 static const char *format_name(uint32_t f)
@@ -293,6 +294,7 @@ int main(void)
         CASES("bridge python asyncpg", bridge_cases, 4),
         CASES("bridge go pgx", bridge_cases, 5),
         CASES("bridge rust tokio-postgres", bridge_cases, 6),
+        CASES("bridge ruby pg", bridge_cases, 6),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),
