@@ -85,7 +85,7 @@ static void test_clients_in_a_run(void **state)
              "client = tokio-postgres\n"
              "[driver.ruby_pg]\npath = %s/drivers/bridge.so\nadapter = ruby\nclient = pg\n"
              "%s[suite.s]\ndepth = 1 10\n",
-             e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
+             e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
     /* 4 execution orders (a Williams square), not the 24 permutations: what
      * is checked here is validity and the recorded figures, not a verdict. */
     char head[600];
@@ -108,9 +108,9 @@ static void test_clients_in_a_run(void **state)
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
-    assert_int_equal(res.ndrivers, 5);
+    assert_int_equal(res.ndrivers, 6);
     assert_int_equal(res.ngroups, 4);
-    for (size_t d = 1; d < 5; d++) {
+    for (size_t d = 1; d < 6; d++) {
         assert_true(res.drivers[d].caps & PGCB_CAP_SELF_TIMED);
         assert_non_null(strstr(res.drivers[d].links, "bridge protocol 1"));
     }
@@ -118,7 +118,7 @@ static void test_clients_in_a_run(void **state)
         const struct pgcb_res_cell *ref = cell(&res, g, "libpq_sync");
         assert_int_equal(ref->blocks, 0);
         assert_true(isnan(ref->overhead_ns_per_block));
-        for (size_t d = 1; d < 5; d++) {
+        for (size_t d = 1; d < 6; d++) {
             const struct pgcb_res_cell *c = &res.groups[g].cells[d];
             if (c->status != PGCB_CELL_OK)
                 fail_msg("%s in group %zu: %s", res.drivers[d].label, g, c->error);
