@@ -31,7 +31,8 @@ FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) ru
 # The result reader and everything of common/ it may reach (common/ is one
 # library that knows no program: all of it, so that a new file there is in).
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c $(sort $(wildcard common/*.c)) \
-                $(filter-out aggregate/main.c,$(wildcard aggregate/*.c))
+                $(filter-out aggregate/main.c,$(wildcard aggregate/*.c)) \
+                $(B)/gen/html_assets.c
 FI_CONFIG_BIN = $(B)/fuzz/fuzz_config
 FI_RESULT_BIN = $(B)/fuzz/fuzz_result
 FI_OPTS   = -seed=$(FUZZ_SEED) -max_total_time=$(FUZZ_INPUTS_SECONDS) -timeout=10 -rss_limit_mb=2048 \
