@@ -103,6 +103,8 @@ ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o 
                 -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
 ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go
 ADAPTER_OUT += $(B)/adapters/rust/pgcb-adapter-rust $(B)/adapters/rust/pgcb-standalone-rust
+ADAPTER_OUT += $(B)/adapters/java/pgcb-adapter-java.jar $(B)/adapters/java/pgcb-standalone-java.jar \
+               $(B)/adapters/java/jvm.options
 NODE_MODULES = build/adapters/node/node_modules
 
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
@@ -146,6 +148,22 @@ build/adapters/rust/pgcb-adapter-rust: $(RUST_SRC)
 build/adapters/rust/pgcb-standalone-rust: build/adapters/rust/pgcb-adapter-rust
 ifneq ($(B),build)
 $(B)/adapters/rust/%: build/adapters/rust/%
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath $<) $@
+endif
+
+# The Java adapter and its standalone counterpart: javac and jar, offline,
+# against Debian's jars in /usr/share/java (adapters/java/build.sh, a few
+# seconds), always into build/; another build directory (build-san) links
+# build's files. jvm.options (the JVM's flags, read by both through the
+# launcher's @file) is copied by the rule for adapters/%.
+JAVA_SRC = $(wildcard adapters/java/src/pgcb/adapter/*.java adapters/java/standalone/*.java) \
+           adapters/java/build.sh
+build/adapters/java/pgcb-adapter-java.jar: $(JAVA_SRC)
+	adapters/java/build.sh build/adapters/java
+build/adapters/java/pgcb-standalone-java.jar: build/adapters/java/pgcb-adapter-java.jar
+ifneq ($(B),build)
+$(B)/adapters/java/%: build/adapters/java/%
 	@mkdir -p $(dir $@)
 	ln -sfn $(abspath $<) $@
 endif

@@ -1,0 +1,132 @@
+package pgcb.adapter;
+
+import java.io.BufferedInputStream;
+import java.io.FileDescriptor;
+import java.io.FileInputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Field;
+import java.nio.charset.StandardCharsets;
+
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonParser;
+
+/**
+ * The protocol's frames on the socket the bridge passed (fd 3,
+ * PGCB_BRIDGE_FD; docs/bridge-protocol.md, "Frames"): a 4-byte big-endian
+ * length N (1 <= N <= 64 MiB), then N bytes of one UTF-8 JSON object; after
+ * a timed reply, the raw arrays frame. JSON by Gson (Debian's
+ * libgoogle-gson-java).
+ *
+ * Java has no public API to open an inherited descriptor by number
+ * (System.inheritedChannel() is fd 0's): a FileDescriptor is given the
+ * number through its private field, which the jar's manifest opens
+ * (Add-Opens: java.base/java.io, honoured for the jar java -jar runs).
+ * read(2) and write(2) on it are the socket's; reads block.
+ */
+final class Frames {
+    static final int MAX_FRAME = 64 << 20;
+
+    private static final Gson GSON = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
+
+    private final InputStream in;
+    private final OutputStream out;
+    private boolean lastWasFrame;
+
+    private Frames(InputStream in, OutputStream out) {
+        this.in = in;
+        this.out = out;
+    }
+
+    /** The frames on descriptor fd, owned from now on. */
+    static Frames open(int fd) throws IOException {
+        FileDescriptor d = new FileDescriptor();
+        try {
+            Field f = FileDescriptor.class.getDeclaredField("fd");
+            f.setAccessible(true);
+            f.setInt(d, fd);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IOException("cannot use file descriptor " + fd + " (run the adapter with java -jar: "
+                    + "its manifest opens java.base/java.io): " + Failure.describe(e), e);
+        }
+        return new Frames(new BufferedInputStream(new FileInputStream(d), 1 << 16), new FileOutputStream(d));
+    }
+
+    /**
+     * The next request, parsed; null at end of file (a clean one, or inside
+     * a frame: the bridge is gone either way). A payload that is not JSON
+     * gives a JsonParseException, and one that is JSON null null (the
+     * session's protocol failure either way: see lastWasFrame).
+     */
+    JsonElement read() throws IOException {
+        lastWasFrame = false;
+        byte[] hdr = new byte[4];
+        if (!readFully(hdr))
+            return null;
+        long n = ((hdr[0] & 0xffL) << 24) | ((hdr[1] & 0xff) << 16) | ((hdr[2] & 0xff) << 8) | (hdr[3] & 0xff);
+        if (n < 1 || n > MAX_FRAME)
+            throw new IOException("frame length " + n + " out of range");
+        byte[] buf = new byte[(int) n];
+        if (!readFully(buf))
+            return null;
+        lastWasFrame = true;
+        JsonElement e = JsonParser.parseString(new String(buf, StandardCharsets.UTF_8));
+        return e.isJsonNull() ? null : e;
+    }
+
+    /** Did the last read() get a whole frame (whatever its payload)? False: end of file. */
+    boolean lastWasFrame() {
+        return lastWasFrame;
+    }
+
+    private boolean readFully(byte[] b) throws IOException {
+        int got = 0;
+        while (got < b.length) {
+            int k = in.read(b, got, b.length - got);
+            if (k < 0)
+                return false;
+            got += k;
+        }
+        return true;
+    }
+
+    /** Send one reply (and its arrays frame) in one write. */
+    void write(Reply r) throws IOException {
+        byte[] body = GSON.toJson(r.obj).getBytes(StandardCharsets.UTF_8);
+        if (body.length > MAX_FRAME) {
+            Reply e = Reply.failure(new Failure("unsupported",
+                    "reply of " + body.length + " bytes exceeds the 64 MiB frame limit"));
+            for (String k : new String[] {"done", "cpu_ns", "wall_ns", "late_ns"})
+                if (r.obj.has(k))
+                    e.obj.add(k, r.obj.get(k));
+            r = e;
+            body = GSON.toJson(r.obj).getBytes(StandardCharsets.UTF_8);
+        }
+        int extra = r.arrays != null ? 4 + r.arrays.length : 0;
+        byte[] all = new byte[4 + body.length + extra];
+        putLength(all, 0, body.length);
+        System.arraycopy(body, 0, all, 4, body.length);
+        if (r.arrays != null) {
+            putLength(all, 4 + body.length, r.arrays.length);
+            System.arraycopy(r.arrays, 0, all, 8 + body.length, r.arrays.length);
+        }
+        out.write(all);
+        out.flush();
+    }
+
+    private static void putLength(byte[] b, int at, int n) {
+        b[at] = (byte) (n >>> 24);
+        b[at + 1] = (byte) (n >>> 16);
+        b[at + 2] = (byte) (n >>> 8);
+        b[at + 3] = (byte) n;
+    }
+
+    /** JSON's text of an element (for messages). */
+    static String text(JsonElement e) {
+        return GSON.toJson(e);
+    }
+}

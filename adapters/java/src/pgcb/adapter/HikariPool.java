@@ -1,0 +1,120 @@
+package pgcb.adapter;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * The pgjdbc client's pool: HikariCP (Debian's libhikaricp-java 2.7.9),
+ * the JDBC world's pool (Spring Boot's default), with slf4j's no-op binding
+ * (libslf4j-java's slf4j-nop) so that it logs nothing.
+ *
+ * maximumPoolSize = minimumIdle = P; the settings that would retire a
+ * connection and open its successor inside a timed load are off
+ * (idleTimeout 0, maxLifetime 0); a borrower waits up to an hour for a free
+ * connection (connectionTimeout). Everything else is HikariCP's default,
+ * which every HikariCP user pays too: a connection idle for more than
+ * 500 ms is validated (Connection.isValid(): pgjdbc's empty query, a round
+ * trip) when it is borrowed, and its state reset when it is given back.
+ * All P are open before open() returns: P are borrowed at once (HikariCP
+ * fills a pool in the background) and given back, each one's server
+ * process kept for messages.
+ *
+ * This class alone names HikariCP: without libhikaricp-java the adapter
+ * runs everything but pools, and a pool fails with kind config naming the
+ * package.
+ */
+final class HikariPool {
+    private final HikariDataSource ds;
+    private final int[] pids;
+
+    private HikariPool(HikariDataSource ds, int[] pids) {
+        this.ds = ds;
+        this.pids = pids;
+    }
+
+    /** HikariCP's version, or null when it cannot be loaded. */
+    static String version() {
+        try {
+            Package p = Class.forName("com.zaxxer.hikari.HikariDataSource").getPackage();
+            String v = p.getImplementationVersion();
+            return v != null ? v : "";
+        } catch (ReflectiveOperationException | LinkageError e) {
+            return null;
+        }
+    }
+
+    static HikariPool open(Conn cn, int size) throws SQLException {
+        try {
+            Class.forName("com.zaxxer.hikari.HikariDataSource");
+            Class.forName("org.slf4j.LoggerFactory");
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw new Failure("config", "client pgjdbc: a pool needs HikariCP and slf4j (" + Failure.describe(e)
+                    + "); they are in the Debian packages libhikaricp-java and libslf4j-java: run "
+                    + "scripts/install-deps.sh");
+        }
+        HikariConfig cfg = new HikariConfig();
+        cfg.setPoolName("pgcb");
+        cfg.setJdbcUrl(cn.url);
+        cfg.setDataSourceProperties(cn.props);
+        cfg.setMaximumPoolSize(size);
+        cfg.setMinimumIdle(size);
+        cfg.setIdleTimeout(0);
+        cfg.setMaxLifetime(0);
+        cfg.setConnectionTimeout(3_600_000L);
+        HikariDataSource ds;
+        try {
+            ds = new HikariDataSource(cfg);
+        } catch (RuntimeException e) { // HikariPool$PoolInitializationException: the first connection failed
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            throw new SQLException(c.getMessage() != null ? c.getMessage() : Failure.describe(c), e);
+        }
+        Connection[] all = new Connection[size];
+        int[] pids = new int[size];
+        try {
+            for (int k = 0; k < size; k++) {
+                all[k] = ds.getConnection();
+                pids[k] = PgjdbcClient.pid(all[k]);
+            }
+        } catch (SQLException e) {
+            ds.close();
+            throw e;
+        } finally {
+            for (Connection c : all)
+                if (c != null)
+                    try {
+                        c.close();
+                    } catch (SQLException e) {
+                        // given back or retired: either way not ours
+                    }
+        }
+        return new HikariPool(ds, pids);
+    }
+
+    DataSource dataSource() {
+        return ds;
+    }
+
+    int[] pids() {
+        return pids.clone();
+    }
+
+    /** The server process of a borrowed connection ("unknown" if it cannot say). */
+    String pidOf(Connection c) {
+        if (c == null)
+            return "unknown";
+        try {
+            return Integer.toString(PgjdbcClient.pid(c));
+        } catch (SQLException e) {
+            return "unknown";
+        }
+    }
+
+    void close() {
+        ds.close();
+    }
+}
