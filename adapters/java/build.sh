@@ -10,8 +10,10 @@
 # -> OUTDIR/pgcb-adapter-java.jar (the bridge's `adapter = java`, run as
 #    java @OUTDIR/jvm.options -jar OUTDIR/pgcb-adapter-java.jar),
 #    OUTDIR/pgcb-standalone-java.jar (scripts/compare-standalone.sh pgjdbc)
-#    and OUTDIR/jvm.options (the JVM's flags, one file for both: a copy of
-#    adapters/java/jvm.options).
+#    OUTDIR/jvm.options (the JVM's flags, one file for both: a copy of
+#    adapters/java/jvm.options) and OUTDIR/classes/ (the adapter's classes
+#    alone, without the jar's Class-Path: tests run the adapter on a class
+#    path that lacks a Debian jar, tests/server/test_bridge.c).
 # Each jar's manifest names its Main-Class and, as Class-Path, the Debian
 # jars it runs with (absolute paths under /usr/share/java); the adapter's
 # also opens java.base/java.io to it (Add-Opens: the protocol's socket is
@@ -93,3 +95,7 @@ cp "$here/jvm.options" "$tmp/jvm.options"
 for f in pgcb-adapter-java.jar pgcb-standalone-java.jar jvm.options; do
     mv -f "$tmp/$f" "$outabs/$f"
 done
+rm -rf "$outabs/classes.old"
+if [ -d "$outabs/classes" ]; then mv "$outabs/classes" "$outabs/classes.old"; fi
+mv "$tmp/adapter" "$outabs/classes"
+rm -rf "$outabs/classes.old"

@@ -1,6 +1,6 @@
 /*
  * br_config.c -- the bridge's [driver.NAME] keys: which adapter to run
- * (a shipped one, `adapter = node | python | go | rust | ruby`, or any `command`), which
+ * (a shipped one, `adapter = node | python | go | rust | ruby | java`, or any `command`), which
  * client it is to use, and the client's own options. See br_conn.h.
  */
 #include <dlfcn.h>
@@ -14,15 +14,16 @@
 #include "br_conn.h"
 
 const struct pgcb_option_spec br_options[] = {
-    {"adapter", NULL, "a shipped adapter: node, python, go, rust or ruby (or set command)"},
+    {"adapter", NULL, "a shipped adapter: node, python, go, rust, ruby or java (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
                      "null; python: psycopg, asyncpg, null; go: pgx, null; rust: "
-                     "tokio-postgres, null; ruby: pg, null)"},
+                     "tokio-postgres, null; ruby: pg, null; java: pgjdbc, null)"},
     {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
                     "(docs/bridge-protocol.md; e.g. pipeline=no)"},
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
                       "separated by spaces, the first looked up in PATH"},
-    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3)"},
+    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3; "
+                      "/usr/bin/ruby; /usr/bin/java)"},
     {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
                        "the directory of bridge.so, e.g. build/adapters)"},
     {"result_format", "text", "the result format the client is to ask for: text or binary (a "
@@ -40,7 +41,10 @@ const struct pgcb_option_spec br_options[] = {
 static const struct br_builtin {
     const char *name;
     const char *runtime;  /* NULL: the file is the program */
-    const char *flags[4]; /* the runtime's flags, NULL-terminated (none: {NULL}) */
+    /* the runtime's flags, NULL-terminated (none: {NULL}); one that starts
+     * with @ names a file under the adapters directory, given as @PATH (the
+     * java launcher's argument file) */
+    const char *flags[4];
     const char *file;     /* relative to the adapters directory */
     const char *needs;    /* the Debian packages make needs to build it, or NULL */
     const char *package;  /* the Debian packages a missing runtime is in, or NULL */
@@ -59,6 +63,14 @@ static const struct br_builtin {
      "apt-get install cargo rustc librust-tokio-postgres-dev librust-futures-util-dev "
      "librust-serde-json-dev, or scripts/install-deps.sh"},
     {"ruby", "/usr/bin/ruby", {"--disable=did_you_mean"}, "ruby/adapter.rb", NULL, "ruby ruby-pg"},
+    /* The JVM's flags are a file of their own (the collector, the heap, the
+     * CPU count its ergonomics sizes its threads for: docs/clients.md,
+     * "Java: the JVM"), which the standalone program runs with too. */
+    {"java", "/usr/bin/java", {"@java/jvm.options", "-jar"}, "java/pgcb-adapter-java.jar",
+     "apt-get install default-jdk-headless libpostgresql-jdbc-java libgoogle-gson-java "
+     "libhikaricp-java libslf4j-java libjunixsocket-java libjunixsocket-jni, or "
+     "scripts/install-deps.sh",
+     "default-jdk-headless"},
 };
 
 void br_config_free(struct br_config *cfg)
@@ -186,14 +198,14 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         return PGCB_ERR_CONFIG;
     }
     if (!adapter && !command) {
-        snprintf(err, errlen, "no adapter: set adapter = node, python, go, rust or ruby (a shipped one), "
+        snprintf(err, errlen, "no adapter: set adapter = node, python, go, rust, ruby or java (a shipped one), "
                  "or command = the adapter's command line");
         return PGCB_ERR_CONFIG;
     }
     if (!client) {
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
                  "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null; go: pgx, "
-                 "null; rust: tokio-postgres, null; ruby: pg, null)");
+                 "null; rust: tokio-postgres, null; ruby: pg, null; java: pgjdbc, null)");
         return PGCB_ERR_CONFIG;
     }
     if (timeout) {
@@ -259,7 +271,7 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         if (strcmp(br_builtins[i].name, adapter) == 0)
             b = &br_builtins[i];
     if (!b) {
-        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python, go, rust and ruby "
+        snprintf(err, errlen, "adapter = '%s': the shipped adapters are node, python, go, rust, ruby and java "
                  "(or set command)", adapter);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
@@ -279,22 +291,45 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    free(dir);
-    /* A shipped runtime that is missing (an absolute path, where a package
-     * is named): the package to install, before the run (as a missing Go
-     * binary below). */
-    if (b->package && !runtime && stat(b->runtime, &st) != 0) {
+    /* A shipped runtime that is missing (an absolute path, its own or the
+     * one the runtime key gives, where a package is named): the package to
+     * install, before the run (as a missing Go binary below). */
+    const char *rt = runtime ? runtime : b->runtime;
+    if (b->package && rt[0] == '/' && stat(rt, &st) != 0) {
         snprintf(err, errlen, "adapter %s: %s: %s (apt-get install %s; scripts/install-deps.sh "
-                 "installs it)", b->name, b->runtime, strerror(errno), b->package);
+                 "installs it)", b->name, rt, strerror(errno), b->package);
+        free(dir);
         free(file);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    int bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+    /* The adapter's file, and any file its flags name (@FILE). */
+    char *flag_files[4] = {NULL, NULL, NULL, NULL};
+    int bad = 0;
+    const char *bad_file = file;
+    for (size_t f = 0; !bad && b->runtime && f < 4 && b->flags[f]; f++) {
+        if (b->flags[f][0] != '@')
+            continue;
+        if (asprintf(&flag_files[f], "@%s/%s", dir, b->flags[f] + 1) < 0) {
+            flag_files[f] = NULL;
+            bad = ENOMEM;
+        } else if (stat(flag_files[f] + 1, &st) != 0) {
+            bad = errno;
+            bad_file = flag_files[f] + 1;
+        } else if (!S_ISREG(st.st_mode)) {
+            bad = -1;
+            bad_file = flag_files[f] + 1;
+        }
+    }
+    if (!bad)
+        bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+    free(dir);
     if (bad) {
         snprintf(err, errlen, "adapter %s: %s: %s (make builds the shipped adapters into "
-                 "build/adapters/%s%s)", b->name, file, bad > 0 ? strerror(bad) : "not a file",
+                 "build/adapters/%s%s)", b->name, bad_file, bad > 0 ? strerror(bad) : "not a file",
                  b->needs ? "; it needs: " : "", b->needs ? b->needs : "");
+        for (size_t f = 0; f < 4; f++)
+            free(flag_files[f]);
         free(file);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
@@ -310,8 +345,10 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     if (cfg->argv) {
         if (b->runtime)
             cfg->argv[k++] = strdup(runtime ? runtime : b->runtime);
-        for (size_t f = 0; b->runtime && f < 4 && b->flags[f]; f++)
-            cfg->argv[k++] = strdup(b->flags[f]);
+        for (size_t f = 0; b->runtime && f < 4 && b->flags[f]; f++) {
+            cfg->argv[k++] = flag_files[f] ? flag_files[f] : strdup(b->flags[f]);
+            flag_files[f] = NULL;
+        }
         if (node_prof) {
             cfg->argv[k++] = strdup("--perf-basic-prof");
             cfg->argv[k++] = strdup("--interpreted-frames-native-stack");
@@ -327,6 +364,8 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         file = NULL;
     }
     free(file);
+    for (size_t f = 0; f < 4; f++)
+        free(flag_files[f]);
     if (!cfg->argv || asprintf(&cfg->what, "adapter %s (client %s)", b->name, client) < 0) {
         cfg->what = NULL;
         br_config_free(cfg);

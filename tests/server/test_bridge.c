@@ -52,6 +52,7 @@ static const struct client {
     {"go", "pgx", "pgx 4.15.0", 1},
     {"rust", "tokio-postgres", "tokio-postgres 0.7.7 (postgres-protocol", 1},
     {"ruby", "pg", "pg 1.4.5 (C extension", 1},
+    {"java", "pgjdbc", "pgjdbc 42.5.5 (prepareThreshold=1", 0},
 };
 static const struct client nulls[] = {
     {"node", "null", "Node.js", 1},
@@ -59,6 +60,7 @@ static const struct client nulls[] = {
     {"go", "null", "Go", 0},
     {"rust", "null", "Rust", 0},
     {"ruby", "null", "Ruby", 0},
+    {"java", "null", "OpenJDK 17", 0},
 };
 #define NCLIENTS (sizeof clients / sizeof clients[0])
 #define NNULLS (sizeof nulls / sizeof nulls[0])
@@ -67,6 +69,8 @@ static const struct client nulls[] = {
 
 static struct pgcb_conn *open_client(const struct client *cl)
 {
+    /* The Java adapter's JIT warm-up (armed by phase "warmup") is no part of
+     * these tests: none of them sends phase, so it never runs. */
     const struct pgcb_option o[] = {{"adapter", cl->adapter}, {"client", cl->client}};
     return drvtest_open_ok(&br, "", o, 2);
 }
@@ -391,13 +395,13 @@ static void test_bad_options(void **state)
 {
     (void)state;
     const struct pgcb_option none[] = {{"client", "pg"}};
-    expect_config_error(none, 1, "no adapter: set adapter = node, python, go, rust or ruby");
+    expect_config_error(none, 1, "no adapter: set adapter = node, python, go, rust, ruby or java");
     const struct pgcb_option noclient[] = {{"adapter", "node"}};
     expect_config_error(noclient, 1, "no client: set client =");
     const struct pgcb_option both[] = {{"adapter", "node"}, {"command", "x"}, {"client", "pg"}};
     expect_config_error(both, 3, "set adapter or command, not both");
     const struct pgcb_option cobol[] = {{"adapter", "cobol"}, {"client", "pg"}};
-    expect_config_error(cobol, 2, "adapter = 'cobol': the shipped adapters are node, python, go, rust and ruby");
+    expect_config_error(cobol, 2, "adapter = 'cobol': the shipped adapters are node, python, go, rust, ruby and java");
     const struct pgcb_option unknown[] = {{"adapter", "node"}, {"client", "nope"}};
     expect_config_error(unknown, 2, "adapter node (client nope): ");
     const struct pgcb_option runtime[] = {{"adapter", "node"}, {"client", "pg"},
@@ -420,6 +424,19 @@ static void test_bad_options(void **state)
     const struct pgcb_option timeout[] = {{"adapter", "node"}, {"client", "pg"},
                                           {"start_timeout_ms", "5"}};
     expect_config_error(timeout, 3, "start_timeout_ms = '5'");
+    /* No JVM: the package that has one, before anything runs. */
+    const struct pgcb_option nojvm[] = {{"adapter", "java"}, {"client", "pgjdbc"},
+                                        {"runtime", "/nonexistent/java"}};
+    expect_config_error(nojvm, 3, "adapter java: /nonexistent/java: No such file or directory "
+                                  "(apt-get install default-jdk-headless; scripts/install-deps.sh "
+                                  "installs it)");
+    /* No adapter built: what make needs to build it. */
+    const struct pgcb_option nojar[] = {{"adapter", "java"}, {"client", "pgjdbc"},
+                                        {"adapters", "/nonexistent"}};
+    expect_config_error(nojar, 3, "adapter java: /nonexistent/java/jvm.options: No such file or "
+                                  "directory (make builds the shipped adapters into build/adapters/; "
+                                  "it needs: apt-get install default-jdk-headless "
+                                  "libpostgresql-jdbc-java");
 }
 
 /* The Node.js adapter without its packages (a copy of its scripts alone):
@@ -453,6 +470,80 @@ static void test_missing_module(void **state)
     br.d->close(c);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
+}
+
+/* The Java adapter on a class path without a Debian jar (its classes
+ * alone, as adapters/java/build.sh leaves them, and Gson, which it speaks
+ * the protocol with): without pgjdbc its hello names the package; without
+ * HikariCP a single connection still works and a pool names its package.
+ * The JVM runs with the shipped flags; --add-opens gives it fd 3, as the
+ * jar's manifest does. */
+static void java_command(char *cmd, size_t n, const char *jars)
+{
+    const char *b = getenv("PGCB_BUILD");
+    b = b && *b ? b : "build";
+    snprintf(cmd, n, "/usr/bin/java @%s/adapters/java/jvm.options --add-opens=java.base/java.io="
+             "ALL-UNNAMED -cp %s/adapters/java/classes:%s pgcb.adapter.Main", b, b, jars);
+}
+
+static void test_java_missing_jars(void **state)
+{
+    (void)state;
+    char cmd[1024], err[PGCB_ERRLEN];
+    java_command(cmd, sizeof cmd, "/usr/share/java/gson.jar");
+    const struct pgcb_option nopg[] = {{"command", cmd}, {"client", "pgjdbc"}};
+    expect_config_error(nopg, 2, "(client pgjdbc): client pgjdbc: cannot load pgjdbc "
+                                 "(java.lang.ClassNotFoundException: org.postgresql.Driver); it is "
+                                 "in the Debian package libpostgresql-jdbc-java "
+                                 "(/usr/share/java/postgresql.jar): run scripts/install-deps.sh");
+    java_command(cmd, sizeof cmd, "/usr/share/java/gson.jar:/usr/share/java/postgresql.jar:"
+                 "/usr/share/java/junixsocket-common.jar");
+    const struct pgcb_option nohikari[] = {{"command", cmd}, {"client", "pgjdbc"}};
+    struct pgcb_conn *c = drvtest_open_ok(&br, "", nohikari, 2);
+    struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 1);
+    assert_int_equal(drvtest_run_ok(&br, c, st, 1).rows, 1);
+    br.d->close(c);
+    c = NULL;
+    int rc = br.d->pool_open("", nohikari, 2, 2, &c, err, sizeof err);
+    if (rc != PGCB_ERR_CONFIG || c != NULL ||
+        !strstr(err, "adapter java (client pgjdbc): client pgjdbc: a pool needs HikariCP and slf4j "
+                     "(java.lang.ClassNotFoundException: com.zaxxer.hikari.HikariDataSource); they "
+                     "are in the Debian packages libhikaricp-java and libslf4j-java: run "
+                     "scripts/install-deps.sh"))
+        fail_msg("a pool without HikariCP: %d: %s", rc, err);
+    drvtest_assert_one_line(err);
+}
+
+/* The password reaches pgjdbc in the connect request and a Properties,
+ * nowhere else: not the JVM's command line, environment or system
+ * properties (as jcmd reads them from the running adapter). */
+static void test_java_password(void **state)
+{
+    (void)state;
+    const struct pgcb_option o[] = {{"adapter", "java"}, {"client", "pgjdbc"}};
+    setenv("PGPASSWORD", "pgcb-env-secret-j", 1);
+    /* trust authentication: the password is given, never needed */
+    struct pgcb_conn *c = drvtest_open_ok(&br, "password=pgcb-java-secret-1", o, 2);
+    unsetenv("PGPASSWORD");
+    struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 1);
+    drvtest_run_ok(&br, c, st, 1);
+    pid_t pid = child_with("pgcb-adapter-java.jar");
+    assert_true(pid > 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "jcmd %d VM.system_properties 2>&1; jcmd %d VM.command_line 2>&1; "
+             "tr '\\0' '\\n' < /proc/%d/environ", (int)pid, (int)pid, (int)pid);
+    FILE *f = popen(cmd, "r");
+    assert_non_null(f);
+    static char out[1 << 17];
+    size_t n = fread(out, 1, sizeof out - 1, f);
+    out[n] = '\0';
+    pclose(f);
+    if (!strstr(out, "java.vm.name=") || !strstr(out, "pgcb-adapter-java.jar") ||
+        !strstr(out, "PGCB_BRIDGE_FD=3"))
+        fail_msg("jcmd and /proc did not answer as expected: %.600s", out);
+    assert_null(strstr(out, "pgcb-java-secret-1"));
+    assert_null(strstr(out, "pgcb-env-secret-j"));
+    br.d->close(c);
 }
 
 /* ---- what a real adapter never does (the fake adapter) ------------------ */
@@ -693,6 +784,8 @@ int main(void)
         cmocka_unit_test(test_adapter_process),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_missing_module),
+        cmocka_unit_test(test_java_missing_jars),
+        cmocka_unit_test(test_java_password),
         cmocka_unit_test(test_fake_faults),
         cmocka_unit_test(test_fake_wrong_values),
         cmocka_unit_test(test_fake_start),

@@ -322,12 +322,12 @@ static void test_bad_keys(void **state)
         const char *keys, *want;
     } cases[] = {
         {"adapter = node\n", "no client: set client ="},
-        {"client = pg\n", "no adapter: set adapter = node, python, go, rust or ruby"},
+        {"client = pg\n", "no adapter: set adapter = node, python, go, rust, ruby or java"},
         {"adapter = node\nclient = pg-nope\n", "adapter node (client pg-nope): "},
         {"adapter = node\nclient = pg\nruntime = /nonexistent/node\n",
          "cannot run '/nonexistent/node'"},
         {"adapter = node\nclient = pg\noptions = pipeline=sometimes\n", "pipeline"},
-        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go, rust and ruby"},
+        {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go, rust, ruby and java"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[2048], name[32];

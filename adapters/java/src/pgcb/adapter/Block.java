@@ -1,7 +1,5 @@
 package pgcb.adapter;
 
-import com.google.gson.JsonArray;
-
 /**
  * A block of batches, timed (docs/bridge-protocol.md, "run"): one
  * System.nanoTime() (CLOCK_MONOTONIC) per batch, the end of one batch the
@@ -22,8 +20,8 @@ final class Block {
     int done;
     long cpuNs;
     Failure fail;
-    /** A dump's "results", encoded after the batch. */
-    JsonArray results;
+    /** A dump's "results", encoded after the batch (into the reply). */
+    Reply.Results results;
 
     Block(int n) {
         samples = new long[n];
@@ -83,8 +81,8 @@ final class Block {
         else
             r.arraysBase64(samples, rows, folds, done);
         r.obj.addProperty("cpu_ns", Math.max(0, cpuNs));
-        if (fail == null && results != null)
-            r.obj.add("results", results);
+        if (fail == null)
+            r.results = results;
         return r;
     }
 }

@@ -1,19 +1,23 @@
 package pgcb.adapter;
 
 import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.lang.reflect.Field;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonElement;
 import com.google.gson.JsonParser;
+import com.google.gson.stream.JsonWriter;
 
 /**
  * The protocol's frames on the socket the bridge passed (fd 3,
@@ -94,28 +98,62 @@ final class Frames {
         return true;
     }
 
-    /** Send one reply (and its arrays frame) in one write. */
+    /** A growing buffer whose bytes are read in place. */
+    private static final class Buf extends ByteArrayOutputStream {
+        Buf() {
+            super(1 << 12);
+        }
+
+        byte[] bytes() {
+            return buf;
+        }
+    }
+
+    /**
+     * Send one reply (and its arrays frame) in one write: the object's
+     * members, then a dump's results streamed after them.
+     */
     void write(Reply r) throws IOException {
-        byte[] body = GSON.toJson(r.obj).getBytes(StandardCharsets.UTF_8);
-        if (body.length > MAX_FRAME) {
+        Buf b = body(r);
+        if (b.size() - 4 > MAX_FRAME) {
             Reply e = Reply.failure(new Failure("unsupported",
-                    "reply of " + body.length + " bytes exceeds the 64 MiB frame limit"));
-            for (String k : new String[] {"done", "cpu_ns", "wall_ns", "late_ns"})
+                    "reply of " + (b.size() - 4) + " bytes exceeds the 64 MiB frame limit"));
+            for (String k : new String[] {"done", "cpu_ns", "wall_ns", "late_ns", "samples", "rows", "folds"})
                 if (r.obj.has(k))
                     e.obj.add(k, r.obj.get(k));
             r = e;
-            body = GSON.toJson(r.obj).getBytes(StandardCharsets.UTF_8);
+            b = body(r);
         }
-        int extra = r.arrays != null ? 4 + r.arrays.length : 0;
-        byte[] all = new byte[4 + body.length + extra];
-        putLength(all, 0, body.length);
-        System.arraycopy(body, 0, all, 4, body.length);
+        putLength(b.bytes(), 0, b.size() - 4);
         if (r.arrays != null) {
-            putLength(all, 4 + body.length, r.arrays.length);
-            System.arraycopy(r.arrays, 0, all, 8 + body.length, r.arrays.length);
+            byte[] n = new byte[4];
+            putLength(n, 0, r.arrays.length);
+            b.write(n);
+            b.write(r.arrays);
         }
-        out.write(all);
+        out.write(b.bytes(), 0, b.size());
         out.flush();
+    }
+
+    /** 4 bytes for the length, then the reply's JSON. */
+    private static Buf body(Reply r) throws IOException {
+        Buf b = new Buf();
+        b.write(new byte[4]);
+        JsonWriter w = new JsonWriter(new OutputStreamWriter(b, StandardCharsets.UTF_8));
+        w.setSerializeNulls(true);
+        w.setHtmlSafe(false);
+        w.beginObject();
+        for (Map.Entry<String, JsonElement> m : r.obj.entrySet()) {
+            w.name(m.getKey());
+            GSON.toJson(m.getValue(), w);
+        }
+        if (r.results != null) {
+            w.name("results");
+            r.results.write(w);
+        }
+        w.endObject();
+        w.flush();
+        return b;
     }
 
     private static void putLength(byte[] b, int at, int n) {

@@ -26,7 +26,7 @@ import com.zaxxer.hikari.HikariDataSource;
  *
  * This class alone names HikariCP: without libhikaricp-java the adapter
  * runs everything but pools, and a pool fails with kind config naming the
- * package.
+ * package (PgjdbcClient checks before it loads this class).
  */
 final class HikariPool {
     private final HikariDataSource ds;
@@ -37,26 +37,7 @@ final class HikariPool {
         this.pids = pids;
     }
 
-    /** HikariCP's version, or null when it cannot be loaded. */
-    static String version() {
-        try {
-            Package p = Class.forName("com.zaxxer.hikari.HikariDataSource").getPackage();
-            String v = p.getImplementationVersion();
-            return v != null ? v : "";
-        } catch (ReflectiveOperationException | LinkageError e) {
-            return null;
-        }
-    }
-
     static HikariPool open(Conn cn, int size) throws SQLException {
-        try {
-            Class.forName("com.zaxxer.hikari.HikariDataSource");
-            Class.forName("org.slf4j.LoggerFactory");
-        } catch (ReflectiveOperationException | LinkageError e) {
-            throw new Failure("config", "client pgjdbc: a pool needs HikariCP and slf4j (" + Failure.describe(e)
-                    + "); they are in the Debian packages libhikaricp-java and libslf4j-java: run "
-                    + "scripts/install-deps.sh");
-        }
         HikariConfig cfg = new HikariConfig();
         cfg.setPoolName("pgcb");
         cfg.setJdbcUrl(cn.url);

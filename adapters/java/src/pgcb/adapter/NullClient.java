@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 
 /**
@@ -153,28 +152,15 @@ final class NullClient implements Client {
             return (long) p.depth * rs.length;
         });
         if (p.dump && b.fail == null) {
-            JsonArray cols = new JsonArray();
-            for (int j = 0; j < NAMES.length; j++) {
-                JsonObject c = new JsonObject();
-                c.addProperty("name", NAMES[j]);
-                c.addProperty("type", TYPES[j]);
-                cols.add(c);
-            }
-            JsonArray rows = new JsonArray();
-            for (Object[] row : rs) {
-                JsonArray vals = new JsonArray();
-                for (Object v : row)
-                    vals.add(Dump.value(v));
-                rows.add(vals);
-            }
-            JsonArray results = new JsonArray();
+            List<String[]> names = new ArrayList<>();
+            List<int[]> oids = new ArrayList<>();
+            List<Object[][]> rows = new ArrayList<>();
             for (int k = 0; k < p.depth; k++) {
-                JsonObject one = new JsonObject();
-                one.add("columns", cols);
-                one.add("rows", rows);
-                results.add(one);
+                names.add(NAMES);
+                oids.add(TYPES);
+                rows.add(rs);
             }
-            b.results = results;
+            b.results = w -> Dump.results(w, names, oids, rows);
         }
         return b;
     }

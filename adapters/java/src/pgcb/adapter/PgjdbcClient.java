@@ -16,7 +16,6 @@ import java.util.Properties;
 
 import javax.sql.DataSource;
 
-import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 
 /**
@@ -102,7 +101,8 @@ final class PgjdbcClient implements Client {
         i.clientVersion = version;
         // At most 170 bytes: the bridge keeps that much of links.
         i.links = "pgjdbc " + version + " (prepareThreshold=" + prepareThreshold + ", "
-                + (binary ? "binaryTransfer" : "text") + "; one query at a time); HikariCP pools; " + Jvm.summary();
+                + (binary ? "binaryTransfer" : "text") + "; one query at a time); " + hikariVersion() + "; "
+                + Jvm.summary();
         i.pipeline = false;
         i.noIo = false;
         i.load = true;
@@ -127,12 +127,43 @@ final class PgjdbcClient implements Client {
                 pids = new int[] {pid(conn)};
                 return;
             }
+            hikariOrFail();
             hikari = HikariPool.open(cn, poolSize);
             pool = hikari.dataSource();
             pids = hikari.pids();
         } catch (SQLException e) {
             throw new Failure("connect", "pgjdbc: " + Failure.describe(e.getCause() != null && e.getMessage() == null
                     ? e.getCause() : e) + " (" + cn.where + ")");
+        }
+    }
+
+    /** "HikariCP 2.7.9 pools" (its jar's Bundle-Version), or "no HikariCP". */
+    private static String hikariVersion() {
+        try {
+            java.net.URL at = Class.forName("com.zaxxer.hikari.HikariConfig").getProtectionDomain().getCodeSource()
+                    .getLocation();
+            try (java.util.jar.JarFile j = new java.util.jar.JarFile(new java.io.File(at.toURI()))) {
+                String v = j.getManifest().getMainAttributes().getValue("Bundle-Version");
+                return "HikariCP " + (v != null ? v : "(version unknown)") + " pools";
+            }
+        } catch (Exception | LinkageError e) {
+            return "no HikariCP";
+        }
+    }
+
+    /**
+     * HikariCP and slf4j are there, or kind config naming their Debian
+     * packages: checked before HikariPool (which names HikariCP's classes)
+     * is loaded, so that their absence fails a pool only.
+     */
+    private static void hikariOrFail() {
+        try {
+            Class.forName("com.zaxxer.hikari.HikariDataSource");
+            Class.forName("org.slf4j.LoggerFactory");
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw Failure.config("client pgjdbc: a pool needs HikariCP and slf4j (" + Failure.describe(e)
+                    + "); they are in the Debian packages libhikaricp-java and libslf4j-java: run "
+                    + "scripts/install-deps.sh");
         }
     }
 
@@ -267,29 +298,8 @@ final class PgjdbcClient implements Client {
         }
 
         /** The dump's "results": each execution's columns and rows as delivered. */
-        JsonArray results() {
-            JsonArray out = new JsonArray();
-            for (int e = 0; e < keep.size(); e++) {
-                JsonObject r = new JsonObject();
-                JsonArray cols = new JsonArray();
-                for (int j = 0; j < keepNames.get(e).length; j++) {
-                    JsonObject col = new JsonObject();
-                    col.addProperty("name", keepNames.get(e)[j]);
-                    col.addProperty("type", keepCodes.get(e)[j]);
-                    cols.add(col);
-                }
-                JsonArray rows = new JsonArray();
-                for (Object[] row : keep.get(e)) {
-                    JsonArray vals = new JsonArray();
-                    for (Object v : row)
-                        vals.add(Dump.value(v));
-                    rows.add(vals);
-                }
-                r.add("columns", cols);
-                r.add("rows", rows);
-                out.add(r);
-            }
-            return out;
+        Reply.Results results() {
+            return w -> Dump.results(w, keepNames, keepCodes, keep);
         }
     }
 

@@ -1,8 +1,10 @@
 package pgcb.adapter;
 
+import java.io.IOException;
 import java.util.Base64;
 
 import com.google.gson.JsonObject;
+import com.google.gson.stream.JsonWriter;
 
 /**
  * One reply: its JSON object, and the raw arrays frame that follows it (or
@@ -13,8 +15,14 @@ import com.google.gson.JsonObject;
  * the same bytes in the reply (a failure's, a dump's).
  */
 final class Reply {
+    /** A dump's "results", written into the reply after obj's members. */
+    interface Results {
+        void write(JsonWriter w) throws IOException;
+    }
+
     final JsonObject obj = new JsonObject();
     byte[] arrays;
+    Results results;
 
     static Reply ok() {
         Reply r = new Reply();
