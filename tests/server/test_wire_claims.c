@@ -80,6 +80,14 @@ static const struct wcase bridge_cases[] = {
     /* tokio-postgres's Bind asks for binary, always (its Row::get reads binary) */
     {"bridge", "rust", "tokio-postgres", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
     {"bridge", "ruby", "pg", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
+    /* pgjdbc: binaryTransfer=false asks for text, true for binary (for the
+     * types pgjdbc decodes, once the statement is named and described);
+     * prepareThreshold=1: named from the first execution, the prime;
+     * 0: never named (Parse and a Describe with every execution, and text:
+     * pgjdbc asks for binary only for a statement described before) */
+    {"bridge", "java", "pgjdbc", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
+    {"bridge", "java", "pgjdbc", PGCB_FORMAT_TEXT, PGCB_FORMAT_TEXT, "options",
+     "prepare_threshold=0"},
 };
 
 static const char *format_name(uint32_t f)
@@ -165,8 +173,9 @@ static void check_case(const struct wcase *wc, const char *format)
     char what[160], err[PGCB_ERRLEN] = "";
     struct drvtest_drv t = {0};
     if (wc->adapter)
-        snprintf(what, sizeof what, "bridge (adapter %s, client %s), result_format %s",
-                 wc->adapter, wc->client, format);
+        snprintf(what, sizeof what, "bridge (adapter %s, client %s%s%s), result_format %s",
+                 wc->adapter, wc->client, wc->k1 ? ", options " : "", wc->k1 ? wc->v1 : "",
+                 format);
     else
         snprintf(what, sizeof what, "%s%s%s%s%s%s%s%s%s, result_format %s", wc->so,
                  wc->k1 ? " " : "", wc->k1 ? wc->k1 : "", wc->k1 ? "=" : "", wc->k1 ? wc->v1 : "",
@@ -294,7 +303,9 @@ int main(void)
         CASES("bridge python asyncpg", bridge_cases, 4),
         CASES("bridge go pgx", bridge_cases, 5),
         CASES("bridge rust tokio-postgres", bridge_cases, 6),
-        CASES("bridge ruby pg", bridge_cases, 6),
+        CASES("bridge ruby pg", bridge_cases, 7),
+        CASES("bridge java pgjdbc", bridge_cases, 8),
+        CASES("bridge java pgjdbc prepare_threshold=0", bridge_cases, 9),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),

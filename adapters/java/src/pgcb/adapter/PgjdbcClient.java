@@ -106,8 +106,13 @@ final class PgjdbcClient implements Client {
         i.pipeline = false;
         i.noIo = false;
         i.load = true;
-        i.wire = new String[] {binary ? "binary" : "text", "once", "per_query",
-                prepareThreshold <= 1 ? "named" : "unnamed"};
+        // prepareThreshold 0: pgjdbc never names a statement; it parses and
+        // describes it with every execution, and asks for text results (it
+        // asks for binary only for a statement it described before the Bind).
+        // N >= 1: named from the Nth execution on (the prime, for 1; the
+        // warm-up's, for pgjdbc's default 5), described once.
+        i.wire = prepareThreshold == 0 ? new String[] {"text", "per_execution", "per_query", "unnamed"}
+                : new String[] {binary ? "binary" : "text", "once", "per_query", "named"};
         return i;
     }
 
