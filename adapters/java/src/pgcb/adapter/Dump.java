@@ -124,8 +124,17 @@ final class Dump {
             return date(t.toLocalDate()) + " " + time(t.toLocalTime()) + bc(t.getYear());
         }
         if (v instanceof OffsetDateTime) {
-            LocalDateTime t = ((OffsetDateTime) v).withOffsetSameInstant(ZoneOffset.UTC).toLocalDateTime();
-            return date(t.toLocalDate()) + " " + time(t.toLocalTime()) + "+00" + bc(t.getYear());
+            OffsetDateTime o = (OffsetDateTime) v;
+            String off = "+00";
+            try {
+                o = o.withOffsetSameInstant(ZoneOffset.UTC);
+            } catch (java.time.DateTimeException e) { // OffsetDateTime.MAX (pgjdbc's infinity): its own offset
+                int s = o.getOffset().getTotalSeconds();
+                off = String.format("%s%02d", s < 0 ? "-" : "+", Math.abs(s) / 3600)
+                        + (s % 3600 != 0 ? String.format(":%02d", Math.abs(s) % 3600 / 60) : "");
+            }
+            LocalDateTime t = o.toLocalDateTime();
+            return date(t.toLocalDate()) + " " + time(t.toLocalTime()) + off + bc(t.getYear());
         }
         if (v instanceof PGInterval)
             return interval((PGInterval) v);

@@ -111,7 +111,7 @@ final class Frames {
 
     /**
      * Send one reply (and its arrays frame) in one write: the object's
-     * members, then a dump's results streamed after them.
+     * members, then a dump's results as rendered (Reply.render()).
      */
     void write(Reply r) throws IOException {
         Buf b = body(r);
@@ -147,12 +147,12 @@ final class Frames {
             w.name(m.getKey());
             GSON.toJson(m.getValue(), w);
         }
-        if (r.results != null) {
-            w.name("results");
-            r.results.write(w);
+        w.flush(); // the object is closed by hand, after the results' bytes as rendered
+        if (r.rendered != null) {
+            b.write((r.obj.size() > 0 ? ",\"results\":" : "\"results\":").getBytes(StandardCharsets.UTF_8));
+            b.write(r.rendered);
         }
-        w.endObject();
-        w.flush();
+        b.write('}');
         return b;
     }
 

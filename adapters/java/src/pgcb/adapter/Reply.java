@@ -23,6 +23,36 @@ final class Reply {
     final JsonObject obj = new JsonObject();
     byte[] arrays;
     Results results;
+    /** The results rendered (render()): JSON text, spliced into the reply. */
+    byte[] rendered;
+
+    /**
+     * Render the results now, so that a value the dump cannot encode is this
+     * request's failure, not the adapter's end: a protocol failure with the
+     * same done/samples/rows/folds/cpu_ns (the bridge then fails the batch).
+     */
+    Reply render() {
+        if (results == null)
+            return this;
+        try {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(1 << 12);
+            JsonWriter w = new JsonWriter(new java.io.OutputStreamWriter(b, java.nio.charset.StandardCharsets.UTF_8));
+            w.setSerializeNulls(true);
+            w.setHtmlSafe(false);
+            results.write(w);
+            w.flush();
+            rendered = b.toByteArray();
+            results = null;
+            return this;
+        } catch (IOException | RuntimeException e) {
+            Reply f = failure(Failure.protocol("cannot encode the dump of the batch: " + Failure.describe(e)));
+            for (String k : new String[] {"samples", "rows", "folds", "cpu_ns"})
+                if (obj.has(k))
+                    f.obj.add(k, obj.get(k));
+            f.obj.addProperty("done", 0);
+            return f;
+        }
+    }
 
     static Reply ok() {
         Reply r = new Reply();

@@ -188,7 +188,7 @@ final class Session {
             if (jitWarmupMs > 0)
                 JitWarmup.run(client, p, jitWarmupMs * 1_000_000L);
         }
-        return client.run(p).reply(p.dump);
+        return client.run(p).reply(p.dump).render();
     }
 
     private Reply load(JsonObject rq) {
