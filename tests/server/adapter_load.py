@@ -1,10 +1,11 @@
-"""The Python, Go, Rust and Ruby adapters' pools and loads, driven directly over the bridge
+"""The Python, Go, Rust, Ruby and Java adapters' pools and loads, driven directly over the bridge
 protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
 
     /usr/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
 
 CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx, go:null,
-rust:tokio-postgres, rust:null, ruby:pg or ruby:null (default: all nine). Each adapter is started as "The process" says: one end
+rust:tokio-postgres, rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
+eleven). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -41,9 +42,10 @@ SQL1 = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmar
 SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows WHERE id = $1"
 KINDS = ["int", "int", "str", "any", "bool"]
 ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:null",
-       "rust:tokio-postgres", "rust:null", "ruby:pg", "ruby:null"]
-# The compiled adapters, by language.
-EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust"}
+       "rust:tokio-postgres", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:null"]
+# The built adapters, by language.
+EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust",
+        "java": "adapters/java/pgcb-adapter-java.jar"}
 
 failed = 0
 
@@ -134,6 +136,9 @@ def command(build, lang):
     if lang == "ruby":  # as the bridge runs it (drivers/bridge/br_config.c)
         return ["/usr/bin/ruby", "--disable=did_you_mean",
                 os.path.join(build, "adapters/ruby/adapter.rb")]
+    if lang == "java":  # likewise: the JVM's flags from jvm.options, the jar
+        return ["/usr/bin/java", "@" + os.path.join(build, "adapters/java/jvm.options"), "-jar",
+                os.path.join(build, EXES[lang])]
     return [os.path.join(build, EXES[lang])]
 
 
@@ -399,7 +404,8 @@ def main():
             return 2
     for lang, path in EXES.items():
         exe = os.path.join(build, path)
-        if any(s.startswith(lang + ":") for s in clients) and not os.access(exe, os.X_OK):
+        usable = os.access(exe, os.R_OK if exe.endswith(".jar") else os.X_OK)
+        if any(s.startswith(lang + ":") for s in clients) and not usable:
             print("adapter_load.py: %s not built (make, or adapters/%s/build.sh)" % (exe, lang))
             return 2
     try:

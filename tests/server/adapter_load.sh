@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
-# pgcb-test: plain build only: the adapters are the same in every build (no sanitizer reaches Python, Go, Rust or Ruby)
-# The Python, Go, Rust and Ruby adapters' pools and loads against the real server, driven
+# pgcb-test: plain build only: the adapters are the same in every build (no sanitizer reaches Python, Go, Rust, Ruby or Java)
+# The Python, Go, Rust, Ruby and Java adapters' pools and loads against the real server, driven
 # directly over the bridge protocol (no bridge driver):
 #           tests/server/adapter_load.sh BUILD_DIR
 # runs tests/server/adapter_load.py (its header says what it checks) for
 # python asyncpg, psycopg and null, go pgx and null, rust tokio-postgres
-# and null, and ruby pg and null, with the PG*
+# and null, ruby pg and null, and java pgjdbc and null, with the PG*
 # variables of tests/run.sh's server. Needs /usr/bin/python3 with psycopg,
 # psycopg_pool and asyncpg, and BUILD_DIR/adapters/go/pgcb-adapter-go and
 # BUILD_DIR/adapters/rust/pgcb-adapter-rust (make), /usr/bin/ruby with the pg and
-# connection_pool gems;
+# connection_pool gems, /usr/bin/java and BUILD_DIR/adapters/java/ (make: the
+# jar and jvm.options) with Debian's pgjdbc, HikariCP, Gson and junixsocket;
 # any of them missing is a failure, not a skip: scripts/install-deps.sh
 # installs them. Exit status 1 if any check failed.
 set -euo pipefail

@@ -84,8 +84,11 @@ static void test_clients_in_a_run(void **state)
              "[driver.tokio_postgres]\npath = %s/drivers/bridge.so\nadapter = rust\n"
              "client = tokio-postgres\n"
              "[driver.ruby_pg]\npath = %s/drivers/bridge.so\nadapter = ruby\nclient = pg\n"
+             /* the JIT warm-up bounded: these budgets are tiny */
+             "[driver.pgjdbc]\npath = %s/drivers/bridge.so\nadapter = java\nclient = pgjdbc\n"
+             "options = jit_warmup_ms=300\n"
              "%s[suite.s]\ndepth = 1 10\n",
-             e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
+             e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, e2e_build, queries);
     /* 4 execution orders (a Williams square), not the 24 permutations: what
      * is checked here is validity and the recorded figures, not a verdict. */
     char head[600];
@@ -104,13 +107,14 @@ static void test_clients_in_a_run(void **state)
     assert_non_null(strstr(r.out, "psycopg 3.1.7 (pure Python"));
     assert_non_null(strstr(r.out, "tokio-postgres 0.7.7 (postgres-protocol"));
     assert_non_null(strstr(r.out, "pg 1.4.5 (C extension, libpq"));
+    assert_non_null(strstr(r.out, "pgjdbc 42.5.5 (prepareThreshold=1, text; one query at a time)"));
 
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
-    assert_int_equal(res.ndrivers, 6);
+    assert_int_equal(res.ndrivers, 7);
     assert_int_equal(res.ngroups, 4);
-    for (size_t d = 1; d < 6; d++) {
+    for (size_t d = 1; d < 7; d++) {
         assert_true(res.drivers[d].caps & PGCB_CAP_SELF_TIMED);
         assert_non_null(strstr(res.drivers[d].links, "bridge protocol 1"));
     }
@@ -118,7 +122,7 @@ static void test_clients_in_a_run(void **state)
         const struct pgcb_res_cell *ref = cell(&res, g, "libpq_sync");
         assert_int_equal(ref->blocks, 0);
         assert_true(isnan(ref->overhead_ns_per_block));
-        for (size_t d = 1; d < 6; d++) {
+        for (size_t d = 1; d < 7; d++) {
             const struct pgcb_res_cell *c = &res.groups[g].cells[d];
             if (c->status != PGCB_CELL_OK)
                 fail_msg("%s in group %zu: %s", res.drivers[d].label, g, c->error);
@@ -314,6 +318,52 @@ static void test_crash_and_hang_fail_their_group(void **state)
     e2e_run_free(&r);
 }
 
+/* The JVM's faults (the Java adapter's null client on request, in the
+ * timed blocks of LIMIT 100 only): one runs out of heap (the JVM ends,
+ * -XX:+ExitOnOutOfMemoryError, saying why), one pauses past
+ * batch_timeout_ms (its host is killed). Each fails its cell with the
+ * reason; the LIMIT 1 group and libpq_sync are measured, the result is
+ * written (exit 2). */
+static void test_java_faults_fail_their_cell(void **state)
+{
+    (void)state;
+    char body[4096], head[800];
+    snprintf(body, sizeof body,
+             "[driver.libpq_sync]\npath = %s/drivers/libpq_sync.so\n"
+             "[driver.java_oom]\npath = %s/drivers/bridge.so\nadapter = java\nclient = null\n"
+             "options = oom_rows=100 jit_warmup_ms=200\n"
+             "[driver.java_pause]\npath = %s/drivers/bridge.so\nadapter = java\nclient = null\n"
+             "options = pause_rows=100 pause_ms=6000 jit_warmup_ms=200\n"
+             "%s[suite.s]\ndepth = 1\n", e2e_build, e2e_build, e2e_build, queries);
+    snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 20\nwarmup_ms = 20\n"
+             "batch_timeout_ms = 1500\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+    const char *ini = e2e_write_file("javafaults", head, body);
+    const char *out = e2e_json_path("javafaults");
+    struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
+    if (r.status != 2)
+        fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "runner: driver java_pause timed out: no progress for 1500 ms"));
+    struct pgcb_result res;
+    char err[512];
+    assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
+    assert_int_equal(res.ngroups, 2);
+    for (size_t g = 0; g < 2; g++)
+        assert_int_equal(cell(&res, g, "libpq_sync")->status, PGCB_CELL_OK);
+    assert_int_equal(cell(&res, 0, "java_oom")->status, PGCB_CELL_OK);
+    assert_int_equal(cell(&res, 0, "java_pause")->status, PGCB_CELL_OK);
+    const struct pgcb_res_cell *oom = cell(&res, 1, "java_oom"), *pause = cell(&res, 1, "java_pause");
+    assert_int_equal(oom->status, PGCB_CELL_FAILED);
+    if (!strstr(oom->error, "adapter java (client null) exited with status 3 while answering run: "
+                            "Terminating due to java.lang.OutOfMemoryError: Java heap space"))
+        fail_msg("java_oom's reason: %s", oom->error);
+    assert_int_equal(pause->status, PGCB_CELL_FAILED);
+    if (!strstr(pause->error, "timed out: no progress for 1500 ms"))
+        fail_msg("java_pause's reason: %s", pause->error);
+    pgcb_result_free(&res);
+    e2e_run_free(&r);
+}
+
 /* Bad bridge keys: one line naming the file, line and driver; exit 1. */
 static void test_bad_keys(void **state)
 {
@@ -328,6 +378,9 @@ static void test_bad_keys(void **state)
          "cannot run '/nonexistent/node'"},
         {"adapter = node\nclient = pg\noptions = pipeline=sometimes\n", "pipeline"},
         {"adapter = cobol\nclient = x\n", "the shipped adapters are node, python, go, rust, ruby and java"},
+        {"adapter = java\nclient = pgjdbc\nruntime = /nonexistent/java\n",
+         "adapter java: /nonexistent/java: No such file or directory (apt-get install "
+         "default-jdk-headless; scripts/install-deps.sh installs it)"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[2048], name[32];
@@ -385,7 +438,8 @@ static int scan_processes(const char *pw1, const char *pw2)
         char *cmd = proc_file(e->d_name, "cmdline");
         if (cmd && (strstr(cmd, pw1) || strstr(cmd, pw2)))
             rc = 1;
-        if (rc == 0 && cmd && (strstr(cmd, "adapter.js") || strstr(cmd, "adapter.py"))) {
+        if (rc == 0 && cmd && (strstr(cmd, "adapter.js") || strstr(cmd, "adapter.py") ||
+                               strstr(cmd, "pgcb-adapter-java.jar"))) {
             adapters++;
             char *env = proc_file(e->d_name, "environ");
             if (env && (strstr(env, pw1) || strstr(env, pw2)))
@@ -396,7 +450,7 @@ static int scan_processes(const char *pw1, const char *pw2)
     }
     if (d)
         closedir(d);
-    return rc ? rc : adapters >= 3 ? 0 : 3;
+    return rc ? rc : adapters >= 4 ? 0 : 3;
 }
 
 /* A password in the conninfo (PGCB_CONNINFO) and in PGPASSWORD reaches no
@@ -411,7 +465,9 @@ static void test_no_password_anywhere(void **state)
     snprintf(body, sizeof body,
              "[driver.pg]\npath = %s/drivers/bridge.so\nadapter = node\nclient = pg\n%s"
              "[driver.psycopg]\npath = %s/drivers/bridge.so\nadapter = python\nclient = psycopg\n"
-             "%s[suite.s]\ndepth = 1\n", e2e_build, slow, e2e_build, queries);
+             "[driver.pgjdbc]\npath = %s/drivers/bridge.so\nadapter = java\nclient = pgjdbc\n"
+             "options = jit_warmup_ms=300\n"
+             "%s[suite.s]\ndepth = 1\n", e2e_build, slow, e2e_build, e2e_build, queries);
     const char *ini = e2e_write_ini("secret", body);
     const char *out = e2e_json_path("secret");
     /* trust authentication: the password is given, never needed. */
@@ -419,7 +475,7 @@ static void test_no_password_anywhere(void **state)
                          "PGCB_CONNINFO=password=pgcb-cipw-0815", NULL};
     /* Look at every process, every 100 ms while the runner runs (until the
      * pipe closes): a password anywhere fails at once; the adapters must be
-     * seen running, three at a time, in some scan (one scan at a fixed
+     * seen running, four at a time, in some scan (one scan at a fixed
      * moment missed them on a loaded machine, where they start later). */
     int done[2];
     assert_int_equal(pipe(done), 0);
@@ -449,7 +505,7 @@ static void test_no_password_anywhere(void **state)
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         fail_msg("the process scan found %s", WEXITSTATUS(st) == 1 ? "a password in a command line"
                                              : WEXITSTATUS(st) == 2 ? "a password in an adapter's environment"
-                                                                    : "fewer than 3 adapters running");
+                                                                    : "fewer than 4 adapters running");
     char *json = e2e_slurp(out);
     assert_null(strstr(json, "pgcb-cipw-0815"));
     assert_null(strstr(json, "pgcb-envpw-4711"));
@@ -467,6 +523,7 @@ int main(void)
         cmocka_unit_test(test_invalid_says_what_the_client_made),
         cmocka_unit_test(test_skipping_adapter_is_invalid),
         cmocka_unit_test(test_crash_and_hang_fail_their_group),
+        cmocka_unit_test(test_java_faults_fail_their_cell),
         cmocka_unit_test(test_bad_keys),
         cmocka_unit_test(test_no_password_anywhere),
     };

@@ -21,8 +21,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * 500 ms is validated (Connection.isValid(): pgjdbc's empty query, a round
  * trip) when it is borrowed, and its state reset when it is given back.
  * All P are open before open() returns: P are borrowed at once (HikariCP
- * fills a pool in the background) and given back, each one's server
- * process kept for messages.
+ * fills a pool in the background) and given back.
  *
  * This class alone names HikariCP: without libhikaricp-java the adapter
  * runs everything but pools, and a pool fails with kind config naming the
@@ -30,11 +29,8 @@ import com.zaxxer.hikari.HikariDataSource;
  */
 final class HikariPool {
     private final HikariDataSource ds;
-    private final int[] pids;
-
-    private HikariPool(HikariDataSource ds, int[] pids) {
+    private HikariPool(HikariDataSource ds) {
         this.ds = ds;
-        this.pids = pids;
     }
 
     static HikariPool open(Conn cn, int size) throws SQLException {
@@ -55,11 +51,9 @@ final class HikariPool {
             throw new SQLException(c.getMessage() != null ? c.getMessage() : Failure.describe(c), e);
         }
         Connection[] all = new Connection[size];
-        int[] pids = new int[size];
         try {
             for (int k = 0; k < size; k++) {
                 all[k] = ds.getConnection();
-                pids[k] = PgjdbcClient.pid(all[k]);
             }
         } catch (SQLException e) {
             ds.close();
@@ -73,26 +67,11 @@ final class HikariPool {
                         // given back or retired: either way not ours
                     }
         }
-        return new HikariPool(ds, pids);
+        return new HikariPool(ds);
     }
 
     DataSource dataSource() {
         return ds;
-    }
-
-    int[] pids() {
-        return pids.clone();
-    }
-
-    /** The server process of a borrowed connection ("unknown" if it cannot say). */
-    String pidOf(Connection c) {
-        if (c == null)
-            return "unknown";
-        try {
-            return Integer.toString(PgjdbcClient.pid(c));
-        } catch (SQLException e) {
-            return "unknown";
-        }
     }
 
     void close() {

@@ -20,18 +20,20 @@ import com.google.gson.JsonObject;
  *
  * Options, besides rows: fail_after=N (batches, or a load's queries, that
  * succeed; then XX000), hang_after=N (a load's queries answered; the rest
- * never are), and the JVM's own faults, inside a timed batch after N
- * batches: oom_after=N (the batch allocates until the heap is exhausted:
- * the JVM's OutOfMemoryError, which -XX:+ExitOnOutOfMemoryError turns into
- * the process's end), pause_after=N with pause_ms=M (the batch stops for M
- * ms, as a collector's pause would: the runner's batch_timeout_ms sees it).
+ * never are), and the JVM's own faults, in the timed blocks (never a dump)
+ * of a statement of N rows, so that a run's other groups go on: oom_rows=N
+ * (its first batch allocates until the heap is exhausted: the JVM's
+ * OutOfMemoryError, which -XX:+ExitOnOutOfMemoryError turns into the
+ * process's end, saying so on stderr), pause_rows=N with pause_ms=M (its
+ * first batch stops for M ms, as a collector's pause would: the runner's
+ * batch_timeout_ms sees it).
  */
 final class NullClient implements Client {
     private static final long MAX_ROWS = 1_000_000;
     private static final String[] NAMES = {"id", "int_value", "string_value", "null_value", "bool_value"};
     private static final int[] TYPES = {23, 23, 25, 25, 16};
 
-    private final long rows, failAfter, hangAfter, oomAfter, pauseAfter, pauseMs;
+    private final long rows, failAfter, hangAfter, oomRows, pauseRows, pauseMs;
     private long batchesOk, loadOk;
     private int pool;
     private final Map<Integer, Object[][]> stmts = new HashMap<>();
@@ -39,16 +41,16 @@ final class NullClient implements Client {
     private final List<long[]> hoard = new ArrayList<>();
 
     NullClient(Map<String, String> opts) {
-        Client.checkOptions("null", opts, "rows", "fail_after", "hang_after", "oom_after", "pause_after",
+        Client.checkOptions("null", opts, "rows", "fail_after", "hang_after", "oom_rows", "pause_rows",
                 "pause_ms", "jit_warmup_ms");
         rows = get(opts, "rows", 1);
         failAfter = get(opts, "fail_after", 0);
         hangAfter = get(opts, "hang_after", 0);
-        oomAfter = get(opts, "oom_after", 0);
-        pauseAfter = get(opts, "pause_after", 0);
+        oomRows = get(opts, "oom_rows", 0);
+        pauseRows = get(opts, "pause_rows", 0);
         pauseMs = get(opts, "pause_ms", 0);
-        if ((pauseAfter > 0) != (pauseMs > 0))
-            throw Failure.config("null: pause_after and pause_ms go together");
+        if ((pauseRows > 0) != (pauseMs > 0))
+            throw Failure.config("null: pause_rows and pause_ms go together");
     }
 
     private static long get(Map<String, String> opts, String k, long def) {
@@ -118,12 +120,12 @@ final class NullClient implements Client {
         return f.finish(h);
     }
 
-    /** The JVM's faults on request, in the batch that comes after the first N. */
-    private void faults() {
-        if (oomAfter > 0 && batchesOk >= oomAfter)
+    /** The JVM's faults on request: in a timed block of a statement of n rows. */
+    private void faults(long n) {
+        if (oomRows > 0 && n == oomRows)
             for (;;)
                 hoard.add(new long[1 << 20]); // 8 MiB at a time until the heap is gone
-        if (pauseAfter > 0 && batchesOk >= pauseAfter) {
+        if (pauseRows > 0 && n == pauseRows) {
             try {
                 Thread.sleep(pauseMs);
             } catch (InterruptedException e) {
@@ -143,7 +145,8 @@ final class NullClient implements Client {
         Block b = Block.timed(p.batches, (i, out) -> {
             if (failAfter > 0 && batchesOk >= failAfter)
                 throw injected();
-            faults();
+            if (!p.dump)
+                faults(rs.length);
             int h = Fold.OFFSET;
             for (int k = 0; k < p.depth; k++)
                 h = foldRows(f, rs, h);

@@ -65,7 +65,6 @@ final class PgjdbcClient implements Client {
     private Connection conn; // one connection (pool 0)
     private DataSource pool; // or HikariCP's pool
     private HikariPool hikari;
-    private int[] pids = new int[0];
 
     /** Per statement number: its SQL, and on the one connection its PreparedStatement. */
     private final Map<Integer, SqlText> sqls = new HashMap<>();
@@ -129,13 +128,11 @@ final class PgjdbcClient implements Client {
         try {
             if (poolSize == 0) {
                 conn = DriverManager.getConnection(cn.url, cn.props);
-                pids = new int[] {pid(conn)};
                 return;
             }
             hikariOrFail();
             hikari = HikariPool.open(cn, poolSize);
             pool = hikari.dataSource();
-            pids = hikari.pids();
         } catch (SQLException e) {
             throw new Failure("connect", "pgjdbc: " + Failure.describe(e.getCause() != null && e.getMessage() == null
                     ? e.getCause() : e) + " (" + cn.where + ")");
@@ -386,8 +383,10 @@ final class PgjdbcClient implements Client {
         int[][] cs = {codes.get(s.stmt)};
         Load.Result r = Load.run(s, (i, f, fold) -> {
             Connection c = null;
+            int pid = 0;
             try {
                 c = pool.getConnection();
+                pid = pid(c); // for a message: once the connection broke, HikariCP's proxy cannot say
                 try (PreparedStatement ps = c.prepareStatement(sql.jdbc)) {
                     bind(ps, sql.order, s.args(i));
                     int h = Fold.OFFSET;
@@ -412,8 +411,8 @@ final class PgjdbcClient implements Client {
             } catch (SQLException e) {
                 Failure fl = Conn.classify(e, c);
                 if ("io".equals(fl.kind))
-                    fl = new Failure("io", "pool connection to server process " + hikari.pidOf(c) + ": "
-                            + fl.getMessage());
+                    fl = new Failure("io", "pool connection to server process " + (pid > 0 ? pid : "unknown")
+                            + ": " + fl.getMessage());
                 throw fl;
             } finally {
                 if (c != null)
