@@ -5,12 +5,15 @@
 #   scripts/compare-standalone.sh CLIENT [SECONDS]      (default 3)
 #
 # CLIENT: pg, pg-native, postgres (Node.js), psycopg, asyncpg (Python), pgx
-# (Go), tokio-postgres (Rust), ruby-pg (Ruby's pg gem: the runner's driver ruby_pg, client pg).
+# (Go), tokio-postgres (Rust), ruby-pg (Ruby's pg gem: the runner's driver ruby_pg, client pg),
+# pgjdbc (Java).
 # For each group of the seed's config (sequential and pipelined x10,
 # LIMIT 1, 100 and 500):
 # 1. the client's standalone script (adapters/node/standalone.mjs,
 #    adapters/python/standalone.py, adapters/go/standalone/,
-#    adapters/rust/standalone/, adapters/ruby/standalone.rb: no benchmark
+#    adapters/rust/standalone/, adapters/ruby/standalone.rb,
+#    adapters/java/standalone/ (run with the adapter's JVM flags,
+#    build/adapters/java/jvm.options): no benchmark
 #    library, one clock read per batch, every value consumed; it shares only
 #    the query text with the adapter), SECONDS, pinned to the client CPU
 #    (PGCB_CLIENT_CPUS, default 0);
@@ -37,7 +40,7 @@
 set -euo pipefail
 
 prog=compare-standalone.sh
-usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres|ruby-pg [SECONDS]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres|ruby-pg|pgjdbc [SECONDS]\n' "$0" >&2; exit 2; }
 (($# >= 1 && $# <= 2)) || usage
 client=$1
 secs=${2:-3}
@@ -70,6 +73,11 @@ ruby-pg)
     adapter_client=pg
     standalone=(/usr/bin/ruby "$root/build/adapters/ruby/standalone.rb")
     [[ -f ${standalone[1]} ]] || die "build first: make" ;;
+pgjdbc)
+    adapter=java
+    standalone=(/usr/bin/java "@$root/build/adapters/java/jvm.options" -jar
+                "$root/build/adapters/java/pgcb-standalone-java.jar")
+    [[ -f ${standalone[3]} ]] || die "build first: make" ;;
 *) usage ;;
 esac
 [[ -x $runner ]] || die "build first: make"

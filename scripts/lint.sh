@@ -23,7 +23,9 @@
 #                    rustfmt --check and cargo clippy -D warnings (offline, Debian's
 #                    crates: adapters/rust/build.sh --lint) on adapters/rust/
 #                    `ruby -wc` (Debian's /usr/bin/ruby: syntax, and its warnings
-#                    as failures) on adapters/ruby/
+#                    as failures) on adapters/ruby/, javac -Xlint:all -Werror
+#                    (Debian's JDK, offline: adapters/java/build.sh --lint) on
+#                    adapters/java/
 #   profile scripts  `node --check` and the Python byte compiler on scripts/profile/
 #                    and tests/profile/ (fold.py runs in perf's Python 3.11)
 #
@@ -343,6 +345,11 @@ check_rust_adapter() {
     adapters/rust/build.sh --lint build/adapters/rust
 }
 
+check_java_adapter() {
+    say "javac -Xlint:all -Werror on adapters/java (Debian's JDK and jars, offline)"
+    adapters/java/build.sh --lint build/adapters/java
+}
+
 check_ruby_adapter() {
     local f out bad=0
     [[ -x /usr/bin/ruby ]] || { say "/usr/bin/ruby not found (scripts/install-deps.sh installs ruby)"; return 1; }
@@ -375,6 +382,7 @@ run_check python-adapter check_python_adapter
 run_check go-adapter check_go_adapter
 run_check rust-adapter check_rust_adapter
 run_check ruby-adapter check_ruby_adapter
+run_check java-adapter check_java_adapter
 run_check profile-scripts check_profile_scripts
 
 # The closing line in the form tests/run.sh uses.

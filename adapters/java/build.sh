@@ -80,6 +80,7 @@ mkdir -p "$tmp/adapter" "$tmp/standalone"
 "$bin/javac" $javac_flags -d "$tmp/standalone" -cp "$cp" "$here"/standalone/*.java
 {
     printf 'Main-Class: pgcb.adapter.Main\n'
+    # shellcheck disable=SC2086
     printf 'Class-Path: %s\n' "$(classpath $run_jars)"
     printf 'Add-Opens: java.base/java.io\n'
 } >"$tmp/adapter.mf"
