@@ -40,12 +40,15 @@ import java.util.Properties;
  * benchmark_rows besides its id). The process's CPU time is read just
  * before the first batch and just after the last. Prints one JSON line:
  * client, depth, batches, median_ns, mean_ns, p90_ns, cpu_ns_per_query,
- * sink, links.
+ * gc_collections and gc_ms (the collectors' work over the timed batches),
+ * collectors, sink, links.
  *
  * PGCB_STANDALONE_CURVE=CHUNK_MS (a diagnostic of the JIT): no warm-up;
  * from the priming batch on, one JSON line per chunk of CHUNK_MS: its end
  * (ms since the first batch), the executions so far, the chunk's median
- * batch (ns) and the JIT's total compile time (ms); then the usual line.
+ * batch (ns), its CPU per query (ns; the JDK's figure, in ticks of 10 ms:
+ * take chunks of 100 ms or more) and the JIT's total compile time (ms);
+ * then the usual line.
  *
  * Bad arguments: a usage line, exit 2; a failure: one line, exit 1.
  */
@@ -167,6 +170,7 @@ public final class Standalone {
 
             long[] samples = new long[CAPACITY];
             int n = 0;
+            long[] gc0 = gc();
             long cpu0 = cpuNs();
             long stop = System.nanoTime() + (long) (timeMs * 1e6);
             long t0 = System.nanoTime();
@@ -179,7 +183,9 @@ public final class Standalone {
                     break;
             }
             long cpu1 = cpuNs();
-            report(Arrays.copyOf(samples, n), depth, cpu1 - cpu0, c.getMetaData().getDriverVersion());
+            long[] gc1 = gc();
+            report(Arrays.copyOf(samples, n), depth, cpu1 - cpu0, new long[] {gc1[0] - gc0[0], gc1[1] - gc0[1]},
+                    c.getMetaData().getDriverVersion());
         } catch (SQLException e) {
             fail(e.getMessage());
         }
@@ -191,6 +197,7 @@ public final class Standalone {
         long[] s = new long[1 << 20];
         long start = System.nanoTime(), execs = depth;
         while (System.nanoTime() - start < totalNs) {
+            long cpu0 = cpuNs();
             int n = 0;
             long end = System.nanoTime() + chunkNs, t0 = System.nanoTime();
             while (t0 < end && n < s.length) {
@@ -202,12 +209,23 @@ public final class Standalone {
             execs += (long) n * depth;
             long[] c = Arrays.copyOf(s, n);
             Arrays.sort(c);
-            System.out.printf("{\"t_ms\": %d, \"executions\": %d, \"median_ns\": %d, \"jit_ms\": %d}%n",
-                    (t0 - start) / 1_000_000, execs, c[n / 2], jit.getTotalCompilationTime());
+            System.out.printf("{\"t_ms\": %d, \"executions\": %d, \"median_ns\": %d, \"cpu_ns_per_query\": %d, "
+                    + "\"jit_ms\": %d}%n", (t0 - start) / 1_000_000, execs, c[n / 2],
+                    (cpuNs() - cpu0) / ((long) n * depth), jit.getTotalCompilationTime());
         }
     }
 
-    private static void report(long[] samples, int depth, long cpu, String version) {
+    /** The collectors' collections and their time (ms) so far. */
+    private static long[] gc() {
+        long[] g = new long[2];
+        for (java.lang.management.GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
+            g[0] += Math.max(0, b.getCollectionCount());
+            g[1] += Math.max(0, b.getCollectionTime());
+        }
+        return g;
+    }
+
+    private static void report(long[] samples, int depth, long cpu, long[] gc, String version) {
         int n = samples.length;
         long[] s = samples.clone();
         Arrays.sort(s);
@@ -220,9 +238,12 @@ public final class Standalone {
         String flags = String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
         String links = "pgjdbc " + version + " (prepareThreshold=1, text; one query at a time); OpenJDK "
                 + System.getProperty("java.version") + " " + flags;
+        String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName).collect(java.util.stream.Collectors.joining(", "));
         System.out.printf("{\"client\": \"pgjdbc\", \"depth\": %d, \"batches\": %d, \"median_ns\": %d, "
-                + "\"mean_ns\": %d, \"p90_ns\": %d, \"cpu_ns_per_query\": %d, \"sink\": %b, \"links\": \"%s\"}%n",
+                + "\"mean_ns\": %d, \"p90_ns\": %d, \"cpu_ns_per_query\": %d, \"gc_collections\": %d, \"gc_ms\": %d, "
+                + "\"collectors\": \"%s\", \"sink\": %b, \"links\": \"%s\"}%n",
                 depth, n, Math.round(median), Math.round(mean), p90, Math.round((double) cpu / ((double) n * depth)),
-                sink > 0, links.replace("\\", "\\\\").replace("\"", "\\\""));
+                gc[0], gc[1], gcs, sink > 0, links.replace("\\", "\\\\").replace("\"", "\\\""));
     }
 }

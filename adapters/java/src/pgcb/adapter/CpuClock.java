@@ -25,7 +25,13 @@ import java.util.Map;
  * since then is lost: the JVM's threads live as long as it does -- the
  * compiler threads too, as -XX:-UseDynamicNumberOfCompilerThreads in
  * jvm.options keeps them -- and a load's workers are read before they end).
- * Without /proc, the JDK's figure.
+ * The kernel brings a running thread's figure up to date only at its
+ * scheduler ticks (4 ms here: schedstat of the calling thread moved in
+ * steps of 4 ms), so the calling thread's own time is read from its CPU
+ * clock instead (ThreadMXBean.getCurrentThreadCpuTime(),
+ * CLOCK_THREAD_CPUTIME_ID, which the kernel brings up to date); pinned to
+ * one CPU, no other thread runs while it reads, so theirs are current. About
+ * 70 us a read with 14 threads. Without /proc, the JDK's figure.
  */
 final class CpuClock {
     private CpuClock() {}
@@ -36,6 +42,15 @@ final class CpuClock {
     private static final byte[] BUF = new byte[128];
     private static long ended;
     private static boolean procfs = TASKS.isDirectory();
+    private static final java.lang.management.ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /** The calling thread's task id ("" if unknown). */
+    private static final ThreadLocal<String> SELF = ThreadLocal.withInitial(() -> {
+        try {
+            return new File("/proc/thread-self").getCanonicalFile().getName();
+        } catch (IOException e) {
+            return "";
+        }
+    });
 
     private static final com.sun.management.OperatingSystemMXBean OS =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -56,9 +71,10 @@ final class CpuClock {
                     // it ended meanwhile
                 }
         long sum = ended;
+        String self = SELF.get();
         for (Iterator<Map.Entry<String, RandomAccessFile>> it = FILES.entrySet().iterator(); it.hasNext();) {
             Map.Entry<String, RandomAccessFile> e = it.next();
-            long ns = read(e.getValue());
+            long ns = e.getKey().equals(self) ? THREADS.getCurrentThreadCpuTime() : read(e.getValue());
             if (ns < 0) { // ended: keep what was last read of it
                 Long last = LAST.remove(e.getKey());
                 ended += last == null ? 0 : last;

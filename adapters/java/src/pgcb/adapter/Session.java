@@ -20,18 +20,21 @@ import com.google.gson.JsonObject;
  *
  * phase "warmup" collects garbage (System.gc(): with the serial collector a
  * full collection, done when it returns) and arms the JIT warm-up
- * (JitWarmup.java): the first timed block after it is preceded by
- * untimed batches until the per-chunk median stops falling. phase "order"
- * collects nothing and disarms it: an order never warms.
+ * (JitWarmup.java): each timed warm-up block after it is preceded by
+ * untimed batches, a slice of at most 1 s, until the compilers are idle
+ * and the per-chunk median stops falling. phase "order" collects nothing
+ * and ends it: an order never warms.
  */
 final class Session {
     static final int PROTOCOL = 1;
     static final String ADAPTER_VERSION = "1.0.0";
     /** The JIT warm-up's bound by default, ms (option jit_warmup_ms; 0: none). */
-    static final long JIT_WARMUP_MS = 4000;
+    static final long JIT_WARMUP_MS = 10_000;
 
     private Client client;
-    private boolean connected, jitArmed, closed;
+    private boolean connected, closed;
+    /** The group's JIT warm-up, from phase "warmup" to phase "order" (null: none). */
+    private JitWarmup jit;
     private int pool;
     private long jitWarmupMs = JIT_WARMUP_MS;
     private final Map<Integer, Client.Stmt> stmts = new HashMap<>();
@@ -183,11 +186,8 @@ final class Session {
 
     private Reply run(JsonObject rq) {
         Plan p = Plan.of(rq, connected, stmts);
-        if (jitArmed && !p.dump) {
-            jitArmed = false;
-            if (jitWarmupMs > 0)
-                JitWarmup.run(client, p, jitWarmupMs * 1_000_000L);
-        }
+        if (jit != null && !jit.done() && !p.dump)
+            jit.slice(client, p);
         return client.run(p).reply(p.dump).render();
     }
 
@@ -199,12 +199,15 @@ final class Session {
     private Reply phase(JsonObject rq) {
         String ph = Req.string(rq, "phase");
         Reply r = Reply.ok();
+        if (jit != null)
+            jit.end();
+        jit = null;
         if ("warmup".equals(ph)) {
             System.gc();
-            jitArmed = true;
+            if (jitWarmupMs > 0)
+                jit = new JitWarmup(jitWarmupMs * 1_000_000L);
             r.obj.addProperty("gc", true);
         } else {
-            jitArmed = false;
             r.obj.addProperty("gc", false);
         }
         return r;
