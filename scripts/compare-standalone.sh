@@ -35,7 +35,8 @@
 # The last line: "N of 6 groups agree". The server is a throw-away local one
 # pinned to the other CPUs (scripts/pgserver.sh) unless PGCB_CONNINFO /
 # PGHOST ... name one. Takes about 6 x (3 x SECONDS + 5) seconds, and for
-# Node.js about 3 minutes more for tinybench.
+# Node.js about 3 minutes more for tinybench, for Java about 3 minutes more
+# (each standalone run warms the JIT for 10 s).
 # Exits 0 when it could measure, whatever the agreement; 1 on a failure.
 set -euo pipefail
 

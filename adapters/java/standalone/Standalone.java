@@ -30,9 +30,10 @@ import java.util.Properties;
  * Connection: PGHOST (a socket directory or a host; default
  * /var/run/postgresql), PGPORT (default 5432), PGUSER, PGDATABASE,
  * PGPASSWORD if set (in the Properties, as the adapter passes it). One
- * priming batch, then an untimed warm-up of WARMUP_NS (the JIT's: at least
- * the adapter's bound on its own warm-up, 4 s, plus the runner's default
- * warmup_ms, 1 s) and at least 200 batches, then batches for TIME_MS: one
+ * priming batch, then an untimed warm-up of WARMUP_NS (the JIT's: the
+ * adapter's bound on its own warm-up, 10 s; from a cold start HotSpot's
+ * compilers fall idle after about 7 s at LIMIT 1 and 10 s at LIMIT 500)
+ * and at least 200 batches, then batches for TIME_MS: one
  * System.nanoTime() (CLOCK_MONOTONIC) per batch, the end of one is the
  * start of the next, each sample stored in a preallocated array, every
  * value of every row read with its getter (getInt, getString, getBoolean:
@@ -56,7 +57,7 @@ public final class Standalone {
     private static final String PROG = "pgcb-standalone-java";
     private static final String USAGE = "usage: java @jvm.options -jar pgcb-standalone-java.jar pgjdbc DEPTH TIME_MS SQL";
     private static final int CAPACITY = 1 << 22; // samples at most, as the Node.js script
-    private static final long WARMUP_NS = 5_000_000_000L;
+    private static final long WARMUP_NS = 10_000_000_000L;
 
     private Standalone() {}
 
