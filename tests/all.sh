@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole suite, as `make test` runs it:  tests/all.sh [EXTRA_TARGET...]
 # The quick one, as `make check` runs it:    tests/all.sh --quick [EXTRA_TARGET...]
-# (--quick: the plain build without the Rust adapter (make QUICK=1) and
+# (--quick: the plain build without the Rust adapter (make QUICK=1), then
 # tests/run.sh build check -- the unit tests and a short real-server run --
-# then the extra targets; no sanitizer build.)
+# beside the extra targets; no sanitizer build.)
 #
 # 1. the plain build (make tests: the C code, the adapters),
 # 2. two chains at the same time, each against its own throw-away server
@@ -92,6 +92,7 @@ chains() {
     local meta rc t end
     for ((k = 0; k < c; k++)); do
         for meta in "$dir/$k".*.meta; do
+            [[ -f $meta ]] || continue # an empty chain
             IFS=$'\t' read -r name rc t end <"$meta"
             step_took=$t step_end=$end step "$name" replay "${meta%.meta}.log" "$rc"
         done
@@ -109,11 +110,13 @@ if ((quick)); then
 else
     step "build" make --no-print-directory -j"$jobs" tests
 fi
+extra=()
+for target in "$@"; do
+    extra+=("$target" "make --no-print-directory -j$jobs -Otarget $target")
+done
 if ((quick)); then
-    step "tests (unit, server smoke)" tests/run.sh build check
-    for target in "$@"; do
-        step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
-    done
+    # The tests in one chain, the extra targets (lint) in the other.
+    chains "tests (unit, server smoke)" "tests/run.sh build check" : "${extra[@]}"
 elif [[ ${PGCB_TEST_SERIAL:-0} == 1 ]]; then
     step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
     step "tests (plain build)" tests/run.sh build
@@ -126,10 +129,6 @@ else
     # and the extra targets in the other: the tests mostly wait (time
     # budgets, timeouts, child processes), so the other chain's compiling
     # and fuzzing use what they leave of the CPUs.
-    extra=()
-    for target in "$@"; do
-        extra+=("$target" "make --no-print-directory -j$jobs -Otarget $target")
-    done
     chains "tests (plain build)" "tests/run.sh build" : \
            "build (sanitizers)" "make --no-print-directory -j$jobs SAN=1 tests" \
            "tests (AddressSanitizer + UBSan)" "tests/run.sh build-san" "${extra[@]}"
