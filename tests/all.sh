@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # The whole suite, as `make test` runs it:  tests/all.sh [EXTRA_TARGET...]
 # The quick one, as `make check` runs it:    tests/all.sh --quick [EXTRA_TARGET...]
-# (--quick: the plain build and tests/run.sh build check -- the unit tests and
-# a short real-server run -- then the extra targets; no sanitizer build.)
+# (--quick: the plain build without the Rust adapter (make QUICK=1), then
+# tests/run.sh build check -- the unit tests and a short real-server run --
+# beside the extra targets; no sanitizer build.)
 #
-# 1. the plain build's unit and server tests (tests/run.sh build),
-# 2. the same built with AddressSanitizer + UBSan (tests/run.sh build-san),
-# 3. each extra make target (lint, fuzzing ...: the mk/*.mk fragments).
+# 1. the plain build (make tests: the C code, the adapters),
+# 2. two chains at the same time, each against its own throw-away server
+#    (tests/run.sh starts one per pass):
+#    - the plain build's unit and server tests (tests/run.sh build);
+#    - the build with AddressSanitizer + UBSan, its unit and server tests
+#      (tests/run.sh build-san), then each extra make target (lint,
+#      fuzzing ...: the mk/*.mk fragments),
+#    with every step's output printed whole, chain by chain, when both are
+#    done: the tests mostly wait (time budgets, timeouts, child processes),
+#    so the two chains take little more than the longer one.
+#    PGCB_TEST_SERIAL=1 runs every step one after the other, output live.
 # Builds and extra targets run with make -j(CPUs) (the extra targets with
-# their output kept whole per target: -Otarget). Within a pass the tests
-# run one at a time; the two passes (1 and 2) run at the same time, each
-# against its own throw-away server (tests/run.sh starts one per pass), with
-# their outputs printed whole one after the other when both are done: the
-# tests mostly wait (time budgets, timeouts, child processes), so the two
-# passes take little more than the longer one. PGCB_TEST_SERIAL=1 runs them
-# one after the other, output live.
+# their output kept whole per target: -Otarget); within a pass the tests run
+# one at a time.
 # Every step runs even if an earlier one failed. Each step's own summary
 # ("N passed, N failed") is added up; a step without one counts as one test.
 # The last line is the total, "all: N passed, N failed"; exit 1 if anything
@@ -35,7 +39,7 @@ step() {
     local name=$1 status=0 p f line start=$SECONDS
     shift
     "$@" 2>&1 | tee "$log" || status=$?
-    printf 'all: step "%s" took %d s%s\n' "$name" "${step_took:-$((SECONDS - start))}" "${step_took:+ (beside the other pass)}"
+    printf 'all: step "%s" took %d s%s\n' "$name" "${step_took:-$((SECONDS - start))}" "${step_end:+ (ended ${step_end} s after the chains started)}"
     line=$(grep -E '^([A-Za-z-]+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
     if [[ -n $line ]]; then
         p=$(sed -E 's/^([A-Za-z-]+: )?([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
@@ -51,50 +55,84 @@ step() {
     if ((status != 0 || f > 0)); then steps_failed+=("$name"); fi
 }
 
-# step_pair NAME1 "CMD1" NAME2 "CMD2": two steps at once, each with its
-# output kept in its own log and printed whole when both are done, then
-# counted as step() counts.
-step_pair() {
-    local n1=$1 c1=$2 n2=$3 c2=$4 l1 l2 s1=0 s2=0 start=$SECONDS p1 p2
-    l1=$(mktemp /tmp/pgcb-all.XXXXXX) && l2=$(mktemp /tmp/pgcb-all.XXXXXX) || exit 1
-    printf 'all: steps "%s" and "%s" run at the same time; their outputs follow when both are done\n' "$n1" "$n2"
-    # Each writes its own end time (seconds since the pair started).
-    (bash -c "$c1" >"$l1" 2>&1; r=$?; echo $((SECONDS - start)) >"$l1.end"; exit $r) &
-    p1=$!
-    (bash -c "$c2" >"$l2" 2>&1; r=$?; echo $((SECONDS - start)) >"$l2.end"; exit $r) &
-    p2=$!
-    wait "$p1" || s1=$?
-    wait "$p2" || s2=$?
-    local t1 t2
-    t1=$(cat -- "$l1.end" 2>/dev/null || echo "?")
-    t2=$(cat -- "$l2.end" 2>/dev/null || echo "?")
-    # Each replayed through step() for its counts (its status kept).
-    step_took=$t1 step "$n1" replay "$l1" "$s1"
-    step_took=$t2 step "$n2" replay "$l2" "$s2"
-    rm -f -- "$l1" "$l2" "$l1.end" "$l2.end"
-    printf 'all: both passes took %d s\n' $((SECONDS - start))
+# chains "NAME CMD..." ...: run two chains of steps at the same time, each
+# chain's steps one after the other, every step's output kept in its own log
+# and printed whole when both chains are done, then counted as step() counts
+# (with its own duration, and when it ended). A chain is given as
+# NAME1 CMD1 NAME2 CMD2 ... -- ':' separates the two chains.
+chains() {
+    local dir start=$SECONDS c=0 k name
+    dir=$(mktemp -d /tmp/pgcb-all.XXXXXX) || exit 1
+    local -a pids=() chain=()
+    printf 'all: two chains of steps run at the same time; their outputs follow when both are done\n'
+    run_chain() { # DIR C NAME CMD ...
+        local d=$1 ci=$2 i=0 r t0 f
+        shift 2
+        while (($# >= 2)); do
+            t0=$SECONDS
+            f=$d/$ci.$(printf %02d "$i") # sorts in step order
+            bash -c "$2" >"$f.log" 2>&1
+            r=$?
+            printf '%s\t%s\t%s\t%s\n' "$1" "$r" $((SECONDS - t0)) $((SECONDS - start)) >"$f.meta"
+            i=$((i + 1))
+            shift 2
+        done
+    }
+    for arg in "$@" :; do
+        if [[ $arg == : ]]; then
+            run_chain "$dir" "$c" "${chain[@]}" &
+            pids+=($!)
+            chain=()
+            c=$((c + 1))
+        else
+            chain+=("$arg")
+        fi
+    done
+    wait "${pids[@]}"
+    local meta rc t end
+    for ((k = 0; k < c; k++)); do
+        for meta in "$dir/$k".*.meta; do
+            [[ -f $meta ]] || continue # an empty chain
+            IFS=$'\t' read -r name rc t end <"$meta"
+            step_took=$t step_end=$end step "$name" replay "${meta%.meta}.log" "$rc"
+        done
+    done
+    rm -rf -- "$dir"
+    printf 'all: the two chains took %d s\n' $((SECONDS - start))
 }
 # replay LOG STATUS: print LOG, exit with STATUS.
 replay() { cat -- "$1"; return "$2"; }
 quick=0
 if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
 
-step "build" make --no-print-directory -j"$jobs" tests
 if ((quick)); then
-    step "tests (unit, server smoke)" tests/run.sh build check
+    step "build" make --no-print-directory -j"$jobs" QUICK=1 tests
 else
-    step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
-    if [[ ${PGCB_TEST_SERIAL:-0} == 1 ]]; then
-        step "tests (plain build)" tests/run.sh build
-        step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
-    else
-        step_pair "tests (plain build)" "tests/run.sh build" \
-                  "tests (AddressSanitizer + UBSan)" "tests/run.sh build-san"
-    fi
+    step "build" make --no-print-directory -j"$jobs" tests
 fi
+extra=()
 for target in "$@"; do
-    step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
+    extra+=("$target" "make --no-print-directory -j$jobs -Otarget $target")
 done
+if ((quick)); then
+    # The tests in one chain, the extra targets (lint) in the other.
+    chains "tests (unit, server smoke)" "tests/run.sh build check" : "${extra[@]}"
+elif [[ ${PGCB_TEST_SERIAL:-0} == 1 ]]; then
+    step "build (sanitizers)" make --no-print-directory -j"$jobs" SAN=1 tests
+    step "tests (plain build)" tests/run.sh build
+    step "tests (AddressSanitizer + UBSan)" tests/run.sh build-san
+    for target in "$@"; do
+        step "$target" make --no-print-directory -j"$jobs" -Otarget "$target"
+    done
+else
+    # The plain build's tests in one chain; the sanitizer build, its tests
+    # and the extra targets in the other: the tests mostly wait (time
+    # budgets, timeouts, child processes), so the other chain's compiling
+    # and fuzzing use what they leave of the CPUs.
+    chains "tests (plain build)" "tests/run.sh build" : \
+           "build (sanitizers)" "make --no-print-directory -j$jobs SAN=1 tests" \
+           "tests (AddressSanitizer + UBSan)" "tests/run.sh build-san" "${extra[@]}"
+fi
 
 if ((${#steps_failed[@]})); then
     printf 'all: failed steps: %s\n' "$(IFS=,; echo "${steps_failed[*]}")"

@@ -5,6 +5,7 @@
 #   adapters/rust/build.sh [OUTDIR]           (default build/adapters/rust)
 #   adapters/rust/build.sh --lint [OUTDIR]    rustfmt --check, then cargo clippy
 #                                             -D warnings (target OUTDIR/clippy-target)
+#   adapters/rust/build.sh --fmt [OUTDIR]     rustfmt --check only
 #
 # -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`) and
 #    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh), with the
@@ -28,10 +29,10 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 lint=0
-if [ "${1:-}" = --lint ]; then
-    lint=1
-    shift
-fi
+case ${1:-} in
+--lint) lint=1; shift ;;
+--fmt) lint=2; shift ;; # rustfmt --check only (make check: no clippy build)
+esac
 out=${1:-build/adapters/rust}
 cargo=${CARGO:-/usr/bin/cargo}
 rustc=${RUSTC:-/usr/bin/rustc}
@@ -69,7 +70,7 @@ PGCB_V_TOKIO=$(locked tokio)
 PGCB_V_RUSTC=$("$rustc" --version | awk '{print $2}')
 export PGCB_V_TOKIO_POSTGRES PGCB_V_POSTGRES_PROTOCOL PGCB_V_POSTGRES_TYPES PGCB_V_TOKIO PGCB_V_RUSTC
 
-if [ "$lint" = 1 ]; then
+if [ "$lint" != 0 ]; then
     # Debian's rustfmt and clippy (rustfmt, rust-clippy), never rustup's: PATH
     # is Debian's only, as cargo clippy runs the cargo-clippy it finds there.
     rustfmt=$(dirname "$rustc")/rustfmt
@@ -79,6 +80,7 @@ if [ "$lint" = 1 ]; then
     fi
     "$rustfmt" --edition 2018 --check --config-path "$here/rustfmt.toml" \
         "$here/src/main.rs" "$here/standalone/main.rs"
+    [ "$lint" = 1 ] || exit 0
     exec env PATH="$(dirname "$cargo"):/usr/bin:/bin" CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" \
         RUSTFLAGS="" "$cargo" clippy --release --offline --quiet --manifest-path "$here/Cargo.toml" \
         --target-dir "$outabs/clippy-target" -- -D warnings

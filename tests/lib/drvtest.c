@@ -28,6 +28,28 @@ int drvtest_require_server(const char *test)
     return -1;
 }
 
+int drvtest_adapter_skipped(const char *adapter)
+{
+    static char said[256];
+    const char *list = getenv("PGCB_TEST_SKIP_ADAPTERS");
+    size_t n = strlen(adapter);
+    if (!list || n == 0)
+        return 0;
+    for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") != n || strncmp(p, adapter, n) != 0)
+            continue;
+        char tag[64];
+        snprintf(tag, sizeof tag, ",%s,", adapter);
+        if (!strstr(said, tag) && strlen(said) + strlen(tag) < sizeof said) {
+            strcat(said, tag);
+            print_message("SKIP adapter = %s: not built by make check (PGCB_TEST_SKIP_ADAPTERS=%s); "
+                          "make test builds and tests it\n", adapter, list);
+        }
+        return 1;
+    }
+    return 0;
+}
+
 int drvtest_load(struct drvtest_drv *t, const char *name)
 {
     const char *b = getenv("PGCB_BUILD");

@@ -69,6 +69,13 @@ struct drvtest_drv {
  * throw-away server and fails rather than skip. */
 int drvtest_require_server(const char *test);
 
+/* 1 when the bridge's `adapter` is named in PGCB_TEST_SKIP_ADAPTERS (a
+ * comma-separated list: tests/run.sh's `check` sets it to the adapters that
+ * `make check` does not build, rust), after printing once per adapter and
+ * process why it is skipped; else 0. `make test` never sets it: there a
+ * missing adapter fails its tests. */
+int drvtest_adapter_skipped(const char *adapter);
+
 /* dlopen $PGCB_BUILD/drivers/NAME.so (PGCB_BUILD unset or empty: "build")
  * and check its descriptor: entry symbol, non-NULL descriptor, magic, ABI
  * major, struct_size of at least ABI 1.0. 0 on success; -1 with a message,

@@ -214,6 +214,8 @@ static void test_instances(void **state)
     (void)state;
     for (size_t i = 0; i < NCLIENTS + NNULLS; i++) {
         const struct client *cl = i < NCLIENTS ? &clients[i] : &nulls[i - NCLIENTS];
+        if (drvtest_adapter_skipped(cl->adapter))
+            continue;
         const struct pgcb_option o[] = {{"adapter", cl->adapter}, {"client", cl->client}};
         struct pgcb_instance in;
         char err[PGCB_ERRLEN] = "";
@@ -243,6 +245,8 @@ static void test_clients_benchmark_rows(void **state)
     char err[PGCB_ERRLEN];
     for (size_t i = 0; i < NCLIENTS + NNULLS; i++) {
         const struct client *cl = i < NCLIENTS ? &clients[i] : &nulls[i - NCLIENTS];
+        if (drvtest_adapter_skipped(cl->adapter))
+            continue;
         struct pgcb_conn *c = open_client(cl);
         for (size_t l = 0; l < 3; l++) {
             struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, limits[l]);
@@ -280,6 +284,8 @@ static void test_clients_types(void **state)
 {
     (void)state;
     for (size_t i = 0; i < NCLIENTS; i++) {
+        if (drvtest_adapter_skipped(clients[i].adapter))
+            continue;
         struct pgcb_conn *c = open_client(&clients[i]);
         struct pgcb_stmt *st = drvtest_prepare_ok(&br, c, "types", DRVTEST_TYPES_SQL_NAMED);
         for (uint32_t depth = 1; depth <= 3; depth += 2) {
@@ -302,6 +308,8 @@ static void test_clients_errors(void **state)
     (void)state;
     char err[PGCB_ERRLEN];
     for (size_t i = 0; i < NCLIENTS; i++) {
+        if (drvtest_adapter_skipped(clients[i].adapter))
+            continue;
         struct pgcb_conn *c = open_client(&clients[i]);
         struct pgcb_stmt *good = drvtest_prepare_limit(&br, c, 1), *bad = NULL;
         int rc = br.d->prepare(c, "nope", "SELECT * FROM pgcb_no_such_table", &bad, err,
