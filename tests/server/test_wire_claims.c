@@ -305,7 +305,9 @@ int main(void)
         CASES("bridge rust tokio-postgres", bridge_cases, 6),
         CASES("bridge ruby pg", bridge_cases, 7),
         CASES("bridge java pgjdbc", bridge_cases, 8),
-        CASES("bridge java pgjdbc prepare_threshold=0", bridge_cases, 9),
+        /* one format: binary is the one it cannot give */
+        {"bridge java pgjdbc prepare_threshold=0, binary", test_binary, NULL, NULL,
+         (void *)&bridge_cases[9]},
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),
