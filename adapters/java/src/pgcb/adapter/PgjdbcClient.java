@@ -100,7 +100,7 @@ final class PgjdbcClient implements Client {
         i.clientVersion = version;
         // At most 170 bytes: the bridge keeps that much of links.
         i.links = "pgjdbc " + version + " (prepareThreshold=" + prepareThreshold + ", "
-                + (binary ? "binaryTransfer" : "text") + "; one query at a time); " + hikariVersion() + "; "
+                + (binary ? "binaryTransfer" : "text") + ", one query at a time); " + hikariVersion() + "; "
                 + Jvm.summary();
         i.pipeline = false;
         i.noIo = false;
@@ -139,14 +139,14 @@ final class PgjdbcClient implements Client {
         }
     }
 
-    /** "HikariCP 2.7.9 pools" (its jar's Bundle-Version), or "no HikariCP". */
+    /** "HikariCP 2.7.9" (its jar's Bundle-Version), or "no HikariCP". */
     private static String hikariVersion() {
         try {
             java.net.URL at = Class.forName("com.zaxxer.hikari.HikariConfig").getProtectionDomain().getCodeSource()
                     .getLocation();
             try (java.util.jar.JarFile j = new java.util.jar.JarFile(new java.io.File(at.toURI()))) {
                 String v = j.getManifest().getMainAttributes().getValue("Bundle-Version");
-                return "HikariCP " + (v != null ? v : "(version unknown)") + " pools";
+                return "HikariCP " + (v != null ? v : "(version unknown)");
             }
         } catch (Exception | LinkageError e) {
             return "no HikariCP";
