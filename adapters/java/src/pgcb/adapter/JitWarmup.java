@@ -37,7 +37,8 @@ import java.util.List;
  *
  * PGCB_JAVA_JIT_LOG=FILE (a diagnostic) appends one line per warm-up: its
  * chunks' medians in microseconds, the JIT's compile time at each, and why
- * it ended.
+ * it ended; and at each phase "order" the JIT's total compile time then
+ * (orderMark), so that compilations during an order show.
  */
 final class JitWarmup {
     static final long CHUNK_NS = 100_000_000L;
@@ -114,6 +115,19 @@ final class JitWarmup {
             return false;
         long jitMs = chunks.get(k - 1)[2] - chunks.get(k - 1 - WINDOW)[2];
         return !jitTime || jitMs * 1e6 <= IDLE * ns;
+    }
+
+    /** At a phase "order": the JIT's total compile time, in PGCB_JAVA_JIT_LOG if set. */
+    static void orderMark() {
+        String path = System.getenv("PGCB_JAVA_JIT_LOG");
+        CompilationMXBean j = ManagementFactory.getCompilationMXBean();
+        if (path == null || path.isEmpty() || j == null || !j.isCompilationTimeMonitoringSupported())
+            return;
+        try (PrintWriter w = new PrintWriter(new FileWriter(path, true))) {
+            w.println("order: jit ms " + j.getTotalCompilationTime());
+        } catch (IOException e) {
+            System.err.println("pgcb-adapter-java: PGCB_JAVA_JIT_LOG: " + e.getMessage());
+        }
     }
 
     /** The warm-up is over (phase "order"): its line in PGCB_JAVA_JIT_LOG, if set. */

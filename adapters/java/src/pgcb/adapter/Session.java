@@ -208,6 +208,7 @@ final class Session {
                 jit = new JitWarmup(jitWarmupMs * 1_000_000L);
             r.obj.addProperty("gc", true);
         } else {
+            JitWarmup.orderMark();
             r.obj.addProperty("gc", false);
         }
         return r;
