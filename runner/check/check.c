@@ -337,8 +337,9 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
     for (size_t i = 0; i < c.nq; i++)
         snprintf(qlist + strlen(qlist), sizeof qlist - strlen(qlist), "%s%s", i ? ", " : "",
                  c.q[i].name);
-    fprintf(out, "Queries: %s (%s); depths 1, 10 and 1000; at most %d s per driver call\n", qlist,
-            cfg ? cfg->file : "built in", c.timeout_s);
+    fprintf(out, "Queries: %s (%s); depths 1, 10 and 1000; at most %d s per driver call (a batch: "
+                 "per %llu rows it returns)\n", qlist,
+            cfg ? cfg->file : "built in", c.timeout_s, PGCB_CHECK_ROWS_PER_TIMEOUT);
     if (!c.ref_path && !reference) {
         free(redacted);
         ret = usage_error(&c, "no reference driver: %s.so is neither next to %s nor in the "

@@ -39,8 +39,13 @@
 
 struct pgcb_config;
 
-/* Seconds one driver call may take before its check fails "timed out". */
+/* Seconds one driver call may take before its check fails "timed out", per
+ * PGCB_CHECK_ROWS_PER_TIMEOUT rows (started) a batch is expected to return:
+ * a batch of 500,000 rows (LIMIT 500 at depth 1000) may take twice the
+ * timeout. The slowest shipped client, Debian's pure-Python psycopg, needs
+ * about 22 us a row here: 500,000 rows in 11 s. */
 #define PGCB_CHECK_TIMEOUT_S 10
+#define PGCB_CHECK_ROWS_PER_TIMEOUT 250000ull
 
 /* Run the conformance suite on the driver `so_path`, opened with the nopts
  * options `opts` (may be NULL), with the queries, conninfo and setup of

@@ -131,6 +131,10 @@ void pgcb_chk_begin(struct chk *c, size_t i);
 /* A driver call starts ("run_batch", "open (setup)"): the timer restarts. */
 void pgcb_chk_phase(struct chk *c, const char *what);
 
+/* The same for a call expected to return `rows` rows: its time limit is the
+ * timeout per PGCB_CHECK_ROWS_PER_TIMEOUT rows started (at least one). */
+void pgcb_chk_phase_rows(struct chk *c, const char *what, uint64_t rows);
+
 /* Check i passed (ok) or failed, with the detail (tabs made spaces). */
 void pgcb_chk_result(struct chk *c, size_t i, int ok, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

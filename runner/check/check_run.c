@@ -84,7 +84,21 @@ struct chk_run {
     size_t nplan;
     char current[CHK_NAME]; /* begun, not reported */
     char phase[64];
+    uint64_t limit_ns;      /* what the current call may take */
 };
+
+/* The current call's limit: the task's timeout per
+ * PGCB_CHECK_ROWS_PER_TIMEOUT rows (started) it is expected to return, at
+ * least once. */
+static uint64_t call_limit_ns(const struct chk *c, uint64_t rows)
+{
+    uint64_t times = rows / PGCB_CHECK_ROWS_PER_TIMEOUT + (rows % PGCB_CHECK_ROWS_PER_TIMEOUT != 0);
+    if (times < 1)
+        times = 1;
+    if (times > 1000)
+        times = 1000;
+    return times * (uint64_t)c->task_timeout_s * 1000000000ull;
+}
 
 static void on_data(struct chk *c, char *s)
 {
@@ -138,12 +152,21 @@ static void on_record(struct chk *c, struct chk_run *r, char *line, uint64_t *de
     case 'B':
         snprintf(r->current, sizeof r->current, "%s", body);
         r->phase[0] = '\0';
-        *deadline = pgcb_now_ns() + (uint64_t)c->task_timeout_s * 1000000000ull;
+        r->limit_ns = call_limit_ns(c, 0);
+        *deadline = pgcb_now_ns() + r->limit_ns;
         break;
-    case 'T':
+    case 'T': { /* "what" or "what\trows" */
+        char *tab = strchr(body, '\t');
+        uint64_t rows = 0;
+        if (tab) {
+            *tab = '\0';
+            rows = strtoull(tab + 1, NULL, 10);
+        }
         snprintf(r->phase, sizeof r->phase, "%s", body);
-        *deadline = pgcb_now_ns() + (uint64_t)c->task_timeout_s * 1000000000ull;
+        r->limit_ns = call_limit_ns(c, rows);
+        *deadline = pgcb_now_ns() + r->limit_ns;
         break;
+    }
     case 'P':
     case 'F': {
         char *tab = strchr(body, '\t');
@@ -199,6 +222,7 @@ void pgcb_chk_run_task(struct chk *c, chk_task_fn fn, const char *what, int ref)
     close(p[1]);
 
     struct chk_run *r = pgcb_xcalloc(1, sizeof *r);
+    r->limit_ns = call_limit_ns(c, 0);
     char buf[8192];
     size_t have = 0;
     int timed_out = 0;
@@ -257,7 +281,7 @@ void pgcb_chk_run_task(struct chk *c, chk_task_fn fn, const char *what, int ref)
     char why[160];
     why[0] = '\0';
     if (timed_out)
-        snprintf(why, sizeof why, "timed out after %d s", c->task_timeout_s);
+        snprintf(why, sizeof why, "timed out after %.0f s", r->limit_ns / 1e9);
     else if (WIFSIGNALED(st)) {
         const char *abbrev = sigabbrev_np(WTERMSIG(st));
         if (abbrev)

@@ -251,7 +251,7 @@ void pgcb_chk_task_batches(struct chk *c)
         pgcb_chk_begin(c, di);
         for (int b = 0; b < nb; b++) {
             memset(&s[b], 0, sizeof s[b]);
-            pgcb_chk_phase(c, "run_batch");
+            pgcb_chk_phase_rows(c, "run_batch", per > 0 ? (uint64_t)per * depth : 0);
             uint64_t t0 = pgcb_now_ns();
             int rc = d->run_batch(conn, stmts[qi], depth, &s[b],
                                   pgcb_chk_err_reset(err, PGCB_ERRLEN), PGCB_ERRLEN);

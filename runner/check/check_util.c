@@ -172,6 +172,11 @@ void pgcb_chk_phase(struct chk *c, const char *what)
     pgcb_chk_send(c, 'T', "%s", what);
 }
 
+void pgcb_chk_phase_rows(struct chk *c, const char *what, uint64_t rows)
+{
+    pgcb_chk_send(c, 'T', "%s\t%llu", what, (unsigned long long)rows);
+}
+
 void pgcb_chk_result(struct chk *c, size_t i, int ok, const char *fmt, ...)
 {
     char detail[CHK_DETAIL];
