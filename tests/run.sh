@@ -60,18 +60,34 @@ srvdir=""
 
 now_us() { printf '%s' "${EPOCHREALTIME//[^0-9]/}"; }
 
-# result NAME STATUS START_US [WHY]
+# children_cpu_ms: the CPU time (user + system) of every child this shell has
+# waited for, and of their descendants that they waited for, in ms (bash's
+# `times`, second line): around a test, the CPU it and its adapters, nodes,
+# JVMs ... spent (not the server's backends, which are the postmaster's).
+children_cpu_ms() {
+    local line m1 s1 m2 s2
+    line=$(times | sed -n 2p)
+    [[ $line =~ ^([0-9]+)m([0-9.]+)s\ ([0-9]+)m([0-9.]+)s$ ]] || { echo 0; return; }
+    m1=${BASH_REMATCH[1]} s1=${BASH_REMATCH[2]} m2=${BASH_REMATCH[3]} s2=${BASH_REMATCH[4]}
+    echo $(((m1 + m2) * 60000 + 10#${s1%.*} * 1000 + 10#${s1#*.} + 10#${s2%.*} * 1000 + 10#${s2#*.}))
+}
+cpu_before=0
+
+# result NAME STATUS START_US [WHY]: the test's line, with its wall time and
+# the CPU its processes spent (since cpu_before).
 result() {
-    local name=$1 status=$2 start=$3 why=${4:-} us
+    local name=$1 status=$2 start=$3 why=${4:-} us cpu
     us=$(($(now_us) - start))
+    cpu=$(($(children_cpu_ms) - cpu_before))
     local secs
     secs=$(printf '%d.%02d' $((us / 1000000)) $((us % 1000000 / 10000)))
+    cpu=$(printf '%d.%02d' $((cpu / 1000)) $((cpu % 1000 / 10)))
     if [[ $status == PASS ]]; then
         passed=$((passed + 1))
-        printf 'PASS %s (%ss)\n' "$name" "$secs"
+        printf 'PASS %s (%ss, CPU %ss)\n' "$name" "$secs" "$cpu"
     else
         failed=$((failed + 1))
-        printf 'FAIL %s (%ss)%s\n' "$name" "$secs" "${why:+: $why}"
+        printf 'FAIL %s (%ss, CPU %ss)%s\n' "$name" "$secs" "$cpu" "${why:+: $why}"
     fi
 }
 
@@ -81,6 +97,7 @@ run_test() {
     local name=$1; shift
     local start rc=0
     start=$(now_us)
+    cpu_before=$(children_cpu_ms)
     timeout -k 10 "$timeout_s" "$@" &
     current_pid=$!
     wait "$current_pid" || rc=$?
