@@ -34,6 +34,8 @@ case $mode in unit|server|all|check) ;; *) die "unknown category '$mode' (expect
 [[ -d $build ]] || die "build directory '$build' does not exist (run make tests first)"
 build=$(cd -- "$build" && pwd)
 timeout_s=${PGCB_TEST_TIMEOUT:-300}
+test_jobs=${PGCB_TEST_JOBS:-1}
+[[ $test_jobs =~ ^[1-9][0-9]*$ ]] || die "PGCB_TEST_JOBS='$test_jobs' is not a number of lanes (1 or more)"
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "PGCB_TEST_TIMEOUT='$timeout_s' is not a number of seconds"
 
 root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
@@ -57,19 +59,27 @@ passed=0
 failed=0
 current_pid=""
 srvdir=""
+srvdirs=()
+lane_pids=()
+lanedir=""
+self=$$ # the shell whose children's CPU children_cpu_ms reads (a lane's own)
 
 now_us() { printf '%s' "${EPOCHREALTIME//[^0-9]/}"; }
 
 # children_cpu_ms: the CPU time (user + system) of every child this shell has
-# waited for, and of their descendants that they waited for, in ms (bash's
-# `times`, second line): around a test, the CPU it and its adapters, nodes,
-# JVMs ... spent (not the server's backends, which are the postmaster's).
+# waited for, and of their descendants that they waited for, in ms: the
+# cutime and cstime of this shell's /proc/PID/stat (read from the shell
+# itself: a command substitution's subshell has no children of its own, so
+# bash's `times` there says 0). Around a test: the CPU it and its adapters,
+# nodes, JVMs ... spent (not the server's backends, which are the
+# postmaster's).
+clk_tck=$(getconf CLK_TCK 2>/dev/null || echo 100)
 children_cpu_ms() {
-    local line m1 s1 m2 s2
-    line=$(times | sed -n 2p)
-    [[ $line =~ ^([0-9]+)m([0-9.]+)s\ ([0-9]+)m([0-9.]+)s$ ]] || { echo 0; return; }
-    m1=${BASH_REMATCH[1]} s1=${BASH_REMATCH[2]} m2=${BASH_REMATCH[3]} s2=${BASH_REMATCH[4]}
-    echo $(((m1 + m2) * 60000 + 10#${s1%.*} * 1000 + 10#${s1#*.} + 10#${s2%.*} * 1000 + 10#${s2#*.}))
+    local stat
+    local -a f
+    read -r stat </proc/"$self"/stat || { echo 0; return; }
+    read -ra f <<<"${stat##*) }" # f[0] is field 3 (state): cutime is field 16
+    echo $(((f[13] + f[14]) * 1000 / clk_tck))
 }
 cpu_before=0
 
@@ -114,10 +124,12 @@ run_test() {
 }
 
 stop_server() {
-    if [[ -n $srvdir ]]; then
-        "$pgserver" stop "$srvdir" || printf '%s: could not stop the test server in %s\n' "$prog" "$srvdir" >&2
-        srvdir=""
-    fi
+    local d
+    for d in "${srvdirs[@]}"; do
+        "$pgserver" stop "$d" || printf '%s: could not stop the test server in %s\n' "$prog" "$d" >&2
+    done
+    srvdirs=()
+    srvdir=""
 }
 
 # shellcheck disable=SC2317  # invoked by the traps below
@@ -128,6 +140,10 @@ on_exit() {
         kill -TERM "$current_pid" 2>/dev/null || true
         wait "$current_pid" 2>/dev/null || true
     fi
+    local p
+    for p in "${lane_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+    for p in "${lane_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+    [[ -z $lanedir ]] || rm -rf -- "$lanedir"
     stop_server
     exit "$rc"
 }
@@ -180,6 +196,67 @@ run_unit() {
     run_binaries "${srcs[@]}"
 }
 
+# The longest server tests (tens of seconds each, here), started first when
+# PGCB_TEST_JOBS runs several lanes, so that none of them is left to run alone
+# at the end; the rest follow in name order.
+LONGEST=(test_check_driver valgrind_runner.sh test_bridge_e2e adapter_load.sh ab_gate.sh
+         test_bridge test_faults_run install.sh server_faults.sh secrets.sh test_profile_e2e
+         test_aa test_journal_e2e)
+
+# start_server DIR: start a throw-away server in DIR (pinned to the last CPU
+# when there are two or more); prints its export line; 1 if it did not start.
+start_server() {
+    local cpus_arg=()
+    if (($(nproc) >= 2)); then cpus_arg=(--cpus "$(last_cpu)"); fi
+    "$pgserver" start "$1" "${cpus_arg[@]}"
+}
+
+# run_entry ENTRY: run one server test: "bin:NAME" (BUILD_DIR/tests/NAME) or
+# "sh:tests/server/X.sh" (given BUILD_DIR), or print its SKIP line.
+run_entry() {
+    local e=$1 s
+    case $e in
+        bin:*) run_binaries "tests/server/${e#bin:}.c" ;;
+        sh:*)
+            s=${e#sh:}
+            if ((san_build)) && grep -q '^# pgcb-test: plain build only' "$s"; then
+                printf 'SKIP %s: plain build only (%s): the plain build'"'"'s run covers it\n' \
+                    "${s#tests/}" "$(sed -n 's/^# pgcb-test: plain build only: //p' "$s" | head -n 1)"
+                return 0
+            fi
+            run_test "${s#tests/}" "$s" "$build"
+            ;;
+    esac
+}
+
+# lane K QUEUE DIR ENV_LINE: one of PGCB_TEST_JOBS lanes, in a subshell: with
+# the server of ENV_LINE, takes the next entry of QUEUE (DIR/next, under
+# flock) until none is left; each test's output is kept in a file and printed
+# whole, with its result line, under a lock on DIR/print. Writes its counts to
+# DIR/counts.K.
+lane() {
+    local k=$1 queue=$2 dir=$3 env_line=$4 i e n
+    self=$BASHPID
+    passed=0 failed=0 current_pid=""
+    trap 'if [[ -n $current_pid ]]; then kill -TERM "$current_pid" 2>/dev/null; wait "$current_pid" 2>/dev/null; fi; exit 143' TERM INT
+    trap - EXIT
+    eval "$env_line"
+    mapfile -t entries <"$queue"
+    n=${#entries[@]}
+    while :; do
+        {
+            flock 9
+            i=$(<"$dir/next")
+            printf '%d\n' $((i + 1)) >"$dir/next"
+        } 9<"$dir/next"
+        ((i < n)) || break
+        e=${entries[i]}
+        run_entry "$e" >"$dir/out.$k" 2>&1 || true
+        { flock 8; cat -- "$dir/out.$k"; } 8<"$dir/next"
+    done
+    printf '%d %d\n' "$passed" "$failed" >"$dir/counts.$k"
+}
+
 run_server() {
     local srcs=(tests/server/test_*.c) scripts=() s
     if [[ $mode == check ]]; then
@@ -201,37 +278,73 @@ run_server() {
         printf 'no server tests (tests/server/test_*.c, tests/server/*.sh)\n'
         return 0
     fi
-
-    local ncpu cpus_arg=() start env_line
-    ncpu=$(nproc)
-    if ((ncpu >= 2)); then cpus_arg=(--cpus "$(last_cpu)"); fi
-    srvdir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-test.XXXXXX") || die "mktemp -d failed"
-    start=$(now_us)
-    if ! env_line=$("$pgserver" start "$srvdir" "${cpus_arg[@]}"); then
-        result pgserver-start FAIL "$start" "could not start the test server: server tests not run"
-        for s in "${srcs[@]}"; do
-            result "$(basename -- "$s" .c)" FAIL "$(now_us)" "not run: no server"
+    # The entries: the LONGEST first (in that order), then the rest.
+    local -a all=() entries=()
+    local e l
+    for s in "${srcs[@]}"; do all+=("bin:$(basename -- "$s" .c)"); done
+    for s in "${scripts[@]}"; do all+=("sh:$s"); done
+    for l in "${LONGEST[@]}"; do
+        for e in "${all[@]}"; do
+            if [[ ${e#*:} == "$l" || ${e#*:} == tests/server/"$l" ]]; then entries+=("$e"); fi
         done
-        for s in "${scripts[@]}"; do
-            result "${s#tests/}" FAIL "$(now_us)" "not run: no server"
-        done
-        stop_server
-        return 0
-    fi
-    eval "$env_line"
-    printf '%s: test server: socket %s port %s, CPUs %s\n' "$prog" "$PGHOST" "$PGPORT" "${PGCB_SERVER_CPUS:-not pinned}" >&2
-
-    run_binaries "${srcs[@]}"
-    for s in "${scripts[@]}"; do
-        if ((san_build)) && grep -q '^# pgcb-test: plain build only' "$s"; then
-            printf 'SKIP %s: plain build only (%s): the plain build'"'"'s run covers it\n' \
-                "${s#tests/}" "$(sed -n 's/^# pgcb-test: plain build only: //p' "$s" | head -n 1)"
-            continue
-        fi
-        run_test "${s#tests/}" "$s" "$build"
     done
+    for e in "${all[@]}"; do
+        [[ " ${entries[*]} " == *" $e "* ]] || entries+=("$e")
+    done
+
+    local lanes=$test_jobs k start env_line
+    if ((lanes > ${#entries[@]})); then lanes=${#entries[@]}; fi
+    local -a envs=()
+    # One server per lane, started one after another.
+    for ((k = 0; k < lanes; k++)); do
+        srvdir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-test.XXXXXX") || die "mktemp -d failed"
+        srvdirs+=("$srvdir")
+        start=$(now_us)
+        if ! env_line=$(start_server "$srvdir"); then
+            result pgserver-start FAIL "$start" "could not start the test server: server tests not run"
+            for e in "${entries[@]}"; do
+                result "${e#*:}" FAIL "$(now_us)" "not run: no server"
+            done
+            stop_server
+            return 0
+        fi
+        envs+=("$env_line")
+        (eval "$env_line"; printf '%s: test server%s: socket %s port %s, CPUs %s\n' "$prog" \
+            "$( ((lanes > 1)) && printf ' of lane %d' $((k + 1)))" "$PGHOST" "$PGPORT" \
+            "${PGCB_SERVER_CPUS:-not pinned}" >&2)
+    done
+
+    if ((lanes == 1)); then
+        eval "${envs[0]}"
+        for e in "${entries[@]}"; do run_entry "$e"; done
+    else
+        local dir p f
+        dir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-lanes.XXXXXX") || die "mktemp -d failed"
+        lanedir=$dir
+        printf '%s\n' "${entries[@]}" >"$dir/queue"
+        echo 0 >"$dir/next"
+        printf '%s: %d server tests in %d lanes, each with its own server\n' "$prog" "${#entries[@]}" "$lanes" >&2
+        for ((k = 0; k < lanes; k++)); do
+            lane "$k" "$dir/queue" "$dir" "${envs[k]}" &
+            lane_pids+=($!)
+        done
+        for p in "${lane_pids[@]}"; do wait "$p" || true; done
+        lane_pids=()
+        for ((k = 0; k < lanes; k++)); do
+            f=$dir/counts.$k
+            if [[ -f $f ]]; then
+                read -r p s <"$f"
+                passed=$((passed + p))
+                failed=$((failed + s))
+            else
+                result "lane-$((k + 1))" FAIL "$(now_us)" "the lane ended without its counts"
+            fi
+        done
+        rm -rf -- "$dir"
+        lanedir=""
+    fi
     stop_server
-    unset PGHOST PGPORT PGUSER PGDATABASE PGCB_SERVER_CPUS
+    unset PGHOST PGPORT PGUSER PGDATABASE PGCB_SERVER_CPUS PGPASSFILE
 }
 
 if [[ $mode == unit || $mode == all || $mode == check ]]; then run_unit; fi
