@@ -17,8 +17,10 @@
 #    so the two chains take little more than the longer one.
 #    PGCB_TEST_SERIAL=1 runs every step one after the other, output live.
 # Builds and extra targets run with make -j(CPUs) (the extra targets with
-# their output kept whole per target: -Otarget); within a pass the tests run
-# one at a time.
+# their output kept whole per target: -Otarget); within a pass the server
+# tests run in PGCB_TEST_JOBS lanes (default 2; tests/run.sh: each lane its
+# own server, the longest tests first), one at a time with
+# PGCB_TEST_SERIAL=1.
 # Every step runs even if an earlier one failed. Each step's own summary
 # ("N passed, N failed") is added up; a step without one counts as one test.
 # The last line is the total, "all: N passed, N failed"; exit 1 if anything
@@ -104,6 +106,11 @@ chains() {
 replay() { cat -- "$1"; return "$2"; }
 quick=0
 if [[ ${1:-} == --quick ]]; then quick=1; shift; fi
+if [[ ${PGCB_TEST_SERIAL:-0} == 1 ]]; then
+    export PGCB_TEST_JOBS=1
+else
+    export PGCB_TEST_JOBS=${PGCB_TEST_JOBS:-2}
+fi
 
 if ((quick)); then
     step "build" make --no-print-directory -j"$jobs" QUICK=1 tests
