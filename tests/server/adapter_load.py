@@ -19,7 +19,9 @@ Per client with a server:
                    latency > 0, 1 row and the run's fold per query, 4
                    backends active during it (pg_stat_activity); queries/s
   load params      query i binds params[i]: 1 row each
-  load rate        1000/s over 1 s: throughput within 20% of the rate
+  load rate        1000/s over 1 s: never 20% above the rate, all 1000
+                   intended queries sent, and within 20% of the rate or
+                   late_ns > 0 (behind on a busy machine, and saying so)
   load, terminate  pg_terminate_backend of one pool backend mid-load: ok
                    false, kind io (or query 57P01), done > 0 and its frame
 The null clients: the same load checks without a server, and fail_after's
@@ -279,8 +281,16 @@ def one_client(build, spec, figures):
                                   min_queries=0))
         got = check_load(tag + ": load rate %d/s" % rate, r, arr, fold, 0)
         if got is not None:
-            check(tag + ": rate throughput within 20%", abs(got - rate) <= 0.2 * rate,
-                  "%.0f queries/s, late_ns %d" % (got, r.get("late_ns", -1)))
+            # Paced, never faster; slower only when the client cannot keep
+            # up (a busy machine: make test's lanes), and then every intended
+            # query still sent and the lateness reported (wrk2's rule), not
+            # a shorter load: what holds whatever the load of the machine.
+            late = r.get("late_ns", -1)
+            check(tag + ": rate paced: at most 20% above the rate, every intended query sent, "
+                  "within 20% of the rate or late",
+                  got <= 1.2 * rate and r["done"] == rate
+                  and (got >= 0.8 * rate or late > 0),
+                  "%.0f queries/s, done %d, late_ns %d" % (got, r["done"], late))
 
         if no_io:
             ad.close()
