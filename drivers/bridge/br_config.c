@@ -168,10 +168,10 @@ static const char *br_opt(const struct pgcb_option *opts, size_t nopts, const ch
     return v && *v ? v : NULL;
 }
 
-int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
-                   char *err, size_t errlen)
+/* br_check_keys: PGCB_ERR_CONFIG naming the first key that is not the
+ * bridge's. */
+static int br_check_keys(const struct pgcb_option *opts, size_t nopts, char *err, size_t errlen)
 {
-    *cfg = (struct br_config){.timeout_ms = 30000, .result_format = PGCB_FORMAT_TEXT};
     for (size_t i = 0; i < nopts; i++) {
         const struct pgcb_option_spec *o = br_options;
         while (o->key && strcmp(o->key, opts[i].key) != 0)
@@ -183,10 +183,18 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
             return PGCB_ERR_CONFIG;
         }
     }
+    return PGCB_OK;
+}
+
+/* br_read_common: the keys of every adapter, shipped or not, into cfg
+ * (timeout_ms, result_format, module_dir, client, options); on failure cfg
+ * holds nothing (freed) and err says why. */
+static int br_read_common(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
+                          char *err, size_t errlen)
+{
     const char *adapter = br_opt(opts, nopts, "adapter");
     const char *command = br_opt(opts, nopts, "command");
     const char *client = br_opt(opts, nopts, "client");
-    const char *runtime = br_opt(opts, nopts, "runtime");
     const char *timeout = br_opt(opts, nopts, "start_timeout_ms");
     /* Not br_opt: an empty result_format is a bad value, not the default. */
     const char *format = NULL;
@@ -241,31 +249,109 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     cfg->client = strdup(client);
     cfg->options = br_client_options(br_opt(opts, nopts, "options"), err, errlen);
     if (!cfg->client || !cfg->options) {
-        if (cfg->client && !cfg->options) {
-            br_config_free(cfg);
-            return PGCB_ERR_CONFIG;
-        }
+        int rc = cfg->client && !cfg->options ? PGCB_ERR_CONFIG : PGCB_ERR_NOMEM;
         br_config_free(cfg);
-        snprintf(err, errlen, "out of memory");
-        return PGCB_ERR_NOMEM;
+        if (rc == PGCB_ERR_NOMEM)
+            snprintf(err, errlen, "out of memory");
+        return rc;
     }
-    if (command) {
-        if (runtime) {
-            snprintf(err, errlen, "runtime is for a shipped adapter; with command, put the "
-                     "interpreter in the command");
-            br_config_free(cfg);
-            return PGCB_ERR_CONFIG;
-        }
-        size_t n = 0;
-        cfg->argv = br_split(command, &n);
-        if (n == 0 || asprintf(&cfg->what, "adapter '%s' (client %s)", command, client) < 0) {
-            snprintf(err, errlen, n ? "out of memory" : "command is empty");
-            cfg->what = NULL;
-            br_config_free(cfg);
-            return PGCB_ERR_CONFIG;
-        }
-        return PGCB_OK;
+    return PGCB_OK;
+}
+
+/* br_read_command: cfg's argv and what for `command = ...` (no runtime
+ * allowed); frees cfg on failure. */
+static int br_read_command(const char *command, const char *runtime, struct br_config *cfg,
+                           char *err, size_t errlen)
+{
+    if (runtime) {
+        snprintf(err, errlen, "runtime is for a shipped adapter; with command, put the "
+                 "interpreter in the command");
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
     }
+    size_t n = 0;
+    cfg->argv = br_split(command, &n);
+    if (n == 0 || asprintf(&cfg->what, "adapter '%s' (client %s)", command, cfg->client) < 0) {
+        snprintf(err, errlen, n ? "out of memory" : "command is empty");
+        cfg->what = NULL;
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    return PGCB_OK;
+}
+
+/* br_builtin_files: FILE (the adapter's file under DIR) and the files its
+ * flags name (@FILE: flag_files[f] = "@DIR/FILE", owned by the caller), each
+ * checked to be a regular file; 0, or errno / -1 (not a file) with *bad_file
+ * the one that failed. */
+static int br_builtin_files(const struct br_builtin *b, const char *dir, const char *file,
+                            char *flag_files[4], const char **bad_file)
+{
+    struct stat st;
+    int bad = 0;
+    *bad_file = file;
+    for (size_t f = 0; !bad && b->runtime && f < 4 && b->flags[f]; f++) {
+        if (b->flags[f][0] != '@')
+            continue;
+        if (asprintf(&flag_files[f], "@%s/%s", dir, b->flags[f] + 1) < 0) {
+            flag_files[f] = NULL;
+            bad = ENOMEM;
+        } else if (stat(flag_files[f] + 1, &st) != 0) {
+            bad = errno;
+            *bad_file = flag_files[f] + 1;
+        } else if (!S_ISREG(st.st_mode)) {
+            bad = -1;
+            *bad_file = flag_files[f] + 1;
+        }
+    }
+    if (!bad)
+        bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+    return bad;
+}
+
+/* br_builtin_argv: a shipped adapter's command line (the runtime, its flags
+ * with flag_files taken over, the profiling flags, FILE taken over), or NULL
+ * (out of memory; what was not taken over stays the caller's). */
+static char **br_builtin_argv(const struct br_builtin *b, const char *runtime, char **file,
+                              char *flag_files[4])
+{
+    /* A profiled run (the runner sets PGCB_PROFILE=1 for its hosts;
+     * docs/bridge-protocol.md): node writes /tmp/perf-PID.map, so that perf
+     * names its JIT frames, interpreted functions included (the runner
+     * removes the maps after folding). Go and Python need nothing. */
+    const char *prof = getenv("PGCB_PROFILE");
+    int node_prof = prof && strcmp(prof, "1") == 0 && strcmp(b->name, "node") == 0;
+    char **argv = calloc(14, sizeof *argv);
+    size_t k = 0;
+    if (!argv)
+        return NULL;
+    if (b->runtime)
+        argv[k++] = strdup(runtime ? runtime : b->runtime);
+    for (size_t f = 0; b->runtime && f < 4 && b->flags[f]; f++) {
+        argv[k++] = flag_files[f] ? flag_files[f] : strdup(b->flags[f]);
+        flag_files[f] = NULL;
+    }
+    if (node_prof) {
+        argv[k++] = strdup("--perf-basic-prof");
+        argv[k++] = strdup("--interpreted-frames-native-stack");
+        argv[k++] = strdup("--no-compact-code-space");
+        argv[k++] = strdup("--no-flush-bytecode");
+        /* --perf-basic-prof also turns on V8's log, an isolate-*-v8.log
+         * in the working directory per process: to a temporary file,
+         * unlinked at once, instead. */
+        argv[k++] = strdup("--logfile=+");
+        argv[k++] = strdup("--no-logfile-per-isolate");
+    }
+    argv[k++] = *file;
+    *file = NULL;
+    return argv;
+}
+
+/* br_read_builtin: cfg's argv and what for `adapter = NAME` (a shipped
+ * adapter: its runtime present, its files built); frees cfg on failure. */
+static int br_read_builtin(const char *adapter, const char *runtime, const char *dir_opt,
+                           struct br_config *cfg, char *err, size_t errlen)
+{
     const struct br_builtin *b = NULL;
     for (size_t i = 0; i < sizeof br_builtins / sizeof br_builtins[0]; i++)
         if (strcmp(br_builtins[i].name, adapter) == 0)
@@ -281,7 +367,6 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    const char *dir_opt = br_opt(opts, nopts, "adapters");
     char *dir = dir_opt ? strdup(dir_opt) : br_default_adapters();
     char *file = NULL;
     struct stat st;
@@ -305,24 +390,8 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
     }
     /* The adapter's file, and any file its flags name (@FILE). */
     char *flag_files[4] = {NULL, NULL, NULL, NULL};
-    int bad = 0;
-    const char *bad_file = file;
-    for (size_t f = 0; !bad && b->runtime && f < 4 && b->flags[f]; f++) {
-        if (b->flags[f][0] != '@')
-            continue;
-        if (asprintf(&flag_files[f], "@%s/%s", dir, b->flags[f] + 1) < 0) {
-            flag_files[f] = NULL;
-            bad = ENOMEM;
-        } else if (stat(flag_files[f] + 1, &st) != 0) {
-            bad = errno;
-            bad_file = flag_files[f] + 1;
-        } else if (!S_ISREG(st.st_mode)) {
-            bad = -1;
-            bad_file = flag_files[f] + 1;
-        }
-    }
-    if (!bad)
-        bad = stat(file, &st) != 0 ? errno : !S_ISREG(st.st_mode) ? -1 : 0;
+    const char *bad_file;
+    int bad = br_builtin_files(b, dir, file, flag_files, &bad_file);
     free(dir);
     if (bad) {
         snprintf(err, errlen, "adapter %s: %s: %s (make builds the shipped adapters into "
@@ -334,43 +403,32 @@ int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_confi
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    /* A profiled run (the runner sets PGCB_PROFILE=1 for its hosts;
-     * docs/bridge-protocol.md): node writes /tmp/perf-PID.map, so that perf
-     * names its JIT frames, interpreted functions included (the runner
-     * removes the maps after folding). Go and Python need nothing. */
-    const char *prof = getenv("PGCB_PROFILE");
-    int node_prof = prof && strcmp(prof, "1") == 0 && strcmp(b->name, "node") == 0;
-    cfg->argv = calloc(14, sizeof *cfg->argv);
-    size_t k = 0;
-    if (cfg->argv) {
-        if (b->runtime)
-            cfg->argv[k++] = strdup(runtime ? runtime : b->runtime);
-        for (size_t f = 0; b->runtime && f < 4 && b->flags[f]; f++) {
-            cfg->argv[k++] = flag_files[f] ? flag_files[f] : strdup(b->flags[f]);
-            flag_files[f] = NULL;
-        }
-        if (node_prof) {
-            cfg->argv[k++] = strdup("--perf-basic-prof");
-            cfg->argv[k++] = strdup("--interpreted-frames-native-stack");
-            cfg->argv[k++] = strdup("--no-compact-code-space");
-            cfg->argv[k++] = strdup("--no-flush-bytecode");
-            /* --perf-basic-prof also turns on V8's log, an isolate-*-v8.log
-             * in the working directory per process: to a temporary file,
-             * unlinked at once, instead. */
-            cfg->argv[k++] = strdup("--logfile=+");
-            cfg->argv[k++] = strdup("--no-logfile-per-isolate");
-        }
-        cfg->argv[k++] = file;
-        file = NULL;
-    }
+    cfg->argv = br_builtin_argv(b, runtime, &file, flag_files);
     free(file);
     for (size_t f = 0; f < 4; f++)
         free(flag_files[f]);
-    if (!cfg->argv || asprintf(&cfg->what, "adapter %s (client %s)", b->name, client) < 0) {
+    if (!cfg->argv || asprintf(&cfg->what, "adapter %s (client %s)", b->name, cfg->client) < 0) {
         cfg->what = NULL;
         br_config_free(cfg);
         snprintf(err, errlen, "out of memory");
         return PGCB_ERR_NOMEM;
     }
     return PGCB_OK;
+}
+
+int br_config_read(const struct pgcb_option *opts, size_t nopts, struct br_config *cfg,
+                   char *err, size_t errlen)
+{
+    *cfg = (struct br_config){.timeout_ms = 30000, .result_format = PGCB_FORMAT_TEXT};
+    int rc = br_check_keys(opts, nopts, err, errlen);
+    if (rc == PGCB_OK)
+        rc = br_read_common(opts, nopts, cfg, err, errlen);
+    if (rc != PGCB_OK)
+        return rc;
+    const char *command = br_opt(opts, nopts, "command");
+    const char *runtime = br_opt(opts, nopts, "runtime");
+    if (command)
+        return br_read_command(command, runtime, cfg, err, errlen);
+    return br_read_builtin(br_opt(opts, nopts, "adapter"), runtime,
+                           br_opt(opts, nopts, "adapters"), cfg, err, errlen);
 }
