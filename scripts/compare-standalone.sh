@@ -31,7 +31,8 @@
 # For a Node.js client, the public benchmark's own script
 # (adapters/node/seed_standalone.mjs, tinybench) is run once more, after the
 # rest, as a second standalone figure (tinybench adds its own cost per
-# iteration, so it is shown, not used for the verdict).
+# iteration, so it is shown, not used for the verdict); PGCB_COMPARE_TINYBENCH=0
+# leaves it out (it runs all three Node.js clients: about 3 minutes).
 #
 # Prints per group the standalone medians (the lowest and highest of its
 # 2 x ROUNDS runs), the runner's median (the median of its ROUNDS runs' pooled
@@ -143,7 +144,7 @@ for d in "${depths[@]}"; do
     done
 done
 seedcol=0
-if [[ $adapter == node ]]; then
+if [[ $adapter == node && ${PGCB_COMPARE_TINYBENCH:-1} != 0 ]]; then
     printf '%s: the public benchmark'"'"'s script (tinybench), %s s per task\n' "$prog" "$secs" >&2
     BENCH_TIME_MS=$((secs * 1000)) taskset -c "$cpu" node --expose-gc \
         "$root/build/adapters/node/seed_standalone.mjs" 1 10 >"$tmp/seed.jsonl" \
