@@ -126,8 +126,10 @@ static int rwp_issue(void *pool, uint32_t k, uint64_t index, const struct pgcb_l
     p->busy[k] = 1;
     rc = rw_io_send_nb(c, c->batch.data, c->batch.len, &p->sent[k], err, errlen);
     if (rc != PGCB_OK) {
+        struct rw_reply *r = &p->replies[k];
+        rc = rw_io_send_failed(c, rc, rw_reply_feed, r, &p->need[k], err, errlen);
         p->busy[k] = 0;
-        return rw_conn_batch_end(c, rc, NULL, err, errlen);
+        return rw_conn_batch_end(c, rc, r->have_error ? r->qerr : NULL, err, errlen);
     }
     return PGCB_OK;
 }
@@ -146,8 +148,11 @@ static int rwp_advance(void *pool, uint32_t k, unsigned got, int *complete,
         return rw_io_read_nb(c, NULL, NULL, &need, &done, err, errlen) == PGCB_OK
                    ? PGCB_OK : rw_conn_fail(c, PGCB_ERR_IO);
     }
-    if ((got & PL_WRITE) && p->sent[k] < c->batch.len)
+    if ((got & PL_WRITE) && p->sent[k] < c->batch.len) {
         rc = rw_io_send_nb(c, c->batch.data, c->batch.len, &p->sent[k], err, errlen);
+        if (rc != PGCB_OK)
+            rc = rw_io_send_failed(c, rc, rw_reply_feed, r, &p->need[k], err, errlen);
+    }
     if (rc == PGCB_OK && (got & PL_READ))
         rc = rw_io_read_nb(c, rw_reply_feed, r, &p->need[k], &done, err, errlen);
     if (rc != PGCB_OK) {

@@ -431,6 +431,38 @@ __attribute__((noinline, cold)) static int rw_fatal(const struct pgcb_conn *c, c
     return PGCB_ERR_IO;
 }
 
+/* A send failed with rc (err says why). A backend that ends the session
+ * (pg_terminate_backend, a shutdown) sends its FATAL ErrorResponse, then
+ * closes; a send after the close fails (EPIPE, ECONNRESET) while that
+ * message waits unread in the socket. As libpq does, read what the socket
+ * still holds, without waiting, and feed it: a FATAL among it is what the
+ * failure is (the parser keeps its message); else rc and err as they were. */
+__attribute__((noinline, cold)) static int rw_send_failed(struct pgcb_conn *c, int rc,
+                                                          rw_feed_fn feed, void *ctx,
+                                                          size_t *need, char *err, size_t errlen)
+{
+    char why[PGCB_ERRLEN];
+    if (!feed)
+        return rc;
+    for (int reads = 0; reads < 64; reads++) { /* bounded: what is there, not a stream */
+        const size_t had = c->rend;
+        if (rw_rbuf_reserve(c, *need, why, sizeof why) != PGCB_OK ||
+            rw_recv(c, MSG_DONTWAIT, why, sizeof why) != PGCB_OK || c->rend == had)
+            break;
+    }
+    if (c->rend == c->rpos)
+        return rc;
+    if (rw_feed(c, feed, ctx, need, why, sizeof why) == RW_FEED_FATAL)
+        return rw_fatal(c, err, errlen);
+    return rc;
+}
+
+int rw_io_send_failed(struct pgcb_conn *c, int rc, rw_feed_fn feed, void *ctx, size_t *need,
+                      char *err, size_t errlen)
+{
+    return rc == PGCB_ERR_IO ? rw_send_failed(c, rc, feed, ctx, need, err, errlen) : rc;
+}
+
 /* Both exchanges; early_ok a constant, so each public function is its own
  * specialised copy (rw_io_pipeline's code is what it was). */
 static inline __attribute__((always_inline)) int
@@ -463,7 +495,7 @@ pipeline(struct pgcb_conn *c, const char *out, size_t n, rw_feed_fn feed, void *
             continue;
         if (k < 0 && errno != EAGAIN) {
             rw_errf(err, errlen, "could not send data to the server (%s): %s", c->peer, strerror(errno));
-            return PGCB_ERR_IO;
+            return rw_send_failed(c, PGCB_ERR_IO, feed, ctx, &need, err, errlen);
         }
         /* The socket is full: the server may be waiting for us to read.
          * (Bytes OpenSSL already holds are read without waiting.) */

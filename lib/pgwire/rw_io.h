@@ -86,5 +86,14 @@ int rw_io_send_nb(struct pgcb_conn *c, const char *out, size_t n, size_t *sent, 
                   size_t errlen);
 int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, int *done,
                   char *err, size_t errlen);
+/* After rw_io_send_nb failed with rc: a backend that ended the session may
+ * have sent its FATAL ErrorResponse before closing, and a send after the
+ * close fails (EPIPE) with that message unread. Reads what the socket holds
+ * without waiting and hands it to feed (with *need as for rw_io_read_nb):
+ * PGCB_ERR_IO with "the server ends the session (FATAL)" in err when a FATAL
+ * was among it (feed's parser keeps the server's message), else rc with err
+ * unchanged. rc other than PGCB_ERR_IO is returned as it is. */
+int rw_io_send_failed(struct pgcb_conn *c, int rc, rw_feed_fn feed, void *ctx, size_t *need,
+                      char *err, size_t errlen);
 
 #endif /* RW_IO_H */

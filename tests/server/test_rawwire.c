@@ -19,6 +19,7 @@
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
@@ -437,6 +438,49 @@ static void test_broken_connection_is_io(void **state)
     }
 }
 
+/* A backend terminated while its connection is idle sends its FATAL
+ * ErrorResponse and closes; the next batch's send then fails (EPIPE: the
+ * peer of a unix socket is gone) with that message unread. As libpq does,
+ * rawwire reads it and reports the server's 57P01, not the broken pipe (in
+ * sequential batches here; test_load's terminated pool in loads). */
+static void test_terminated_while_idle(void **state)
+{
+    (void)state;
+    struct pgcb_conn *c = drvtest_open_ok(&rw_drv, "application_name=pgcb_idle_kill", NULL, 0);
+    struct pgcb_stmt *st = drvtest_prepare_ok(&rw_drv, c, "one", "SELECT 1");
+    drvtest_run_ok(&rw_drv, c, st, 1);
+    PGconn *pg = PQconnectdb("");
+    assert_int_equal(PQstatus(pg), CONNECTION_OK);
+    assert_int_equal(drvtest_admin_exec(pg, "SELECT pg_terminate_backend(pid) FROM "
+                                            "pg_stat_activity WHERE application_name = "
+                                            "'pgcb_idle_kill'"), 0);
+    int gone = 0;
+    for (int i = 0; i < 100 && !gone; i++) { /* until the backend has exited */
+        PGresult *r = PQexec(pg, "SELECT count(*) FROM pg_stat_activity WHERE "
+                                 "application_name = 'pgcb_idle_kill'");
+        gone = PQresultStatus(r) == PGRES_TUPLES_OK && strcmp(PQgetvalue(r, 0, 0), "0") == 0;
+        PQclear(r);
+        if (!gone)
+            usleep(20000);
+    }
+    PQfinish(pg);
+    assert_true(gone);
+    usleep(50000); /* its close reached our socket */
+    for (uint32_t depth = 1; depth <= 10; depth += 9) {
+        struct pgcb_sum s = {0, 0};
+        char err[PGCB_ERRLEN] = "";
+        int rc = rw_drv.d->run_batch(c, st, depth, &s, err, sizeof err);
+        print_message("depth %u after the backend was terminated: %d %s\n", depth, rc, err);
+        assert_int_equal(rc, PGCB_ERR_IO);
+        drvtest_assert_one_line(err);
+        if (depth == 1) { /* the first batch reads the FATAL; the connection stays broken */
+            assert_non_null(strstr(err, "57P01"));
+            assert_non_null(strstr(err, "terminating connection due to administrator command"));
+        }
+    }
+    rw_drv.d->close(c);
+}
+
 /* ---- connecting --------------------------------------------------------- */
 
 static void expect_open_fails(const char *conninfo, int want_rc, const char *want_in_err)
@@ -640,6 +684,7 @@ int main(void)
         cmocka_unit_test(test_error_mid_batch),
         cmocka_unit_test(test_bad_statements),
         cmocka_unit_test(test_broken_connection_is_io),
+        cmocka_unit_test(test_terminated_while_idle),
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_conninfo_forms),
         cmocka_unit_test(test_bad_options),
