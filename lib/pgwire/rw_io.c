@@ -431,12 +431,30 @@ __attribute__((noinline, cold)) static int rw_fatal(const struct pgcb_conn *c, c
     return PGCB_ERR_IO;
 }
 
+/* A read failed with rc (err says why) while bytes read before it wait
+ * unparsed: a backend that ends the session sends its FATAL ErrorResponse,
+ * then closes; that message can come in with an earlier read (after the
+ * last reply, or on an idle connection), and the next read then fails
+ * (ECONNRESET, end of file) before anything fed it. Feed them: a FATAL among
+ * them is what the failure is (the parser keeps its message); else rc. */
+__attribute__((noinline, cold)) static int rw_read_failed(struct pgcb_conn *c, int rc,
+                                                          rw_feed_fn feed, void *ctx,
+                                                          size_t *need, char *err, size_t errlen)
+{
+    if (!feed || c->rend == c->rpos)
+        return rc;
+    char why[PGCB_ERRLEN];
+    if (rw_feed(c, feed, ctx, need, why, sizeof why) == RW_FEED_FATAL)
+        return rw_fatal(c, err, errlen);
+    return rc;
+}
+
 /* A send failed with rc (err says why). A backend that ends the session
  * (pg_terminate_backend, a shutdown) sends its FATAL ErrorResponse, then
  * closes; a send after the close fails (EPIPE, ECONNRESET) while that
  * message waits unread in the socket. As libpq does, read what the socket
- * still holds, without waiting, and feed it: a FATAL among it is what the
- * failure is (the parser keeps its message); else rc and err as they were. */
+ * still holds, without waiting, then as rw_read_failed: a FATAL among it is
+ * what the failure is; else rc and err as they were. */
 __attribute__((noinline, cold)) static int rw_send_failed(struct pgcb_conn *c, int rc,
                                                           rw_feed_fn feed, void *ctx,
                                                           size_t *need, char *err, size_t errlen)
@@ -450,11 +468,7 @@ __attribute__((noinline, cold)) static int rw_send_failed(struct pgcb_conn *c, i
             rw_recv(c, MSG_DONTWAIT, why, sizeof why) != PGCB_OK || c->rend == had)
             break;
     }
-    if (c->rend == c->rpos)
-        return rc;
-    if (rw_feed(c, feed, ctx, need, why, sizeof why) == RW_FEED_FATAL)
-        return rw_fatal(c, err, errlen);
-    return rc;
+    return rw_read_failed(c, rc, feed, ctx, need, err, errlen);
 }
 
 int rw_io_send_failed(struct pgcb_conn *c, int rc, rw_feed_fn feed, void *ctx, size_t *need,
@@ -575,24 +589,6 @@ int rw_io_send_nb(struct pgcb_conn *c, const char *out, size_t n, size_t *sent, 
         return PGCB_ERR_IO;
     }
     return PGCB_OK;
-}
-
-/* A read failed with rc (err says why) while bytes read before it wait
- * unparsed: a backend that ends the session sends its FATAL ErrorResponse,
- * then closes; that message can come in with an earlier read (after the
- * last reply, or on an idle connection), and the next read then fails
- * (ECONNRESET, end of file) before anything fed it. Feed them: a FATAL among
- * them is what the failure is (the parser keeps its message); else rc. */
-__attribute__((noinline, cold)) static int rw_read_failed(struct pgcb_conn *c, int rc,
-                                                          rw_feed_fn feed, void *ctx,
-                                                          size_t *need, char *err, size_t errlen)
-{
-    if (!feed || c->rend == c->rpos)
-        return rc;
-    char why[PGCB_ERRLEN];
-    if (rw_feed(c, feed, ctx, need, why, sizeof why) == RW_FEED_FATAL)
-        return rw_fatal(c, err, errlen);
-    return rc;
 }
 
 int rw_io_read_nb(struct pgcb_conn *c, rw_feed_fn feed, void *ctx, size_t *need, int *done,
