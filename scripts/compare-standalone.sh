@@ -47,6 +47,10 @@
 # PGHOST ... name one. Takes about 6 x ROUNDS x (3 x SECONDS + 5) seconds, and for
 # Node.js about 3 minutes more for tinybench, for Java about 3 minutes more
 # (each standalone run warms the JIT for 10 s).
+# For psycopg and asyncpg, PGCB_MMAP_THRESHOLD=raised|initial|dynamic holds
+# glibc malloc's thresholds alike in the standalone loop and the adapter
+# (its option mmap_threshold; default raised in both: docs/clients.md,
+# "Python: the allocator's thresholds").
 # Exits 0 when it could measure, whatever the agreement; 1 on a failure.
 set -euo pipefail
 
@@ -117,6 +121,10 @@ standalone() {
         $((secs * 1000)) "$cpu"
     printf '[driver.%s]\npath = %s/build/drivers/bridge.so\nadapter = %s\nclient = %s\n' \
         "$name" "$root" "$adapter" "${adapter_client:-$client}"
+    # The Python clients: glibc's malloc thresholds held alike on both sides
+    # (the adapter's option, the standalone's variable; default raised).
+    [[ $adapter == python && -n ${PGCB_MMAP_THRESHOLD:-} ]] &&
+        printf 'options = mmap_threshold=%s\n' "$PGCB_MMAP_THRESHOLD"
     printf '[driver.libpq_sync]\npath = %s/build/drivers/libpq_sync.so\n' "$root"
     for q in "${queries[@]}"; do
         printf '[query.%s]\nsql = %s\nrows = %s\n' "$q" "$(sql_of "$q")" "${q#limit_}"

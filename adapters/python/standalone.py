@@ -27,6 +27,13 @@ way the adapter sets it up for its default options (docs/clients.md):
             connection), then their rows; the whole run in one coroutine,
             as pgcb_adapter/block.py's run_async holds a whole block.
 
+  Both, as the adapter does by default (its option mmap_threshold,
+  pgcb_adapter/malloc.py): glibc malloc's mmap and trim thresholds held at
+  1 MiB and 2 MiB before the client is imported; PGCB_MMAP_THRESHOLD=initial
+  holds them at glibc's starting 128 KiB, =dynamic leaves glibc's own
+  adjustment (then asyncio's 256 KiB read buffer is mapped and unmapped per
+  read, or not, by what the process freed before: docs/clients.md).
+
     /usr/bin/python3 standalone.py CLIENT DEPTH TIME_MS SQL
 
 CLIENT: psycopg or asyncpg (Debian's python3-psycopg and python3-asyncpg,
@@ -66,6 +73,28 @@ def runtime():
     name = "Python" if sys.implementation.name == "cpython" else sys.implementation.name
     v = sys.version_info
     return "%s %d.%d.%d" % (name, v[0], v[1], v[2])
+
+
+def hold_malloc(setting):
+    """glibc's mmap and trim thresholds fixed for `setting` (raised, initial
+    or dynamic), as the adapter's option mmap_threshold: the phrase for
+    links, or None for an unknown setting."""
+    import ctypes
+    values = {"raised": (1 << 20, 2 << 20), "initial": (128 << 10, 128 << 10)}
+    if setting == "dynamic":
+        return "malloc thresholds: glibc's dynamic ones"
+    if setting not in values:
+        return None
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return "malloc thresholds: not held (no glibc mallopt)"
+    mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
+    mmap_at, trim_at = values[setting]
+    if mallopt(-3, mmap_at) != 1 or mallopt(-1, trim_at) != 1:  # M_MMAP_, M_TRIM_THRESHOLD
+        raise OSError("mallopt refused %d / %d" % (mmap_at, trim_at))
+    kib = lambda n: "%d MiB" % (n >> 20) if n % (1 << 20) == 0 else "%d KiB" % (n >> 10)
+    return "malloc thresholds held: mmap %s, trim %s (%s)" % (kib(mmap_at), kib(trim_at), setting)
 
 
 def parse_args(argv):
@@ -290,6 +319,12 @@ def main(argv):
         print(USAGE, file=sys.stderr)
         return 2
     client, depth, time_ms, sql = args
+    setting = os.environ.get("PGCB_MMAP_THRESHOLD") or "raised"
+    held = hold_malloc(setting)
+    if held is None:
+        print("%s: PGCB_MMAP_THRESHOLD=%s: expected raised, initial or dynamic" % (PROG, setting),
+              file=sys.stderr)
+        return 2
     try:
         module = __import__(client)
     except ImportError as e:
@@ -299,6 +334,7 @@ def main(argv):
     run = run_psycopg if client == "psycopg" else run_asyncpg
     try:
         samples, n, cpu_ns, sink, links = run(module, depth, time_ms, sql)
+        links += "; " + held
     except Exception as e:  # the client's failure, in one line
         msg = " ".join(str(e).split()) or type(e).__name__
         print("%s: %s: %s: %s" % (PROG, client, type(e).__name__, msg), file=sys.stderr)

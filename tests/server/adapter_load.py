@@ -405,6 +405,21 @@ def asyncpg_reset(build):
             ad.close()
 
 
+def setup_table(prog):
+    """sql/benchmark_rows.sql run on the PG* server; False (said) if it failed."""
+    try:
+        with psycopg.connect(autocommit=True) as admin:
+            with open(os.path.join(ROOT, "sql/benchmark_rows.sql")) as f:
+                for stmt in f.read().split(";\n"):
+                    lines = [ln for ln in stmt.splitlines() if not ln.startswith("--")]
+                    if "".join(lines).strip():
+                        admin.execute("\n".join(lines))
+    except psycopg.Error as e:
+        print("%s: cannot set up the table: %s" % (prog, e))
+        return False
+    return True
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     clients = sys.argv[2:] or ALL
@@ -418,15 +433,7 @@ def main():
         if any(s.startswith(lang + ":") for s in clients) and not usable:
             print("adapter_load.py: %s not built (make, or adapters/%s/build.sh)" % (exe, lang))
             return 2
-    try:
-        with psycopg.connect(autocommit=True) as admin:
-            with open(os.path.join(ROOT, "sql/benchmark_rows.sql")) as f:
-                for stmt in f.read().split(";\n"):
-                    lines = [ln for ln in stmt.splitlines() if not ln.startswith("--")]
-                    if "".join(lines).strip():
-                        admin.execute("\n".join(lines))
-    except psycopg.Error as e:
-        print("adapter_load.py: cannot set up the table: %s" % e)
+    if not setup_table("adapter_load.py"):
         return 2
     figures = []
     for spec in clients:

@@ -9,6 +9,7 @@ Modules, one concern each:
     dump       encoding a client's values for dumps
     sqltext    SQL text helpers (LIMIT, placeholders, backend options)
     pgtext     PostgreSQL text input -> Python values (asyncpg parameters)
+    malloc     glibc malloc's thresholds, held (asyncio's read buffers)
     clients/   one module per client: psycopg, asyncpg, null
 """
 import sys

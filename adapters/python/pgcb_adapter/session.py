@@ -22,7 +22,7 @@ import os
 import sys
 import traceback
 
-from . import ADAPTER, ADAPTER_VERSION, PROTOCOL, clients, runtime
+from . import ADAPTER, ADAPTER_VERSION, PROTOCOL, clients, malloc, runtime
 from .block import Buffers
 from .dump import encode_result
 from .errors import AdapterError, describe_exception
@@ -147,9 +147,15 @@ class Session:
             clients.use_module_dir(name, module_dir)
         cls = clients.load(name)
         client = cls(options, result_format)
+        try:
+            held = malloc.hold(client.opts["mmap_threshold"])
+        except OSError as e:
+            raise AdapterError("config", "option mmap_threshold = %s: %s"
+                               % (client.opts["mmap_threshold"], e)) from None
         reply = {"ok": True, "protocol": PROTOCOL, "adapter": ADAPTER,
                  "adapter_version": ADAPTER_VERSION, "runtime": runtime(), "client": name}
         reply.update(client.info())
+        reply["links"] = "%s; %s" % (reply.get("links"), held)
         if module_dir is not None:
             reply["links"] = "%s; loaded from %s" % (reply.get("links"),
                                                     clients.loaded_from(name))

@@ -9,6 +9,7 @@ the class says load = True): run_load(...) timed; phase() for gc; close() at
 `close`, terminate() at end of file.
 """
 from ..errors import AdapterError
+from ..malloc import CHOICES as MALLOC_CHOICES
 
 
 class Plan:
@@ -57,13 +58,18 @@ class Client:
     load = False  # hello "load": connect with a pool, and the load request
     json_parsed = False  # json/jsonb values delivered parsed (dump.encode_result)
     options = {}  # option name -> (default, allowed values or None, help)
+    # Options every client takes (the session applies them), beside its own.
+    common_options = {"mmap_threshold": ("raised", MALLOC_CHOICES,
+                                         "glibc malloc's mmap and trim thresholds, held: raised "
+                                         "(1 MiB / 2 MiB), initial (128 KiB, a fresh process's) "
+                                         "or dynamic (glibc's own adjustment): pgcb_adapter/malloc.py")}
 
     def __init__(self, options: dict, result_format=None):
         # hello's result_format: "text", "binary", or None (not asked: the
         # client's own default). A client that cannot choose ignores it and
         # says what it does in wire().
         self.result_format = result_format
-        known = self.options
+        known = dict(self.common_options, **self.options)
         self.opts = {k: v[0] for k, v in known.items()}
         for key, value in options.items():
             if key not in known:
