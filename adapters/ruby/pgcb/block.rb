@@ -2,9 +2,11 @@
 # its values folded (docs/bridge-protocol.md, "run").
 #
 # Block.run(n, batch, kinds, buf):
-#     batch    a lambda i -> the Array of the executions' row Arrays of batch
-#              i (the client's idiom for `depth` executions, begin/commit
-#              around them when asked); it raises to fail the batch.
+#     batch    a lambda (i, acc): batch i (the client's idiom for `depth`
+#              executions, begin/commit around them when asked), each
+#              execution's row Array handed to acc.add (a Fold::Acc, reset
+#              before the batch) as soon as the client has it; it raises to
+#              fail the batch.
 #     returns  [done, cpu_ns, exc]: `done` batches completed, their samples,
 #              rows and folds in buf's arrays [0, done); cpu_ns the process's
 #              CPU time (CLOCK_PROCESS_CPUTIME_ID: every thread) from just
@@ -64,16 +66,17 @@ module PGCB
       samples = buf.samples
       rows = buf.rows
       folds = buf.folds
+      acc = Fold::Acc.new(kinds)
       i = 0
       cpu0 = cpu_ns
       t0 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
       begin
         while i < n
-          h, r = Fold.batch(batch.call(i), kinds)
+          batch.call(i, acc.reset)
           t1 = Process.clock_gettime(Process::CLOCK_MONOTONIC, :nanosecond)
           samples[i] = t1 - t0
-          rows[i] = r
-          folds[i] = h
+          rows[i] = acc.rows
+          folds[i] = acc.h
           t0 = t1
           i += 1
         end

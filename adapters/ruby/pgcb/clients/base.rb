@@ -11,10 +11,11 @@ require_relative "../errors"
 
 module PGCB
   module Clients
-    # One run's batches, built outside the timed loop. batch: a lambda i ->
-    # the Array of the executions' row Arrays of batch i; with a dump, kept
-    # (the last batch's row Arrays) and columns ([[name, oid]] per execution)
-    # are filled by the batch.
+    # One run's batches, built outside the timed loop. batch: a lambda (i,
+    # acc) that runs batch i and hands each execution's row Array to acc.add
+    # (Fold::Acc) as soon as it has it, in order (Block.run); with a dump,
+    # kept (the last batch's row Arrays) and columns ([[name, oid]] per
+    # execution) are filled by the batch.
     Plan = Struct.new(:batch, :kept, :columns)
 
     # The keys of a connect request (docs/bridge-protocol.md, "connect").

@@ -89,9 +89,9 @@ module PGCB
         plan = Plan.new(nil, nil, Array.new(depth, COLUMNS))
         plan.kept = results if dump
         plan.batch = if @fail_after.zero?
-                       ->(_i) { results }
+                       ->(_i, acc) { results.each { |r| acc.add(r) } }
                      else
-                       ->(_i) { counted; results }
+                       ->(_i, acc) { counted; results.each { |r| acc.add(r) } }
                      end
         plan
       end

@@ -145,7 +145,7 @@ module PGCB
         prm = params
         plan = Plan.new(nil, nil, nil)
         if dump # the slow path of single batches: every result's columns kept
-          plan.batch = lambda do |i|
+          plan.batch = lambda do |i, acc|
             stmts = []
             stmts << [begin_st, nil] if begin_st
             depth.times { |k| stmts << [st, prm && prm[i * depth + k]] }
@@ -162,27 +162,28 @@ module PGCB
             results.pop if commit_st
             plan.columns = results.map(&:last)
             plan.kept = results.map(&:first)
+            plan.kept.each { |rows| acc.add(rows) }
           end
           return plan
         end
         if depth == 1 && begin_st.nil?
           plan.batch = if prm.nil?
-                         lambda do |_i|
+                         lambda do |_i, acc|
                            res = conn.exec_prepared(name, EMPTY, fmt)
                            rows = res.values
                            res.clear
-                           [rows]
+                           acc.add(rows)
                          end
                        else
-                         lambda do |i|
+                         lambda do |i, acc|
                            res = conn.exec_prepared(name, prm[i], fmt)
                            rows = res.values
                            res.clear
-                           [rows]
+                           acc.add(rows)
                          end
                        end
         elsif @pipeline
-          plan.batch = lambda do |i|
+          plan.batch = lambda do |i, acc|
             conn.enter_pipeline_mode
             conn.send_query_prepared(begin_st.name, EMPTY, fmt) if begin_st
             k = 0
@@ -193,20 +194,18 @@ module PGCB
             end
             conn.send_query_prepared(commit_st.name, EMPTY, fmt) if commit_st
             conn.pipeline_sync
-            read_pipeline(conn, depth, begin_st, commit_st)
+            read_pipeline(conn, depth, begin_st, commit_st, acc)
           end
         else
-          plan.batch = lambda do |i|
+          plan.batch = lambda do |i, acc|
             one(conn, begin_st, nil) if begin_st
-            out = Array.new(depth)
             k = 0
             base = i * depth
             while k < depth
-              out[k] = one(conn, st, prm && prm[base + k])
+              acc.add(one(conn, st, prm && prm[base + k]))
               k += 1
             end
             one(conn, commit_st, nil) if commit_st
-            out
           end
         end
         plan
@@ -214,30 +213,31 @@ module PGCB
 
       # The results of a pipeline whose statements were sent and synced:
       # begin (if any), depth executions, commit (if any). Every result is
-      # read, the first failure raised after the PIPELINE_SYNC (the rest of
-      # the pipeline aborted), pipeline mode left.
-      def read_pipeline(conn, depth, begin_st, commit_st)
+      # read, each execution's rows handed to acc as soon as they are in
+      # (folded while the server sends the next), the first failure raised
+      # after the PIPELINE_SYNC (the rest of the pipeline aborted), pipeline
+      # mode left.
+      def read_pipeline(conn, depth, begin_st, commit_st, acc)
         err = nil
         err = take_result(conn, err, nil) if begin_st
-        out = Array.new(depth)
         k = 0
         while k < depth
-          err = take_result(conn, err, out, k)
+          err = take_result(conn, err, acc)
           k += 1
         end
         err = take_result(conn, err, nil) if commit_st
         finish_pipeline(conn)
         raise err if err
-        out
       end
 
-      # One statement's result of a pipeline into out[k]; the first error kept.
-      def take_result(conn, err, out, k = 0)
+      # One statement's result of a pipeline, its rows to acc (nil: not
+      # folded) unless a statement before it failed; the first error kept.
+      def take_result(conn, err, acc)
         res = conn.get_result
         raise PG::ConnectionBad, "connection lost in the middle of a pipeline" if res.nil?
         case res.result_status
         when PG::PGRES_TUPLES_OK, PG::PGRES_COMMAND_OK, PG::PGRES_SINGLE_TUPLE
-          out[k] = res.values if out
+          acc.add(res.values) if acc && err.nil?
           res.clear
         else # an error's result stays: the exception reads its SQLSTATE
           err ||= result_error(res)
