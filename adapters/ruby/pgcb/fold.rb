@@ -86,8 +86,9 @@ module PGCB
         else
           body << "c#{j} += 1 if v#{j}.nil?"
         end
-        sum = codes[j].to_i == ANY ? "0" : "(s#{j} & MASK)"
-        mix << "h = ((h ^ c#{j}) * PRIME) & MASK; h = ((h ^ #{sum}) * PRIME) & MASK"
+        # the constants as literals: no constant lookup per mix
+        sum = codes[j].to_i == ANY ? "0" : "(s#{j} & #{MASK})"
+        mix << "h = ((h ^ c#{j}) * #{PRIME}) & #{MASK}; h = ((h ^ #{sum}) * #{PRIME}) & #{MASK}"
       end
       params = Array.new(width) { |j| "v#{j}," }.join(" ")
       src = "lambda do |rows, h|\n#{init.join("\n")}\nrows.each do |#{params}|\n#{body.join("\n")}\nend\n" \
@@ -110,6 +111,8 @@ module PGCB
 
       def initialize(folder)
         @folder = folder
+        @width = -1 # the width of the last result, and its row loop
+        @loop = nil
         reset
       end
 
@@ -125,7 +128,14 @@ module PGCB
         n = rows.length
         @rows += n
         h = ((@h ^ n) * PRIME) & MASK
-        h = @folder.for(rows[0].length).call(rows, h) if n.positive?
+        if n.positive?
+          width = rows[0].length
+          if width != @width
+            @loop = @folder.for(width)
+            @width = width
+          end
+          h = @loop.call(rows, h)
+        end
         @h = h
         self
       end
