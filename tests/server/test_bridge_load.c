@@ -167,7 +167,15 @@ static void closed_and_rate(const char *client)
     load(c, st, PGCB_LOAD_RATE, 8, rate, 300, 0, &out, PGCB_OK, err, sizeof err);
     if (out.done < expect * 8 / 10 || out.done > expect * 12 / 10)
         fail_msg("rate %u/s for 300 ms: %u queries, not %u +- 20%%", rate, out.done, expect);
-    if (out.late_ns > 20000000u)
+    /* late_ns is how far behind its due time the last query was issued. A
+     * schedule kept at a quarter of the client's closed-loop rate is late
+     * only by what the machine takes from it: under make test's lanes (four
+     * test streams on two CPUs) pg-native's adapter was once descheduled for
+     * 23.5 ms at the end of the load. A wrong schedule (queries issued as
+     * fast as they complete, or paced from completions) fails the count
+     * above, or falls behind by a good part of the load: a third of it is
+     * the bound. */
+    if (out.late_ns > 100000000u)
         fail_msg("rate %u/s: the last query was issued %llu ns behind its schedule", rate,
                  (unsigned long long)out.late_ns);
     assert_true(out.wall_ns >= 290000000u);
