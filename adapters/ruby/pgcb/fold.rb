@@ -140,12 +140,5 @@ module PGCB
         self
       end
     end
-
-    # [fold, rows] of results, an Array of the executions' row Arrays.
-    def self.batch(results, folder)
-      acc = Acc.new(folder)
-      results.each { |rows| acc.add(rows) }
-      [acc.h, acc.rows]
-    end
   end
 end

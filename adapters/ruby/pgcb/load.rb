@@ -144,6 +144,7 @@ module PGCB
       start = clock
       st = State.new(spec, buf, start)
       worker = lambda do
+        acc = Fold::Acc.new(kinds) # this thread's, reset per query
         while (job = st.take)
           i, due = job
           if due
@@ -159,12 +160,12 @@ module PGCB
             t0 = clock
           end
           begin
-            h, r = Fold.batch([query.call(i)], kinds)
+            acc.reset.add(query.call(i))
           rescue StandardError => e
             st.fail(e)
             break
           end
-          st.complete(t0, h, r)
+          st.complete(t0, acc.h, acc.rows)
         end
       ensure
         st.exited
