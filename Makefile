@@ -99,7 +99,7 @@ PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
 # build/drivers/bridge.so finds them. Their Node.js packages are installed
 # by scripts/install-deps.sh (`npm ci` from the committed lockfile) into
 # build/adapters/node/node_modules, which another build directory links to.
-ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.py' -o -name '*.rb' -o -name 'package*.json' \) \
+ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.py' -o -name '*.rb' -o -name 'package*.json' -o -name 'release*.sh' -o -path 'adapters/*/releases/*' \) \
                 -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
 ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go
 # QUICK=1 (make check's build): without the Rust adapter, whose release build

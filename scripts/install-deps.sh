@@ -19,6 +19,9 @@ root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 pkgs=(
     build-essential pkg-config libpq-dev libinih-dev libjansson-dev libssl-dev
     libcmocka-dev libidn-dev postgresql postgresql-client valgrind shellcheck clang git jq
+    # clang's runtime libraries: libFuzzer and the sanitizers of make test's
+    # fuzzers (mk/fuzz_inputs.mk: clang -fsanitize=fuzzer,address,undefined).
+    libclang-rt-14-dev
     # The Python adapter's clients, for Debian's /usr/bin/python3 (and
     # psycopg's AsyncConnectionPool for concurrency suites: 3.1.7, whose
     # module says psycopg_pool 3.1.5).
@@ -125,6 +128,19 @@ profile_packages() { lock_packages scripts/profile/flame build/profile "the flam
 # its browser test (tests/report/).
 report_packages() { lock_packages scripts/report build/report "the HTML report packages"; }
 
+# Each other language's clients from its own registry, pinned by its own
+# lockfile: adapters/LANG/install.sh OUTDIR installs them into
+# build/adapters/LANG/ (a virtual environment, Go modules, crates, jars),
+# once per lockfile, never into the system (each script says how).
+registry_packages() {
+    local lang
+    for lang in python go rust java; do
+        [[ -x $root/adapters/$lang/install.sh ]] || continue
+        "$root/adapters/$lang/install.sh" "$root/build/adapters/$lang" </dev/null \
+            || die "adapters/$lang/install.sh failed (its last line above says why)"
+    done
+}
+
 case ${1:-} in
     --node-packages) node_packages; profile_packages; report_packages; exit 0 ;;
     "") ;;
@@ -137,6 +153,7 @@ for p in "${pkgs[@]}"; do
 done
 if ((${#missing[@]} == 0)); then
     node_packages
+    registry_packages
     profile_packages
     report_packages
     exit 0
@@ -167,4 +184,5 @@ printf '%s: installing missing packages: %s\n' "$prog" "${missing[*]}" >&2
     || die "apt-get install failed for: ${missing[*]}"
 node_packages
 profile_packages
+registry_packages
 report_packages

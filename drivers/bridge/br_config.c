@@ -10,14 +10,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "br_conn.h"
+#include "br_release.h"
 
 const struct pgcb_option_spec br_options[] = {
     {"adapter", NULL, "a shipped adapter: node, python, go, rust, ruby or java (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
                      "null; python: psycopg, asyncpg, null; go: pgx, null; rust: "
-                     "tokio-postgres, null; ruby: pg, null; java: pgjdbc, null)"},
+                     "tokio-postgres, null; ruby: pg, null; java: pgjdbc, null; "
+                     "docs/clients.md lists them all), NAME@RELEASE for a release of the "
+                     "client's registry installed into build/releases/ (node, python, go, "
+                     "rust, java)"},
     {"options", "", "the client's own settings, KEY=VALUE separated by spaces "
                     "(docs/bridge-protocol.md; e.g. pipeline=no)"},
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
@@ -376,13 +381,84 @@ static int br_read_builtin(const char *adapter, const char *runtime, const char 
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
+    /* A runtime path without a leading / but with a / in it is under the
+     * adapters directory (python/venv/bin/python3: what install-deps.sh
+     * installed into build/); a bare name is looked up in PATH. */
+    char *rt_own = NULL;
+    const char *rt = runtime ? runtime : b->runtime;
+    if (rt && rt[0] != '/' && strchr(rt, '/')) {
+        if (asprintf(&rt_own, "%s/%s", dir, rt) < 0) {
+            snprintf(err, errlen, "out of memory");
+            free(dir);
+            free(file);
+            br_config_free(cfg);
+            return PGCB_ERR_NOMEM;
+        }
+        rt = rt_own;
+    }
+    /* client = NAME@RELEASE: that release installed into its own
+     * directory (br_release.c), then either the adapter's module_dir or an
+     * adapter of its own (DEST/adapter). */
+    char *rel_name = NULL, *rel_rel = NULL, *rel_dest = NULL, *rel_adapter = NULL;
+    int split = br_release_split(cfg->client, &rel_name, &rel_rel, err, errlen);
+    if (split > 0 && cfg->module_dir) {
+        snprintf(err, errlen, "client = %s and module_dir: a release brings its own install; set "
+                 "one or the other", cfg->client);
+        split = -1;
+    }
+    if (split > 0 && br_release_install(dir, b->name, rel_name, rel_rel, &rel_dest, err,
+                                        errlen) != 0)
+        split = -1;
+    if (split > 0) {
+        if (asprintf(&rel_adapter, "%s/adapter", rel_dest) < 0)
+            rel_adapter = NULL;
+        if (rel_adapter && access(rel_adapter, X_OK) != 0) {
+            free(rel_adapter);
+            rel_adapter = NULL;
+            cfg->module_dir = rel_dest;
+            rel_dest = NULL;
+        }
+        free(cfg->what);
+        if (asprintf(&cfg->what, "adapter %s (client %s)", b->name, cfg->client) < 0)
+            cfg->what = NULL;
+        free(cfg->client);
+        cfg->client = rel_name;
+        rel_name = NULL;
+    }
+    free(rel_name);
+    free(rel_rel);
+    free(rel_dest);
+    if (split < 0) {
+        free(rt_own);
+        free(dir);
+        free(file);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
+    if (rel_adapter) {
+        /* The release's own adapter: the whole command line. */
+        free(dir);
+        free(file);
+        free(rt_own);
+        cfg->argv = calloc(2, sizeof *cfg->argv);
+        if (!cfg->argv || (!cfg->what && asprintf(&cfg->what, "adapter %s (client %s)", b->name,
+                                                  cfg->client) < 0)) {
+            free(rel_adapter);
+            cfg->what = NULL;
+            br_config_free(cfg);
+            snprintf(err, errlen, "out of memory");
+            return PGCB_ERR_NOMEM;
+        }
+        cfg->argv[0] = rel_adapter;
+        return PGCB_OK;
+    }
     /* A shipped runtime that is missing (an absolute path, its own or the
      * one the runtime key gives, where a package is named): the package to
      * install, before the run (as a missing Go binary below). */
-    const char *rt = runtime ? runtime : b->runtime;
     if (b->package && rt[0] == '/' && stat(rt, &st) != 0) {
         snprintf(err, errlen, "adapter %s: %s: %s (apt-get install %s; scripts/install-deps.sh "
                  "installs it)", b->name, rt, strerror(errno), b->package);
+        free(rt_own);
         free(dir);
         free(file);
         br_config_free(cfg);
@@ -399,15 +475,18 @@ static int br_read_builtin(const char *adapter, const char *runtime, const char 
                  b->needs ? "; it needs: " : "", b->needs ? b->needs : "");
         for (size_t f = 0; f < 4; f++)
             free(flag_files[f]);
+        free(rt_own);
         free(file);
         br_config_free(cfg);
         return PGCB_ERR_CONFIG;
     }
-    cfg->argv = br_builtin_argv(b, runtime, &file, flag_files);
+    cfg->argv = br_builtin_argv(b, rt, &file, flag_files);
+    free(rt_own);
     free(file);
     for (size_t f = 0; f < 4; f++)
         free(flag_files[f]);
-    if (!cfg->argv || asprintf(&cfg->what, "adapter %s (client %s)", b->name, cfg->client) < 0) {
+    if (!cfg->argv || (!cfg->what && asprintf(&cfg->what, "adapter %s (client %s)", b->name,
+                                              cfg->client) < 0)) {
         cfg->what = NULL;
         br_config_free(cfg);
         snprintf(err, errlen, "out of memory");

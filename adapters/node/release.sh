@@ -1,0 +1,50 @@
+#!/bin/sh
+# adapters/node/release.sh CLIENT RELEASE DEST -- one release of a Node.js
+# client (pg, pg-native, postgres) from the npm registry into DEST/node_modules,
+# for `client = pg@8.11.5` (drivers/bridge/br_release.c states the contract;
+# adapters/release-lib.sh the shared steps). The adapter then loads the
+# client from DEST (hello's module_dir); the adapter's other packages stay
+# its own.
+#
+# Pinned: a release with a committed lockfile (adapters/node/releases/
+# CLIENT@RELEASE/package.json + package-lock.json: those of conf/releases.ini)
+# is installed by `npm ci` from it; any other release is resolved by
+# `npm install --save-exact` and the lock npm wrote stays in DEST (the run's
+# links name the version the adapter loaded). pg-native's libpq addon is
+# built against the headers of the Node.js that runs npm, as install-deps.sh
+# does.
+set -eu
+. "$(dirname "$0")/../release-lib.sh"
+rl_begin "$@"
+
+case $RL_CLIENT in
+pg | pg-native | postgres) ;;
+*) rl_fail "npm: $RL_CLIENT is not a client of the node adapter (pg, pg-native, postgres)" ;;
+esac
+command -v npm >/dev/null 2>&1 || rl_fail "npm not found: it installs $RL_CLIENT@$RL_RELEASE"
+prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+
+log=$RL_TMP/.npm.log
+if [ -n "$RL_PINNED" ]; then
+    cp "$RL_PINNED/package.json" "$RL_PINNED/package-lock.json" "$RL_TMP/"
+    how="npm ci"
+    set -- ci
+else
+    printf '{"name":"pgcb-release","version":"1.0.0","private":true,"allowScripts":{"libpq":true}}\n' \
+        >"$RL_TMP/package.json"
+    how="npm install"
+    set -- install --save-exact "$RL_CLIENT@$RL_RELEASE"
+fi
+if ! (cd "$RL_TMP" && npm_config_nodedir=$prefix npm_config_update_notifier=false \
+    npm "$@" --no-audit --no-fund --loglevel=error </dev/null) >"$log" 2>&1; then
+    cat "$log" >&2
+    # npm's reason: the first "npm error" line that is not its code or the
+    # log's path ("No matching version found for pg@99.0.0.", "404 Not Found ...").
+    why=$(grep -E '^npm (error|ERR!)' "$log" | grep -vE ' code |A complete log|^npm (error|ERR!) *$' |
+        head -n 1 | sed -E 's/^npm (error|ERR!) *(notarget )?//')
+    rl_fail "npm ($how in $RL_DEST): ${why:-failed (see the messages above)}"
+fi
+rm -f "$log"
+[ -f "$RL_TMP/node_modules/$RL_CLIENT/package.json" ] ||
+    rl_fail "npm: $RL_CLIENT@$RL_RELEASE installed no node_modules/$RL_CLIENT"
+rl_commit
