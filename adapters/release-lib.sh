@@ -1,3 +1,4 @@
+# shellcheck shell=sh disable=SC2034
 # adapters/release-lib.sh -- what every adapter's release.sh shares (sourced,
 # not run): the contract of drivers/bridge/br_release.c, once.
 #
@@ -38,10 +39,9 @@ rl_begin() {
     mkdir -p "$RL_TMP" || rl_fail "cannot create $RL_TMP"
     trap 'rm -rf "$RL_TMP"' EXIT
     RL_PINNED=
-    local here
-    here=$(cd "$(dirname "$0")" && pwd)
-    if [ -d "$here/releases/$RL_CLIENT@$RL_RELEASE" ]; then
-        RL_PINNED=$here/releases/$RL_CLIENT@$RL_RELEASE
+    RL_HERE=$(cd "$(dirname "$0")" && pwd)
+    if [ -d "$RL_HERE/releases/$RL_CLIENT@$RL_RELEASE" ]; then
+        RL_PINNED=$RL_HERE/releases/$RL_CLIENT@$RL_RELEASE
     fi
 }
 

@@ -14,6 +14,7 @@
 # built against the headers of the Node.js that runs npm, as install-deps.sh
 # does.
 set -eu
+# shellcheck source=adapters/release-lib.sh
 . "$(dirname "$0")/../release-lib.sh"
 rl_begin "$@"
 
