@@ -113,8 +113,12 @@ static void begin_section(struct pgcb_cfgi_ctx *c, const char *name)
         *seen = c->lineno;
         return;
     }
-    if (!pgcb_cfgi_valid_name(sub)) {
-        pgcb_cfgi_fail(c, "bad name in [%s]: use 1 to 63 of a-z, 0-9 and _", name);
+    if (c->kind == PGCB_CFGI_SEC_DRIVER ? !pgcb_cfgi_valid_driver_name(sub)
+                                        : !pgcb_cfgi_valid_name(sub)) {
+        pgcb_cfgi_fail(c, c->kind == PGCB_CFGI_SEC_DRIVER
+                              ? "bad name in [%s]: use 1 to 63 of a-z, 0-9 and _, or "
+                                "NAME@RELEASE (e.g. pg@8.11.5)"
+                              : "bad name in [%s]: use 1 to 63 of a-z, 0-9 and _", name);
         c->kind = PGCB_CFGI_SEC_NONE;
         return;
     }

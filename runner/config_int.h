@@ -104,6 +104,10 @@ int pgcb_cfgi_parse_bool(const char *v);
 /* Names of drivers, queries, suites and backgrounds: [a-z0-9_]+, at most 63
  * bytes (they become statement names and JSON keys). */
 int pgcb_cfgi_valid_name(const char *s);
+/* A driver's name: a valid name, or NAME@RELEASE (a client at a release:
+ * pg@8.11.5, pgx@v4.18.3), the release of a-z, 0-9 and . _ - +, starting
+ * with a digit or v; 63 characters in all at most. */
+int pgcb_cfgi_valid_driver_name(const char *s);
 
 /* p relative to the INI file's directory (as is when absolute); new string. */
 char *pgcb_cfgi_resolve_path(const struct pgcb_config *cfg, const char *p);

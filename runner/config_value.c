@@ -57,6 +57,26 @@ int pgcb_cfgi_valid_name(const char *s)
     return 1;
 }
 
+int pgcb_cfgi_valid_driver_name(const char *s)
+{
+    const char *at = strchr(s, '@');
+    if (!at)
+        return pgcb_cfgi_valid_name(s);
+    size_t n = strlen(s), base = (size_t)(at - s);
+    if (base == 0 || base > 62 || n > 63 || !at[1])
+        return 0;
+    char head[64];
+    memcpy(head, s, base);
+    head[base] = '\0';
+    if (!pgcb_cfgi_valid_name(head) || !(isdigit((unsigned char)at[1]) || at[1] == 'v'))
+        return 0;
+    for (const char *p = at + 1; *p; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' ||
+              *p == '_' || *p == '-' || *p == '+'))
+            return 0;
+    return 1;
+}
+
 char *pgcb_cfgi_resolve_path(const struct pgcb_config *cfg, const char *p)
 {
     if (p[0] == '/' || !cfg->dir[0])

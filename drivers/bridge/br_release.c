@@ -149,8 +149,17 @@ int br_release_install(const char *adapters_dir, const char *lang, const char *n
     for (char *p = flat; p && *p; p++)
         if (*p == '/')
             *p = '-';
-    if (flat && asprintf(&dest, "%s/../releases/%s/%s@%s", adapters_dir, lang, flat, release) < 0)
+    /* The build directory, resolved: messages name build/releases/..., not
+     * build/adapters/../releases/... */
+    char *adir = realpath(adapters_dir, NULL);
+    char *top = adir ? strdup(adir) : NULL;
+    char *slash = top ? strrchr(top, '/') : NULL;
+    if (slash)
+        *(slash == top ? slash + 1 : slash) = '\0';
+    if (flat && top && asprintf(&dest, "%s/releases/%s/%s@%s", top, lang, flat, release) < 0)
         dest = NULL;
+    free(adir);
+    free(top);
     free(flat);
     if (dest && asprintf(&stamp, "%s/.pgcb-release", dest) < 0)
         stamp = NULL;

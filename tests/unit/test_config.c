@@ -254,7 +254,29 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[driver.e]\nx = 1\n", ":8: [driver.e] has no 'path ='");
     expect_error(MINIMAL "[driver.e]\npath = a\npath = b\n", ":10: key 'path' repeated in [driver.e]");
     expect_error(MINIMAL "[driver.Big]\npath = a\n",
-                 ":8: bad name in [driver.Big]: use 1 to 63 of a-z, 0-9 and _");
+                 ":8: bad name in [driver.Big]: use 1 to 63 of a-z, 0-9 and _, or NAME@RELEASE "
+                 "(e.g. pg@8.11.5)");
+    /* A driver named at a release: NAME@RELEASE, the release a registry's
+     * version (a digit or v first); never in a query's or a suite's name. */
+    const char *bad_rel[] = {"pg@", "@8.1", "pg@x1", "pg@8.1@2", "pg@8 1", "Pg@8.1", "pg@8.1/2"};
+    for (size_t i = 0; i < sizeof bad_rel / sizeof bad_rel[0]; i++) {
+        char ini[256], want[160];
+        snprintf(ini, sizeof ini, MINIMAL "[driver.%s]\npath = a\n", bad_rel[i]);
+        snprintf(want, sizeof want, ":8: bad name in [driver.%s]: use 1 to 63 of a-z, 0-9 and _, "
+                 "or NAME@RELEASE (e.g. pg@8.11.5)", bad_rel[i]);
+        expect_error(ini, want);
+    }
+    expect_error(MINIMAL "[query.q@1]\nsql = x\n",
+                 ":8: bad name in [query.q@1]: use 1 to 63 of a-z, 0-9 and _");
+    struct pgcb_config rel;
+    char rel_err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(MINIMAL "[driver.pg@8.11.5]\npath = a\n"
+                                                "[driver.pgx@v4.18.3-rc.1]\npath = a\n"),
+                                      &rel, rel_err, sizeof rel_err), 0);
+    assert_int_equal(rel.ndrivers, 3);
+    assert_string_equal(rel.drivers[1].name, "pg@8.11.5");
+    assert_string_equal(rel.drivers[2].name, "pgx@v4.18.3-rc.1");
+    pgcb_config_free(&rel);
     expect_error(MINIMAL "[driver.d]\npath = a\n", ":8: section [driver.d] appears twice");
     expect_error("time_ms = 1\n" MINIMAL, ":1: key 'time_ms' before any [section]");
     expect_error("[bench\n" MINIMAL, ":1: section header without ']'");
