@@ -6,6 +6,7 @@
 #
 #   scripts/ab.sh [OPTIONS] --driver BASE.so HEAD.so
 #   scripts/ab.sh [OPTIONS] --client CLIENT BASE_DIR HEAD_DIR
+#   scripts/ab.sh [OPTIONS] --client CLIENT CLIENT@RELEASE CLIENT@RELEASE
 #   scripts/ab.sh [OPTIONS] --driver HEAD.so --baseline NAME     (HEAD only)
 #
 # --driver: two .so files of a C driver (each is copied into the output
@@ -13,6 +14,10 @@
 # --client: a bridged client (node: pg, pg-native, postgres; with --adapter
 # python: psycopg, asyncpg), BASE_DIR and HEAD_DIR two installs of it, each
 # the bridge's module_dir (node: DIR/node_modules/CLIENT; python: DIR/MODULE).
+# A side may instead be a release of the client's registry, CLIENT@RELEASE
+# (pg@8.11.5, pgx@v4.18.3, pgjdbc@42.5.5) or @RELEASE: that side's driver is
+# `client = CLIENT@RELEASE`, which the bridge installs into build/releases/
+# (docs/clients.md, "Releases side by side"); every adapter has releases.
 #
 # Options:
 #   --config FILE        the run's shape (default conf/ab.ini; no [driver.*])
@@ -24,7 +29,8 @@
 #                        artifact is --artifact REL inside each
 #   --artifact REL       the .so (--driver) or module dir (--client) inside a
 #                        built source directory (default: .)
-#   --adapter NAME       the bridge adapter of --client (node, python; default node)
+#   --adapter NAME       the bridge adapter of --client (node, python, go, rust,
+#                        java; default node; module directories: node and python)
 #   --option 'KEY = VALUE'  one more key for both [driver.*] sections (repeatable)
 #   --save-baseline NAME store this run's result (HEAD's side: driver `head`) as
 #                        the baseline NAME
@@ -75,7 +81,7 @@ done
 [ -n "$mode" ] || usage "say --driver or --client CLIENT"
 want=2; [ -n "$baseline" ] && want=1
 [ ${#args[@]} -eq $want ] || usage "expected $([ $want = 2 ] && echo 'BASE and HEAD' || echo 'HEAD alone (with --baseline)'), got ${#args[@]} argument(s)"
-case $adapter in node|python) ;; *) usage "--adapter '$adapter': node or python" ;; esac
+case $adapter in node|python|go|rust|java) ;; *) usage "--adapter '$adapter': node, python, go, rust or java" ;; esac
 for n in "$save" "$baseline"; do
     case $n in ''|*[!A-Za-z0-9._-]*|.*) [ -z "$n" ] || usage "baseline name '$n': letters, digits, . _ - only" ;; esac
 done
@@ -124,9 +130,28 @@ client_pkg() {
     esac
 }
 
+# A side that names a release (CLIENT@RELEASE or @RELEASE, not a directory).
+declare -A release_of
+for s in "${sides[@]}"; do
+    a=${src[$s]}
+    if [ $mode = client ] && [ ! -d "$a" ] && [[ $a == *@* ]]; then
+        case $a in @*) a=$client$a ;; esac
+        [ "${a%@*}" = "$client" ] || usage "${s^^} '$a': a release of another client than $client"
+        release_of[$s]=$a
+    fi
+done
+
 declare -A artifact_of hash
 for s in "${sides[@]}"; do
     a=${src[$s]}
+    if [ -n "${release_of[$s]:-}" ]; then
+        artifact_of[$s]=${release_of[$s]}
+        hash[$s]=$(printf 'release %s/%s\n' "$adapter" "${release_of[$s]}" | sha256sum | cut -c1-64)
+        continue
+    fi
+    if [ $mode = client ]; then
+        case $adapter in node|python) ;; *) usage "--adapter $adapter: give releases (CLIENT@RELEASE), not module directories" ;; esac
+    fi
     if [ $mode = driver ]; then
         [ -f "$a" ] || die "${s^^} $a: no such driver file (did its build fail?)"
     else
@@ -160,6 +185,10 @@ for s in "${sides[@]}"; do
         if [ $mode = driver ]; then
             cp "${artifact_of[$s]}" "$out/$s.so" || die "cannot copy ${artifact_of[$s]} to $out"
             echo "path = $out/$s.so"
+        elif [ -n "${release_of[$s]:-}" ]; then
+            echo "path = $build_dir/drivers/bridge.so"
+            echo "adapter = $adapter"
+            echo "client = ${release_of[$s]}"
         else
             echo "path = $build_dir/drivers/bridge.so"
             echo "adapter = $adapter"

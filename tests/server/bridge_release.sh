@@ -13,7 +13,9 @@
 #     bridge opened several connections, and a second run does not run it
 #     again (its stamp);
 #   - a release that is not a registry's spelling: refused by the bridge
-#     before any script runs.
+#     before any script runs;
+#   - scripts/ab.sh with two releases as its sides (fake@1.2.3 and @1.2.4):
+#     one run, compared; the same release twice refused (an A/A unasked).
 #           tests/server/bridge_release.sh BUILD_DIR
 # Exit status 1 at the first failed check.
 set -uo pipefail
@@ -106,3 +108,37 @@ grep -qF "client = 'fake@1.0;rm': '1.0;rm' is not a release" "$tmp/spell.err" ||
     { cat "$tmp/spell.err"; fail "bad spelling: no message naming the release"; }
 [ "$(wc -l <"$tmp/runs")" = 1 ] || fail "bad spelling: release.sh ran"
 echo "bridge_release: ok: a release spelled as no registry does refused before any script"
+
+# scripts/ab.sh with releases as its sides: two releases of the fake,
+# interleaved in one run, compared; the same release twice refused as an A/A.
+cat >"$tmp/ab.ini" <<INI
+[bench]
+time_ms   = 200
+queries   = 20
+warmup_ms = 0
+orders    = 2
+
+[server]
+conninfo =
+
+[query.limit_1]
+sql  = SELECT * FROM benchmark_rows ORDER BY id LIMIT 1
+rows = 1
+check = rows
+
+[suite.sequential]
+depth   = 1
+queries = limit_1
+INI
+"$root/scripts/ab.sh" --build-dir "$build" --config "$tmp/ab.ini" --out "$tmp/ab" --adapter go \
+    --option "adapters = $tmp/adapters" --client fake fake@1.2.3 @1.2.4 >"$tmp/ab.out" 2>&1 ||
+    { cat "$tmp/ab.out"; fail "ab.sh with two releases failed"; }
+grep -qx 'client = fake@1.2.3' "$tmp/ab/ab.ini" && grep -qx 'client = fake@1.2.4' "$tmp/ab/ab.ini" ||
+    { cat "$tmp/ab/ab.ini"; fail "ab.sh: the sides are not the two releases"; }
+grep -q 'module_dir' "$tmp/ab/ab.ini" && fail "ab.sh: a release side has a module_dir"
+[ -s "$tmp/ab/comparison.json" ] || fail "ab.sh: no comparison"
+"$root/scripts/ab.sh" --build-dir "$build" --config "$tmp/ab.ini" --out "$tmp/ab2" --adapter go \
+    --client fake fake@1.2.3 fake@1.2.3 >"$tmp/ab2.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'same build' "$tmp/ab2.out" || { cat "$tmp/ab2.out"; fail "ab.sh: the same release twice not refused (exit $rc)"; }
+echo "bridge_release: ok: ab.sh compares two releases in one run, refuses one release twice"
