@@ -46,7 +46,7 @@ static const struct client {
 } clients[] = {
     {"node", "pg", "pg 8.23.1 (pure JavaScript", 1},
     {"node", "pg-native", "pg-native 3.9.0", 1},
-    {"node", "postgres", "postgres 3.4.9", 1},
+    {"node", "postgres", "postgres 3.4.10", 1},
     {"python", "psycopg", "psycopg 3.1.7 (pure Python", 1},
     {"python", "asyncpg", "asyncpg 0.27.0", 0},
     {"go", "pgx", "pgx 4.15.0", 1},
@@ -55,7 +55,7 @@ static const struct client {
     {"java", "pgjdbc", "pgjdbc 42.5.5 (prepareThreshold=1", 0},
 };
 static const struct client nulls[] = {
-    {"node", "null", "Node.js", 1},
+    {"node", "null", "Node.js v26.12.1", 1},
     {"python", "null", "Python", 0},
     {"go", "null", "Go", 0},
     {"rust", "null", "Rust", 0},
@@ -447,6 +447,28 @@ static void test_bad_options(void **state)
                                   "libpostgresql-jdbc-java");
 }
 
+/* runtime = node: PATH's Node.js (not the adapters directory's), which runs
+ * the pure-JavaScript pg as well. */
+static void test_node_path_runtime(void **state)
+{
+    (void)state;
+    const struct pgcb_option o[] = {{"adapter", "node"}, {"client", "pg"}, {"runtime", "node"}};
+    struct pgcb_instance in;
+    char err[PGCB_ERRLEN] = "";
+    memset(&in, 0, sizeof in);
+    if (br.d->instance(o, 3, &in, err, sizeof err) != PGCB_OK)
+        fail_msg("runtime = node: instance: %s", err);
+    if (!strstr(in.links, "; Node.js v") || strstr(in.links, "Node.js v26.12.1"))
+        fail_msg("runtime = node: links \"%s\" do not name PATH's Node.js", in.links);
+    struct pgcb_conn *c = drvtest_open_ok(&br, "", o, 3);
+    struct pgcb_stmt *st = drvtest_prepare_limit(&br, c, 100);
+    struct pgcb_sum want = drvtest_expect_rows(100, 10);
+    struct pgcb_sum got = drvtest_run_ok(&br, c, st, 10);
+    assert_int_equal(got.rows, want.rows);
+    assert_true(got.hash == want.hash);
+    br.d->close(c);
+}
+
 /* The Node.js adapter without its packages (a copy of its scripts alone):
  * each client that needs one names it and the command that installs it. */
 static void test_missing_module(void **state)
@@ -455,9 +477,10 @@ static void test_missing_module(void **state)
     char dir[] = "/tmp/pgcb-nomod.XXXXXX", cmd[1400];
     assert_non_null(mkdtemp(dir));
     const char *b = getenv("PGCB_BUILD");
+    b = b && *b ? b : "build";
     snprintf(cmd, sizeof cmd, "mkdir -p %s/node && cp -R %s/adapters/node/adapter.js "
-             "%s/adapters/node/lib %s/node/", dir, b && *b ? b : "build", b && *b ? b : "build",
-             dir);
+             "%s/adapters/node/lib %s/node/ && ln -s %s/adapters/node/runtime %s/node/runtime",
+             dir, b, b, dir, b, dir);
     assert_int_equal(system(cmd), 0);
     static const char *const need[] = {"pg", "pg-native", "postgres"};
     for (size_t i = 0; i < 3; i++) {
@@ -794,6 +817,7 @@ int main(void)
         cmocka_unit_test(test_adapter_process),
         cmocka_unit_test(test_bad_options),
         cmocka_unit_test(test_missing_module),
+        cmocka_unit_test(test_node_path_runtime),
         cmocka_unit_test(test_java_adapter),
         cmocka_unit_test(test_fake_faults),
         cmocka_unit_test(test_fake_wrong_values),
