@@ -75,10 +75,12 @@ static const struct br_builtin {
     /* The JVM's flags are a file of their own (the collector, the heap, the
      * CPU count its ergonomics sizes its threads for: docs/clients.md,
      * "Java: the JVM"), which the standalone program runs with too. */
-    {"java", "/usr/bin/java", {"@java/jvm.options", "-jar"}, "java/pgcb-adapter-java.jar",
-     "apt-get install default-jdk-headless libpostgresql-jdbc-java libgoogle-gson-java "
-     "libhikaricp-java libslf4j-java libjunixsocket-java libjunixsocket-jni, or "
-     "scripts/install-deps.sh",
+    /* java/jdk: a symlink to the newest JDK of the machine (Temurin 25 on
+     * the project's machines), made by adapters/java/build.sh; runtime =
+     * /usr/bin/java runs Debian's OpenJDK 17 instead. */
+    {"java", "java/jdk/bin/java", {"@java/jvm.options", "-jar"}, "java/pgcb-adapter-java.jar",
+     "a JDK (apt-get install default-jdk-headless) and Maven Central's jars "
+     "(adapters/java/install.sh), or scripts/install-deps.sh",
      "default-jdk-headless"},
 };
 

@@ -23,6 +23,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <glob.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -52,7 +53,7 @@ static const struct client {
     {"go", "pgx", "pgx 4.15.0", 1},
     {"rust", "tokio-postgres", "tokio-postgres 0.7.7 (postgres-protocol", 1},
     {"ruby", "pg", "pg 1.4.5 (C extension", 1},
-    {"java", "pgjdbc", "pgjdbc 42.5.5 (prepareThreshold=1", 0},
+    {"java", "pgjdbc", "pgjdbc 42.7.14 (prepareThreshold=1", 0},
 };
 static const struct client nulls[] = {
     {"node", "null", "Node.js v26.12.1", 1},
@@ -60,7 +61,7 @@ static const struct client nulls[] = {
     {"go", "null", "Go", 0},
     {"rust", "null", "Rust", 0},
     {"ruby", "null", "Ruby", 0},
-    {"java", "null", "OpenJDK 17", 0},
+    {"java", "null", "Temurin 25", 0},
 };
 #define NCLIENTS (sizeof clients / sizeof clients[0])
 #define NNULLS (sizeof nulls / sizeof nulls[0])
@@ -443,8 +444,8 @@ static void test_bad_options(void **state)
                                         {"adapters", "/nonexistent"}};
     expect_config_error(nojar, 3, "adapter java: /nonexistent/java/jvm.options: No such file or "
                                   "directory (make builds the shipped adapters into build/adapters/; "
-                                  "it needs: apt-get install default-jdk-headless "
-                                  "libpostgresql-jdbc-java");
+                                  "it needs: a JDK (apt-get install default-jdk-headless) and Maven "
+                                  "Central's jars (adapters/java/install.sh)");
 }
 
 /* runtime = node: PATH's Node.js (not the adapters directory's), which runs
@@ -503,18 +504,31 @@ static void test_missing_module(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
-/* The Java adapter on a class path without a Debian jar (its classes
- * alone, as adapters/java/build.sh leaves them, and Gson, which it speaks
- * the protocol with): without pgjdbc its hello names the package; without
- * HikariCP a single connection still works and a pool names its package.
- * The JVM runs with the shipped flags; --add-opens gives it fd 3, as the
- * jar's manifest does. */
+/* The Java adapter on a class path without one of its jars (its classes
+ * alone, as adapters/java/build.sh leaves them, and the jars of
+ * build/adapters/java/lib named by their prefixes, e.g. "gson- postgresql-",
+ * found by glob(3)): without pgjdbc its hello names the jar and
+ * install.sh; without HikariCP a single connection still works and a pool
+ * names its jar. The JVM (the adapter's own, java/jdk) runs with the
+ * shipped flags; --add-opens gives it fd 3, as the jar's manifest does. */
 static void java_command(char *cmd, size_t n, const char *jars)
 {
     const char *b = getenv("PGCB_BUILD");
     b = b && *b ? b : "build";
-    snprintf(cmd, n, "/usr/bin/java @%s/adapters/java/jvm.options --add-opens=java.base/java.io="
-             "ALL-UNNAMED -cp %s/adapters/java/classes:%s pgcb.adapter.Main", b, b, jars);
+    char cp[1024] = "", words[128], pat[512];
+    size_t off = 0;
+    snprintf(words, sizeof words, "%s", jars);
+    for (char *save = NULL, *w = strtok_r(words, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        glob_t g;
+        snprintf(pat, sizeof pat, "%s/adapters/java/lib/%s[0-9]*.jar", b, w);
+        if (glob(pat, 0, NULL, &g) != 0 || g.gl_pathc != 1)
+            fail_msg("no one jar %s (adapters/java/install.sh)", pat);
+        off += (size_t)snprintf(cp + off, sizeof cp - off, ":%s", g.gl_pathv[0]);
+        globfree(&g);
+    }
+    snprintf(cmd, n, "%s/adapters/java/jdk/bin/java @%s/adapters/java/jvm.options "
+             "--add-opens=java.base/java.io=ALL-UNNAMED -cp %s/adapters/java/classes%s "
+             "pgcb.adapter.Main", b, b, b, cp);
 }
 
 /* No password of the connection's in the running JVM's system properties
@@ -548,15 +562,14 @@ static void test_java_adapter(void **state)
                   "every build, the plain build tests it\n");
     return;
 #endif
-    char cmd[1024], err[PGCB_ERRLEN];
-    java_command(cmd, sizeof cmd, "/usr/share/java/gson.jar");
+    char cmd[2048], err[PGCB_ERRLEN];
+    java_command(cmd, sizeof cmd, "gson-");
     const struct pgcb_option nopg[] = {{"command", cmd}, {"client", "pgjdbc"}};
     expect_config_error(nopg, 2, "(client pgjdbc): client pgjdbc: cannot load pgjdbc "
-                                 "(java.lang.ClassNotFoundException: org.postgresql.Driver); it is "
-                                 "in the Debian package libpostgresql-jdbc-java "
-                                 "(/usr/share/java/postgresql.jar): run scripts/install-deps.sh");
-    java_command(cmd, sizeof cmd, "/usr/share/java/gson.jar:/usr/share/java/postgresql.jar:"
-                 "/usr/share/java/junixsocket-common.jar");
+                                 "(java.lang.ClassNotFoundException: org.postgresql.Driver); run "
+                                 "adapters/java/install.sh (Maven Central's jars into "
+                                 "build/adapters/java/lib)");
+    java_command(cmd, sizeof cmd, "gson- postgresql- junixsocket-common- junixsocket-native-common-");
     const struct pgcb_option nohikari[] = {{"command", cmd}, {"client", "pgjdbc"}};
     setenv("PGPASSWORD", "pgcb-env-secret-j", 1);
     /* trust authentication: the password is given, never needed */
@@ -572,9 +585,8 @@ static void test_java_adapter(void **state)
     int rc = br.d->pool_open("", nohikari, 2, 2, &c, err, sizeof err);
     if (rc != PGCB_ERR_CONFIG || c != NULL ||
         !strstr(err, "adapter java (client pgjdbc): client pgjdbc: a pool needs HikariCP and slf4j "
-                     "(java.lang.ClassNotFoundException: com.zaxxer.hikari.HikariDataSource); they "
-                     "are in the Debian packages libhikaricp-java and libslf4j-java: run "
-                     "scripts/install-deps.sh"))
+                     "(java.lang.ClassNotFoundException: com.zaxxer.hikari.HikariDataSource); run "
+                     "adapters/java/install.sh (Maven Central's jars into build/adapters/java/lib)"))
         fail_msg("a pool without HikariCP: %d: %s", rc, err);
     drvtest_assert_one_line(err);
 }

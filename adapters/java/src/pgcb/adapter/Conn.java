@@ -23,7 +23,7 @@ import org.postgresql.util.ServerErrorMessage;
  * directory: pgjdbc connects to DIR/.s.PGSQL.PORT through junixsocket's
  * socket factory (socketFactory=org.newsclub.net.unix.AFUNIXSocketFactory
  * $FactoryArg, socketFactoryArg=the path: pgjdbc's documented way to a
- * Unix-domain socket; Debian's libjunixsocket-java and its JNI library).
+ * Unix-domain socket; junixsocket-common and its JNI library, Maven Central's).
  */
 final class Conn {
     static final String UNIX_FACTORY = "org.newsclub.net.unix.AFUNIXSocketFactory$FactoryArg";
@@ -81,20 +81,19 @@ final class Conn {
         return cn;
     }
 
-    /** junixsocket and its JNI library are there, or kind connect naming their Debian packages. */
+    /** junixsocket and its JNI library are there, or kind connect naming its jars and install.sh. */
     private static void unixSocketsOrFail(String path) {
         String why;
         try {
             Class<?> k = Class.forName("org.newsclub.net.unix.AFUNIXSocket");
             if ((Boolean) k.getMethod("isSupported").invoke(null))
                 return;
-            why = "its JNI library (libjunixsocket-native) did not load";
+            why = "its JNI library (junixsocket-native-common's) did not load";
         } catch (ReflectiveOperationException | LinkageError e) {
             why = "cannot load it (" + Failure.describe(e) + ")";
         }
         throw new Failure("connect", "client pgjdbc: a Unix-domain socket (" + path + ") needs junixsocket: " + why
-                + "; it is in the Debian packages libjunixsocket-java and libjunixsocket-jni: run "
-                + "scripts/install-deps.sh");
+                + "; run adapters/java/install.sh (Maven Central's jars into build/adapters/java/lib)");
     }
 
     /** The server ended the connection (admin_shutdown, crash_shutdown, cannot_connect_now). */

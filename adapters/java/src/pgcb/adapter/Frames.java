@@ -23,8 +23,8 @@ import com.google.gson.stream.JsonWriter;
  * The protocol's frames on the socket the bridge passed (fd 3,
  * PGCB_BRIDGE_FD; docs/bridge-protocol.md, "Frames"): a 4-byte big-endian
  * length N (1 <= N <= 64 MiB), then N bytes of one UTF-8 JSON object; after
- * a timed reply, the raw arrays frame. JSON by Gson (Debian's
- * libgoogle-gson-java).
+ * a timed reply, the raw arrays frame. JSON by Gson (Maven
+ * Central's, adapters/java/pom.xml).
  *
  * Java has no public API to open an inherited descriptor by number
  * (System.inheritedChannel() is fd 0's): a FileDescriptor is given the

@@ -9,9 +9,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 /**
- * The pgjdbc client's pool: HikariCP (Debian's libhikaricp-java 2.7.9),
+ * The pgjdbc client's pool: HikariCP (7.1, Maven Central's),
  * the JDBC world's pool (Spring Boot's default), with slf4j's no-op binding
- * (libslf4j-java's slf4j-nop) so that it logs nothing.
+ * (slf4j-nop) so that it logs nothing.
  *
  * maximumPoolSize = minimumIdle = P; the settings that would retire a
  * connection and open its successor inside a timed load are off
@@ -23,7 +23,7 @@ import com.zaxxer.hikari.HikariDataSource;
  * All P are open before open() returns: P are borrowed at once (HikariCP
  * fills a pool in the background) and given back.
  *
- * This class alone names HikariCP: without libhikaricp-java the adapter
+ * This class alone names HikariCP: without HikariCP's jar the adapter
  * runs everything but pools, and a pool fails with kind config naming the
  * package (PgjdbcClient checks before it loads this class).
  */

@@ -15,10 +15,25 @@ import java.util.List;
 final class Jvm {
     private Jvm() {}
 
-    /** "OpenJDK 17.0.15+6-Debian-1deb12u1 (OpenJDK 64-Bit Server VM)". */
+    /**
+     * The JDK's name: its vendor version's ("Temurin-25.0.3+9": Temurin),
+     * OpenJDK when it has none (Debian's).
+     */
+    static String name() {
+        String vv = System.getProperty("java.vendor.version");
+        if (vv == null || vv.isEmpty())
+            return "OpenJDK";
+        int dash = vv.indexOf('-');
+        return dash > 0 ? vv.substring(0, dash) : vv;
+    }
+
+    /**
+     * "Temurin 25.0.3+9-LTS (OpenJDK 64-Bit Server VM)",
+     * "OpenJDK 17.0.15+6-Debian-1deb12u1 (OpenJDK 64-Bit Server VM)".
+     */
     static String runtime() {
-        return "OpenJDK " + System.getProperty("java.runtime.version") + " (" + System.getProperty("java.vm.name")
-                + ")";
+        return name() + " " + System.getProperty("java.runtime.version") + " ("
+                + System.getProperty("java.vm.name") + ")";
     }
 
     /** The flags that decide a measurement, as given. */
@@ -39,9 +54,9 @@ final class Jvm {
         return String.join(", ", n);
     }
 
-    /** "OpenJDK 17.0.15 -XX:+UseSerialGC -Xms256m ..." (the version without its build, the flags). */
+    /** "Temurin 25.0.3 -XX:+UseSerialGC -Xms256m ..." (the version without its build, the flags). */
     static String summary() {
         String v = System.getProperty("java.version");
-        return "OpenJDK " + v + (flags().isEmpty() ? " (no flags)" : " " + String.join(" ", flags()));
+        return name() + " " + v + (flags().isEmpty() ? " (no flags)" : " " + String.join(" ", flags()));
     }
 }

@@ -19,7 +19,7 @@ import javax.sql.DataSource;
 import com.google.gson.JsonObject;
 
 /**
- * The "pgjdbc" client: pgjdbc 42.5 (Debian's libpostgresql-jdbc-java), the
+ * The "pgjdbc" client: pgjdbc 42.7 (Maven Central's, adapters/java/pom.xml), the
  * JDBC idiom a Java application uses.
  *
  * One Connection from DriverManager.getConnection(url, properties)
@@ -80,16 +80,15 @@ final class PgjdbcClient implements Client {
         version = pgjdbcVersionOrFail();
     }
 
-    /** pgjdbc's version; kind config naming its Debian package when it cannot be loaded. */
+    /** pgjdbc's version; kind config naming its jar and install.sh when it cannot be loaded. */
     private static String pgjdbcVersionOrFail() {
         try {
             Class<?> d = Class.forName("org.postgresql.Driver");
             Object v = Class.forName("org.postgresql.util.DriverInfo").getField("DRIVER_VERSION").get(null);
             return v != null ? v.toString() : String.valueOf(d.getPackage().getImplementationVersion());
         } catch (ReflectiveOperationException | LinkageError e) {
-            throw Failure.config("client pgjdbc: cannot load pgjdbc (" + Failure.describe(e) + "); it is in the "
-                    + "Debian package libpostgresql-jdbc-java (/usr/share/java/postgresql.jar): run "
-                    + "scripts/install-deps.sh");
+            throw Failure.config("client pgjdbc: cannot load pgjdbc (" + Failure.describe(e) + "); run "
+                    + "adapters/java/install.sh (Maven Central's jars into build/adapters/java/lib)");
         }
     }
 
@@ -139,7 +138,7 @@ final class PgjdbcClient implements Client {
         }
     }
 
-    /** "HikariCP 2.7.9" (its jar's Bundle-Version), or "no HikariCP". */
+    /** "HikariCP 7.1.0" (its jar's Bundle-Version), or "no HikariCP". */
     private static String hikariVersion() {
         try {
             java.net.URL at = Class.forName("com.zaxxer.hikari.HikariConfig").getProtectionDomain().getCodeSource()
@@ -154,8 +153,8 @@ final class PgjdbcClient implements Client {
     }
 
     /**
-     * HikariCP and slf4j are there, or kind config naming their Debian
-     * packages: checked before HikariPool (which names HikariCP's classes)
+     * HikariCP and slf4j are there, or kind config naming their jars and
+     * install.sh: checked before HikariPool (which names HikariCP's classes)
      * is loaded, so that their absence fails a pool only.
      */
     private static void hikariOrFail() {
@@ -164,8 +163,7 @@ final class PgjdbcClient implements Client {
             Class.forName("org.slf4j.LoggerFactory");
         } catch (ReflectiveOperationException | LinkageError e) {
             throw Failure.config("client pgjdbc: a pool needs HikariCP and slf4j (" + Failure.describe(e)
-                    + "); they are in the Debian packages libhikaricp-java and libslf4j-java: run "
-                    + "scripts/install-deps.sh");
+                    + "); run adapters/java/install.sh (Maven Central's jars into build/adapters/java/lib)");
         }
     }
 

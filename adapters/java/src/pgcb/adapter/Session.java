@@ -113,8 +113,9 @@ final class Session {
         if (Req.present(rq, "result_format") && !"text".equals(rf) && !"binary".equals(rf))
             throw Failure.protocol("hello: result_format must be \"text\" or \"binary\", not " + rq.get("result_format"));
         if (Req.present(rq, "module_dir"))
-            throw Failure.config("module_dir: the Java adapter loads pgjdbc from its class path only "
-                    + "(/usr/share/java/postgresql.jar); module_dir is for the node and python adapters");
+            throw Failure.config("module_dir: the Java adapter loads its clients from its class path only "
+                    + "(build/adapters/java/lib; another release: client = pgjdbc@RELEASE); module_dir is "
+                    + "for the node and python adapters");
         if (opts.containsKey("jit_warmup_ms"))
             jitWarmupMs = Client.count("jit_warmup_ms", "jit_warmup_ms", opts.get("jit_warmup_ms"), 60_000);
         String name = Req.string(rq, "client");
