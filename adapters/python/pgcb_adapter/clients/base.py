@@ -158,8 +158,8 @@ class Client:
 # The `loop` option of the asyncio clients: the event loop a client's
 # coroutines run on.
 LOOP_OPTION = ("asyncio", ("asyncio", "uvloop"),
-               "the event loop: asyncio's own selector loop, or uvloop (python3-uvloop; "
-               "MagicStack's pgbench runs its Python drivers on uvloop)")
+               "the event loop: asyncio's own selector loop, or uvloop (PyPI's, in the "
+               "adapter's venv; MagicStack's pgbench runs its Python drivers on uvloop)")
 
 
 def check_loop(kind):
@@ -169,7 +169,7 @@ def check_loop(kind):
             import uvloop  # noqa: F401
         except ImportError:
             raise AdapterError("config", "option loop = uvloop: uvloop is not installed "
-                               "(apt-get install python3-uvloop)") from None
+                               "(adapters/python/install.sh installs it from PyPI)") from None
 
 
 def new_loop(kind):

@@ -1,5 +1,12 @@
 """The `psycopg` client: psycopg 3, synchronous, through its idiomatic fast path.
 
+Implementation: psycopg from PyPI with psycopg-binary, its C core as users
+install it (`pip install "psycopg[binary]"`: pq.__impl__ "binary", over the
+libpq that wheel bundles); the client `psycopg_python`
+(psycopg_python_client.py) is the same psycopg forced to its pure-Python
+implementation (PSYCOPG_IMPL=python before the import: over the system's
+libpq through ctypes). `links` names pq.__impl__ and every version.
+
 Connection: psycopg.connect(conninfo, autocommit=True), the conninfo built by
 psycopg.conninfo.make_conninfo from exactly the keys of the `connect`
 request (libpq fills in the rest from the environment it inherits from the
@@ -41,7 +48,7 @@ whose batch failed; its logger is set to ERROR so that this expected noise
 does not fill the output tail the bridge keeps for error messages.
 
 Pool (connect with "pool": P; hello `load: true` when psycopg_pool imports:
-Debian's python3-psycopg-pool, whose module says 3.1.5): psycopg_pool.
+PyPI's psycopg-pool, in the adapter's venv): psycopg_pool.
 AsyncConnectionPool(conninfo, min_size=P, max_size=P, kwargs={"autocommit":
 True}) on one asyncio event loop, opened with open(wait=True) (all P
 connected before connect replies, checked with P getconn() at once and
@@ -78,13 +85,13 @@ from .base import LOOP_OPTION, Plan, check_loop, loop_links, new_loop
 
 TUPLES_OK = pq.ExecStatus.TUPLES_OK
 IDLE = pq.TransactionStatus.IDLE
-_IMPL = {"python": "pure Python", "c": "C", "binary": "C, binary wheel"}
+_IMPL = {"python": "pure Python", "c": "C core, psycopg-c", "binary": "C core, psycopg-binary"}
 
 logging.getLogger("psycopg").setLevel(logging.ERROR)
 
 try:
     import psycopg_pool
-except ImportError:  # python3-psycopg-pool is not installed: no pool, no loads
+except ImportError:  # psycopg-pool is not installed (a release's install): no pool, no loads
     psycopg_pool = None
 
 # A pool connection's max_lifetime: beyond any run (the default, an hour,
@@ -145,6 +152,29 @@ def _areader(cur, st):
     return read
 
 
+def _no_pipeline_reason():
+    """Why psycopg has no pipeline mode here (3.1's private helper; later
+    releases have none)."""
+    why = getattr(psycopg.Pipeline, "_not_supported_reason", None)
+    return (why() if why else None) or "libpq or psycopg's wrapper lacks pipeline mode"
+
+
+def impl_links():
+    """What links says of the implementation psycopg loaded: pq.__impl__
+    ("binary", "c" or "python"), the C core's version and the libpq."""
+    v = pq.version()
+    libpq = "%d.%d" % (v // 10000, v % 100) if v >= 100000 else str(v)
+    impl = pq.__impl__
+    what = _IMPL.get(impl, impl)
+    if impl == "binary":
+        try:
+            import psycopg_binary
+            what += " %s" % psycopg_binary.__version__
+        except (ImportError, AttributeError):
+            pass
+    return "pq.__impl__ %s: %s, libpq %s" % (impl, what, libpq)
+
+
 class Client(BaseClient):
     name = "psycopg"
     json_parsed = True  # its json/jsonb loaders return json.loads() of the text
@@ -159,7 +189,7 @@ class Client(BaseClient):
         self.conn = None
         self.pipeline_off = ""
         if self.opts["pipeline"] == "auto" and not psycopg.Pipeline.is_supported():
-            self.pipeline_off = psycopg.Pipeline._not_supported_reason() or "not supported"
+            self.pipeline_off = _no_pipeline_reason()
         self.use_pipeline = self.opts["pipeline"] == "auto" and not self.pipeline_off
         self.cursors = []
         self.begin_cur = self.commit_cur = None
@@ -170,10 +200,7 @@ class Client(BaseClient):
         return self.loop.run_until_complete(coro)
 
     def info(self):
-        v = pq.version()
-        libpq = "%d.%d" % (v // 10000, v % 100) if v >= 100000 else str(v)
-        links = "psycopg %s (%s, libpq %s); %s" % (
-            psycopg.__version__, _IMPL.get(pq.__impl__, pq.__impl__), libpq, runtime())
+        links = "psycopg %s (%s); %s" % (psycopg.__version__, impl_links(), runtime())
         if self.pipeline_off:
             links += " [no pipeline mode: %s]" % self.pipeline_off
         if psycopg_pool is not None:
