@@ -262,6 +262,7 @@ TEST_OBJS_test_rawwire_codec         = $(B)/obj/drivers/rawwire/rw_reply.pic.o $
 TEST_OBJS_test_rawwire_fake          = $(RAWWIRE_OBJS) $(PGWIRE_A) $(PGLOAD_A)
 TEST_OBJS_test_rawwire_tls_fake      = $(RAWWIRE_OBJS) $(PGWIRE_A) $(PGLOAD_A)
 TEST_OBJS_test_rawwire_copy          = $(B)/obj/drivers/rawwire/rw_copy_reply.pic.o $(PGWIRE_A)
+TEST_OBJS_test_pl_loop               = $(PGLOAD_A)
 TEST_OBJS_test_br_dump               = $(B)/obj/drivers/bridge/br_dump.pic.o $(PGVALUE_A) \
                                        $(B)/obj/drivers/bridge/br_dumpval.pic.o
 $(foreach t,$(filter test_rawwire_%,$(notdir $(UNIT_BIN))),$(eval TEST_LIBS_$(t) = $(PGWIRE_LIBS)))

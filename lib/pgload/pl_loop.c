@@ -13,8 +13,10 @@
 
 enum { PL_IDLE = 0, PL_BUSY = 1, PL_DEAD = 2 };
 
-static inline uint64_t pl_clock(clockid_t id)
+static inline uint64_t pl_clock(const struct pl_loop *l, clockid_t id)
 {
+    if (l->sys)
+        return l->sys->clock(l->sys->ctx, (int)id);
     struct timespec ts;
     clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -184,7 +186,7 @@ static void pl_dispatch(struct pl_run *r, uint32_t k, uint64_t *now)
             pl_arm(r, k);
             return;
         }
-        *now = pl_clock(CLOCK_MONOTONIC);
+        *now = pl_clock(l, CLOCK_MONOTONIC);
         pl_record(r, k, *now);
     }
     l->state[k] = PL_IDLE;
@@ -230,6 +232,8 @@ static int pl_issue(struct pl_run *r, uint64_t start, uint64_t now, uint64_t *du
 static int pl_wait(struct pl_loop *l, uint64_t until, char *err, size_t errlen)
 {
     static _Atomic int no_pwait2;
+    if (l->sys)
+        return l->sys->wait(l->sys->ctx, l, until, err, errlen);
     if (l->epfd < 0) {
         if (until) {
             struct timespec ts = {.tv_sec = (time_t)(until / 1000000000ull),
@@ -240,7 +244,7 @@ static int pl_wait(struct pl_loop *l, uint64_t until, char *err, size_t errlen)
     }
     int n;
     for (;;) {
-        uint64_t now = until ? pl_clock(CLOCK_MONOTONIC) : 0;
+        uint64_t now = until ? pl_clock(l, CLOCK_MONOTONIC) : 0;
         uint64_t left = until > now ? until - now : 0;
         if (until && left == 0)
             return 0;
@@ -297,7 +301,7 @@ static void pl_events(struct pl_run *r, int n)
             continue;
         }
         if (busy && complete) {
-            uint64_t now = pl_clock(CLOCK_MONOTONIC);
+            uint64_t now = pl_clock(l, CLOCK_MONOTONIC);
             pl_record(r, k, now);
             pl_dispatch(r, k, &now);
         }
@@ -331,8 +335,8 @@ int pl_loop_run(struct pl_loop *l, const struct pl_ops *ops, void *pool,
         l->idle[l->nidle++] = k;
         pl_arm(&r, k);
     }
-    const uint64_t cpu0 = pl_clock(CLOCK_THREAD_CPUTIME_ID);
-    const uint64_t start = pl_clock(CLOCK_MONOTONIC);
+    const uint64_t cpu0 = pl_clock(l, CLOCK_THREAD_CPUTIME_ID);
+    const uint64_t start = pl_clock(l, CLOCK_MONOTONIC);
     uint64_t now = start;
     r.last_end = start;
     for (;;) {
@@ -349,9 +353,9 @@ int pl_loop_run(struct pl_loop *l, const struct pl_ops *ops, void *pool,
             break;
         }
         pl_events(&r, n);
-        now = pl_clock(CLOCK_MONOTONIC);
+        now = pl_clock(l, CLOCK_MONOTONIC);
     }
     out->wall_ns = r.last_end - start;
-    out->cpu_ns = pl_clock(CLOCK_THREAD_CPUTIME_ID) - cpu0;
+    out->cpu_ns = pl_clock(l, CLOCK_THREAD_CPUTIME_ID) - cpu0;
     return r.rc;
 }

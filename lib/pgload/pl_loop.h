@@ -59,7 +59,24 @@ struct pl_ops {
     uint32_t (*backend_pid)(void *pool, uint32_t k);
 };
 
+/* The system a loop runs on: NULL in struct pl_loop (pl_loop_init's
+ * default) is the real one -- clock_gettime, and epoll over the
+ * connections' sockets. A test sets its own (tests/unit/test_pl_loop.c): a
+ * clock it moves, and a wait that writes the events its fake connections
+ * got into l->evs (struct epoll_event, data.u32 = k) and returns their
+ * count, so that the schedule is checked exactly, nanosecond for
+ * nanosecond, on a busy machine too. */
+struct pl_loop;
+struct pl_sys {
+    uint64_t (*clock)(void *ctx, int clock_id);   /* CLOCK_MONOTONIC or CLOCK_THREAD_CPUTIME_ID */
+    /* Wait until `until` (0: until an event); n >= 0 events in l->evs, or -1
+     * with err. */
+    int (*wait)(void *ctx, struct pl_loop *l, uint64_t until, char *err, size_t errlen);
+    void *ctx;
+};
+
 struct pl_loop {
+    const struct pl_sys *sys; /* NULL: the real clock and epoll */
     uint32_t nconns;
     int epfd;                 /* -1 for a pool without sockets */
     void *evs;                /* struct epoll_event[nconns] */

@@ -149,8 +149,17 @@ static void test_rate(void **state)
         print_message("%s: %.0f queries/s at 1500/s, last query issued %.3f ms late\n",
                       res.drivers[d].label, c->queries_per_s, c->late_ns / 1e6);
         assert_int_equal(c->status, PGCB_CELL_OK);
-        assert_true(c->queries_per_s > 1400 && c->queries_per_s < 1600);
-        assert_true(c->late_ns < 20000000ull);
+        /* What holds on a busy machine (the schedule itself is checked
+         * exactly, on a fake clock, by tests/unit/test_pl_loop.c): never
+         * faster than the rate (each order's first query is due at its
+         * start: one more than rate x time per order); the last query less
+         * than a third of an order's time behind its schedule; and so at
+         * least two thirds of the rate. */
+        double wall_s = (double)c->wall_ns / 1e9;
+        double order_ns = (double)c->wall_ns / (double)(c->norders ? c->norders : 1);
+        assert_true((double)c->queries <= 1500.0 * wall_s + (double)c->norders + 1);
+        assert_true((double)c->late_ns < order_ns / 3);
+        assert_true(c->queries_per_s >= 1500.0 * 2 / 3);
     }
     free(out);
     pgcb_result_free(&res);

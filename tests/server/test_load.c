@@ -228,9 +228,19 @@ static void test_rate(void **state)
             fail_msg("%s: %s", names[i], err);
         print_message("%s: rate 2000/s for 300 ms: %u queries, %.1f ms, last issued %.3f ms "
                       "late\n", names[i], out.done, out.wall_ns / 1e6, out.late_ns / 1e6);
+        /* Exact whatever the machine does: 600 queries are due in 300 ms,
+         * the last at 299.5 ms, and each query's latency counts from its due
+         * time, so the load ends at the latest due time + latency: at least
+         * 299.5 ms, at most 299.5 ms + the longest latency. Lateness: under
+         * a third of the load (a deschedule of tens of ms is no failure);
+         * the schedule itself is checked on a fake clock (test_pl_loop). */
         assert_int_equal(out.done, 600);
-        assert_true(out.wall_ns >= 299000000ull && out.wall_ns < 400000000ull);
-        assert_true(out.late_ns < 50000000ull);
+        uint64_t max_lat = 0;
+        for (uint32_t q = 0; q < out.done; q++)
+            max_lat = out.latency_ns[q] > max_lat ? out.latency_ns[q] : max_lat;
+        assert_true(out.wall_ns >= 299500000ull);
+        assert_true(out.wall_ns <= 299500000ull + max_lat);
+        assert_true(out.late_ns < 100000000ull);
         t->d->close(c);
     }
 }
