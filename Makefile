@@ -128,7 +128,7 @@ libs: $(SHLIB_ARS)
 fixtures: $(FIXTURE_SOS)
 tests: $(UNIT_BIN) $(SERVER_BIN) $(BENCH_BIN) fixtures drivers adapters $(PROGRAMS)
 
-adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules)
+adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules $(B)/adapters/node/runtime/node_modules)
 
 $(B)/adapters/%: adapters/%
 	@mkdir -p $(dir $@)
@@ -185,6 +185,11 @@ ifneq ($(B),build)
 $(B)/adapters/node/node_modules:
 	@mkdir -p $(dir $@)
 	ln -sfn $(abspath $(NODE_MODULES)) $@
+# ... and the Node.js the adapter runs on (install-deps.sh's, as bridge.so
+# looks for it under its adapters directory).
+$(B)/adapters/node/runtime/node_modules:
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath build/adapters/node/runtime/node_modules) $@
 endif
 
 $(B)/obj/%.o: %.c
