@@ -109,7 +109,7 @@ ADAPTER_OUT += $(B)/adapters/rust/pgcb-adapter-rust $(B)/adapters/rust/pgcb-stan
 endif
 # The Java adapter builds in seconds (javac and jar): make check has it too.
 ADAPTER_OUT += $(B)/adapters/java/pgcb-adapter-java.jar $(B)/adapters/java/pgcb-standalone-java.jar \
-               $(B)/adapters/java/jvm.options
+               $(B)/adapters/java/jvm.options $(B)/adapters/java/jdk $(B)/adapters/java/lib
 NODE_MODULES = build/adapters/node/node_modules
 
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
@@ -164,16 +164,21 @@ $(B)/adapters/rust/%: build/adapters/rust/%
 	ln -sfn $(abspath $<) $@
 endif
 
-# The Java adapter and its standalone counterpart: javac and jar, offline,
-# against Debian's jars in /usr/share/java (adapters/java/build.sh, a few
-# seconds), always into build/; another build directory (build-san) links
-# build's files. jvm.options (the JVM's flags, read by both through the
-# launcher's @file) is copied by the rule for adapters/%.
+# The Java adapter and its standalone counterpart: javac and jar with the
+# newest JDK of /usr/lib/jvm, offline, against the jars adapters/java/install.sh
+# resolved from Maven Central into build/adapters/java/lib (stamped by its
+# copy of adapters/java/pom.xml; adapters/java/build.sh, a few seconds),
+# always into build/; another build directory (build-san) links build's
+# files, lib and the jdk symlink included. jvm.options (the JVM's flags,
+# read by both through the launcher's @file) is written by build.sh.
 JAVA_SRC = $(wildcard adapters/java/src/pgcb/adapter/*.java adapters/java/standalone/*.java) \
            adapters/java/build.sh
-build/adapters/java/pgcb-adapter-java.jar: $(JAVA_SRC)
+build/adapters/java/lib/.pom: adapters/java/pom.xml adapters/java/install.sh
+	adapters/java/install.sh build/adapters/java
+build/adapters/java/pgcb-adapter-java.jar: $(JAVA_SRC) build/adapters/java/lib/.pom
 	adapters/java/build.sh build/adapters/java
-build/adapters/java/pgcb-standalone-java.jar: build/adapters/java/pgcb-adapter-java.jar
+build/adapters/java/pgcb-standalone-java.jar build/adapters/java/jdk build/adapters/java/lib: \
+    build/adapters/java/pgcb-adapter-java.jar
 ifneq ($(B),build)
 $(B)/adapters/java/%: build/adapters/java/%
 	@mkdir -p $(dir $@)

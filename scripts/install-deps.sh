@@ -38,12 +38,11 @@ pkgs=(
     # The Ruby adapter: Debian's Ruby 3.1, the pg gem (1.4.5, on libpq) and
     # connection_pool (its loads' pool); nothing is compiled.
     ruby ruby-pg ruby-connection-pool
-    # The Java adapter (adapters/java/build.sh: javac and jar, offline):
-    # OpenJDK 17, pgjdbc 42.5, HikariCP 2.7 with slf4j (its no-op binding
-    # keeps it quiet), Gson (the protocol's JSON) and junixsocket with its
-    # JNI library (pgjdbc's socket factory for a Unix-domain socket).
-    default-jdk-headless libpostgresql-jdbc-java libhikaricp-java libslf4j-java libgoogle-gson-java
-    libjunixsocket-java libjunixsocket-jni
+    # The Java adapter: Debian's OpenJDK 17 (the fallback JDK; build.sh
+    # takes the newest of /usr/lib/jvm, Temurin 25 on the project's
+    # machines) and Maven, which adapters/java/install.sh runs to get its
+    # jars from Maven Central (adapters/java/pom.xml).
+    default-jdk-headless maven
     # The throw-away server's --tcp (ss, a free port) and --ssl (openssl makes
     # its certificates): scripts/pgserver.sh, tests/server/pgserver_tls.sh.
     iproute2 openssl
