@@ -134,14 +134,21 @@ $(B)/adapters/%: adapters/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# The Go adapter: a static binary built offline from Debian's Go sources,
-# always into build/ (another build directory, build-san, links build's
-# binaries below: no sanitizer reaches Go code).
-build/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) adapters/go/build.sh
+# The Go adapter: a static binary built in module mode, offline, from the
+# committed go.mod + go.sum and the module cache adapters/go/install.sh fills
+# from the Go module proxy (build/adapters/go/modcache; a no-op when it
+# holds the same locks), always into build/ (another build directory,
+# build-san, links build's binaries below: no sanitizer reaches Go code).
+# Its release.sh (client = pgx@v4.18.3 ...) compiles the checkout's
+# adapters/go sources, found from build/adapters/go/../../../adapters/go.
+GO_DEPS = adapters/go/go.mod adapters/go/go.sum adapters/go/build.sh adapters/go/install.sh
+build/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) $(GO_DEPS)
+	adapters/go/install.sh build/adapters/go
 	adapters/go/build.sh $@
 
 # Its standalone counterpart (scripts/compare-standalone.sh), built the same way.
-build/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) adapters/go/build.sh
+build/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) $(GO_DEPS)
+	adapters/go/install.sh build/adapters/go
 	adapters/go/build.sh $@ standalone
 ifneq ($(B),build)
 $(B)/adapters/go/%: build/adapters/go/%
@@ -327,4 +334,6 @@ clean:
 # Fragments: one concern each (lint, fuzzing ...), may add to TEST_EXTRA.
 -include $(wildcard mk/*.mk)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+# The compilers' dependency files (-MMD): only build/obj and build/tests hold
+# them (build/adapters/ holds other languages' caches, with *.d directories).
+-include $(shell find $(B)/obj $(B)/tests $(B)/bench $(B)/fuzz -name '*.d' -type f 2>/dev/null)

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Build the Go adapter, offline, against Debian's packaged Go sources:
+# Build the Go adapter in module mode, offline, from the committed go.mod +
+# go.sum and the module cache adapters/go/install.sh filled:
 #
 #   adapters/go/build.sh [OUT [DIR]]  (default OUT: build/adapters/go/pgcb-adapter-go)
 #
@@ -7,57 +8,51 @@
 # the adapter); `adapters/go/build.sh build/adapters/go/pgcb-standalone-go
 # standalone` builds the standalone pgx program (adapters/go/standalone/,
 # scripts/compare-standalone.sh) the same way, with the same -X versions.
-# Needs: apt-get install --no-install-recommends golang-go golang-github-jackc-pgx-v4-dev
-# (Debian 12: Go 1.19, pgx 4.15.0 and its dependencies under /usr/share/gocode/src).
-# GOPATH mode (GO111MODULE=off): module mode would want every module in
-# pgx's go.mod graph, test and logging adapters included, and Debian does not
-# package them all (github.com/Masterminds/semver/v3, github.com/jackc/pgmock).
-# The library versions for `links` are those of the Debian packages that own
-# the sources compiled (dpkg), without the Debian revision.
+# Runs, in adapters/go/:
 #
-# Environment: PGCB_GOPATH (default /usr/share/gocode), GO (default go),
-# GOCACHE (default: Go's own build cache, `go env GOCACHE` -- content-addressed,
-# safe to share between checkouts, and what makes a second checkout's build
-# take seconds instead of half a minute of compiling Go's standard library --
-# when it can be written; else a directory cache/ beside OUT).
+#   GOMODCACHE=<modcache> GOFLAGS=-mod=readonly GOPROXY=off GOTOOLCHAIN=local \
+#   CGO_ENABLED=0 go build -trimpath -ldflags "-X main.pgxVersion=5.13.0 ..." -o OUT ./DIR
+#
+# the versions read by `go list -m` from the module graph compiled (never
+# typed in). CGO_ENABLED=0: a static binary, no C compiler needed.
+#
+# Environment: GO (default /usr/local/go/bin/go when it exists, else go:
+# Go 1.25 or later), PGCB_GOMODCACHE (default build/adapters/go/modcache of
+# this checkout, where install.sh downloads), PGCB_GOCACHE (Go's build
+# cache; default build/adapters/go/cache of this checkout: nothing of the
+# project's is compiled into a global cache).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
 out=${1:-build/adapters/go/pgcb-adapter-go}
 pkg=${2:-.}
 [ -d "$here/$pkg" ] || { echo "build.sh: $here/$pkg: no such directory" >&2; exit 1; }
-gopath=${PGCB_GOPATH:-/usr/share/gocode}
-go=${GO:-go}
+go=${GO:-}
+if [ -z "$go" ]; then
+    if [ -x /usr/local/go/bin/go ]; then go=/usr/local/go/bin/go; else go=go; fi
+fi
+command -v "$go" >/dev/null 2>&1 ||
+    { echo "build.sh: Go not found ($go): install Go 1.25 or later from https://go.dev/dl/ into /usr/local/go" >&2; exit 1; }
 outdir=$(dirname "$out")
 mkdir -p "$outdir"
 outabs=$(cd "$outdir" && pwd)/$(basename "$out")
+modcache=${PGCB_GOMODCACHE:-$root/build/adapters/go/modcache}
+cache=${PGCB_GOCACHE:-$root/build/adapters/go/cache}
+mkdir -p "$cache"
+[ -f "$modcache/.pgcb-go.sum" ] ||
+    { echo "build.sh: no Go modules in $modcache: run adapters/go/install.sh $root/build/adapters/go (or scripts/install-deps.sh)" >&2; exit 1; }
 
-command -v "$go" >/dev/null 2>&1 ||
-    { echo "build.sh: '$go' not found (apt-get install golang-go)" >&2; exit 1; }
-cache=${GOCACHE:-$("$go" env GOCACHE 2>/dev/null || true)}
-case $cache in
-/*) mkdir -p "$cache" 2>/dev/null && [ -w "$cache" ] || cache= ;;
-*) cache= ;; # "off" (no HOME), or nothing
-esac
-[ -n "$cache" ] || cache=$(cd "$outdir" && pwd)/cache
-[ -d "$gopath/src/github.com/jackc/pgx/v4" ] ||
-    { echo "build.sh: $gopath/src/github.com/jackc/pgx/v4 not found (apt-get install golang-github-jackc-pgx-v4-dev)" >&2; exit 1; }
-
-# Upstream version of the package that owns FILE: 1:4.15.0-4+deb12u1 -> 4.15.0.
+cd "$here"
+export GOMODCACHE="$modcache" GOCACHE="$cache" GOFLAGS=-mod=readonly GOPROXY=off GOSUMDB=off \
+    GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
+# The version of module MOD in the graph compiled, without its leading v.
 version_of() {
-    pkg=$(dpkg-query -S "$1" 2>/dev/null | sed -n '1s/:.*//p') || pkg=
-    v=
-    [ -n "$pkg" ] && v=$(dpkg-query -W -f '${Version}' "$pkg" 2>/dev/null) || v=
-    v=${v#*:}
-    v=${v%-*}
+    v=$("$go" list -m -f '{{.Version}}' "$1" 2>/dev/null) || v=
+    v=${v#v}
     echo "${v:-unknown}"
 }
-src=$gopath/src/github.com/jackc
-flags="-X main.pgxVersion=$(version_of "$src/pgx/v4/conn.go")"
-flags="$flags -X main.pgconnVersion=$(version_of "$src/pgconn/pgconn.go")"
-flags="$flags -X main.pgtypeVersion=$(version_of "$src/pgtype/pgtype.go")"
-flags="$flags -X main.pgproto3Version=$(version_of "$src/pgproto3/v2/frontend.go")"
-
-cd "$here/$pkg"
-exec env GO111MODULE=off GOPATH="$gopath" GOCACHE="$cache" GOFLAGS= GOPROXY=off CGO_ENABLED=0 \
-    "$go" build -trimpath -ldflags "$flags" -o "$outabs" .
+flags="-X main.pgxVersion=$(version_of github.com/jackc/pgx/v5)"
+flags="$flags -X main.puddleVersion=$(version_of github.com/jackc/puddle/v2)"
+flags="$flags -X main.pqVersion=$(version_of github.com/lib/pq)"
+exec "$go" build -trimpath -ldflags "$flags" -o "$outabs" "./$pkg"

@@ -18,9 +18,11 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-
-	"github.com/jackc/pgtype"
 )
+
+func init() {
+	clients["null"] = func(opts map[string]string, _ *string) (client, *failure) { return newNullClient(opts) }
+}
 
 // nullMaxRows bounds the rows of a statement (they are kept in memory:
 // about 120 bytes a row).
@@ -193,6 +195,8 @@ func (c *nullClient) runBatch(p *plan, i int) (uint64, uint32, *failure) {
 	return uint64(p.depth) * uint64(len(rows)), h, nil
 }
 
-func (c *nullClient) connInfo() *pgtype.ConnInfo { return pgtype.NewConnInfo() }
+func (c *nullClient) dumpValue(b []byte, v interface{}, _ uint32) []byte {
+	return appendValue(b, v, nil)
+}
 
 func (c *nullClient) close() {}

@@ -50,6 +50,9 @@ type folder struct {
 	nulls []uint32 // per column: null values
 	sums  []uint32 // per column: sum of contributions, mod 2^32
 	nrows uint32
+	// scratch: the client's own, per folder (a load's goroutine): pq keeps
+	// its row scanner here.
+	scratch interface{}
 }
 
 // setKinds sizes the folder for up to ncols columns with the given kinds.

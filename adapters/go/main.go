@@ -1,12 +1,18 @@
 // pgcb-adapter-go -- the Go adapter of pgclientbench's bridge driver
 // (docs/bridge-protocol.md, protocol 1). Clients: "pgx" (github.com/
-// jackc/pgx/v4, one *pgx.Conn) and "null" (no I/O: the benchmark table's
-// rows built in Go). Build: adapters/go/build.sh (README.md beside it).
+// jackc/pgx/v5, one *pgx.Conn, pgxpool for loads), "pq" (github.com/lib/pq
+// through database/sql) and "null" (no I/O: the benchmark table's rows
+// built in Go). Build: adapters/go/build.sh, in module mode against the
+// modules adapters/go/install.sh downloaded (README.md beside it).
 //
 // Files: frames.go (frames, requests, the JSON writer), fold.go (the
 // fold), dump.go (dumps), run.go (a block of batches, timed), load.go
-// (a timed load over a pool), client_pgx.go and client_null.go (the
-// clients), main.go (the requests, in order).
+// (a timed load over a pool), client_pgx.go with pgx_values.go,
+// client_pq.go and client_null.go (the clients), main.go (the requests,
+// in order). Each client registers itself (clients, below), so that a
+// release build (release.sh) compiles the common files with one client's
+// only: _pgxv4/ holds the pgx v4 client (a directory the go command
+// skips), built by release.sh for client = pgx@v4.x.y.
 //
 // GOMAXPROCS is Go's default, never set here: the number of CPUs in the
 // process's affinity mask when it starts (the bridge starts it from the
@@ -21,8 +27,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/jackc/pgtype"
 )
 
 const (
@@ -30,16 +34,11 @@ const (
 	adapterVersion  = "1.0.0"
 )
 
-// Versions of the libraries compiled in, set by build.sh with -ldflags -X
-// from the packages that own their sources ("unknown" if built otherwise).
-var (
-	pgxVersion      = "unknown"
-	pgconnVersion   = "unknown"
-	pgtypeVersion   = "unknown"
-	pgproto3Version = "unknown"
-)
+// clients are the client libraries compiled in, by hello's name: each
+// client file adds its own in an init().
+var clients = map[string]func(opts map[string]string, resultFormat *string) (client, *failure){}
 
-// goVersion is the runtime's version, "Go 1.19.8".
+// goVersion is the runtime's version, "Go 1.26.8".
 func goVersion() string {
 	return "Go " + strings.TrimPrefix(runtime.Version(), "go")
 }
@@ -73,7 +72,9 @@ type client interface {
 	// runBatch runs batch i of the plan: its rows, its fold, or a failure
 	// after which (kind query) the connection is usable.
 	runBatch(p *plan, i int) (uint64, uint32, *failure)
-	connInfo() *pgtype.ConnInfo
+	// dumpValue encodes one delivered value of a column of type oid for a
+	// dump (dump.go).
+	dumpValue(b []byte, v interface{}, oid uint32) []byte
 	close()
 }
 
@@ -100,6 +101,7 @@ type statement struct {
 	serverParams int
 	rows         [][]interface{} // null client: the rows of one execution
 	columns      []column        // null client: their columns
+	impl         interface{}     // the client's own (pq: its *sql.Stmt)
 }
 
 // adapter is the state of the one connection this process serves.
@@ -231,16 +233,16 @@ func (a *adapter) hello(rq *request, w *jw) *failure {
 	if rq.ResultFormat != nil && *rq.ResultFormat != "text" && *rq.ResultFormat != "binary" {
 		return &failure{kind: "protocol", msg: fmt.Sprintf("hello: result_format must be \"text\" or \"binary\", not %q", *rq.ResultFormat)}
 	}
-	var cl client
-	var f *failure
-	switch rq.Client {
-	case "pgx":
-		cl, f = newPgxClient(opts, rq.ResultFormat)
-	case "null":
-		cl, f = newNullClient(opts)
-	default:
-		return &failure{kind: "config", msg: fmt.Sprintf("unknown client %q: the Go adapter knows pgx, null", rq.Client)}
+	mk := clients[rq.Client]
+	if mk == nil {
+		var names []string
+		for n := range clients {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return &failure{kind: "config", msg: fmt.Sprintf("unknown client %q: the Go adapter knows %s", rq.Client, strings.Join(names, ", "))}
 	}
+	cl, f := mk(opts, rq.ResultFormat)
 	if f != nil {
 		return f
 	}

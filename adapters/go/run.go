@@ -253,7 +253,7 @@ func (a *adapter) run(rq *request, w *jw) *failure {
 	}
 	w.uint("cpu_ns", cpu1-cpu0)
 	if p.dump && f == nil {
-		appendResults(w, p.results, cl.connInfo())
+		appendResults(w, p.results, cl.dumpValue)
 	}
 	return nil
 }

@@ -1,4 +1,8 @@
-// client_pgx.go -- the "pgx" client: github.com/jackc/pgx/v4, one
+// client_pgx.go (pgx v4) -- the "pgx" client at a v4 release, for
+// client = pgx@v4.x.y (release.sh copies this directory's files beside
+// the adapter's common ones: the go command skips a directory whose name
+// starts with _, so the shipped build never sees it). It is the adapter's
+// pgx client as it was before pgx v5: github.com/jackc/pgx/v4, one
 // *pgx.Conn. Statements are prepared with conn.Prepare(ctx, name, sql) and
 // run by name (pgx looks the name up in its prepared statements). Depth 1:
 // conn.Query, then rows.Values() for every row: pgx's default conversion
@@ -24,7 +28,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -34,6 +37,17 @@ import (
 	"github.com/jackc/pgx/v4"
 	"github.com/jackc/pgx/v4/pgxpool"
 )
+
+// Versions of the libraries compiled in, set by release.sh with -ldflags
+// -X from the build's module graph ("unknown" if built otherwise).
+var (
+	pgxVersion      = "unknown"
+	pgconnVersion   = "unknown"
+	pgtypeVersion   = "unknown"
+	pgproto3Version = "unknown"
+)
+
+func init() { clients["pgx"] = newPgxClient }
 
 type pgxClient struct {
 	pipeline bool
@@ -86,26 +100,6 @@ func (c *pgxClient) info() helloInfo {
 	}
 }
 
-// dsnValue quotes a value for a keyword=value connection string.
-func dsnValue(v string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
-}
-
-// clearPGEnv removes the libpq variables from the environment: the bridge
-// resolved them already, and pgconn would otherwise add what they say
-// (PGSSLMODE, PGSERVICE, PGCONNECT_TIMEOUT ...) to the settings given.
-func clearPGEnv() {
-	for _, kv := range os.Environ() {
-		k := kv
-		if i := strings.IndexByte(kv, '='); i >= 0 {
-			k = kv[:i]
-		}
-		if strings.HasPrefix(k, "PG") && !strings.HasPrefix(k, "PGCB_") {
-			os.Unsetenv(k)
-		}
-	}
-}
-
 func (c *pgxClient) connect(r *connRequest, pool int) *failure {
 	if r == nil {
 		return &failure{kind: "protocol", msg: "pgx: connect without conn"}
@@ -114,32 +108,11 @@ func (c *pgxClient) connect(r *connRequest, pool int) *failure {
 		secret = *r.Password
 	}
 	clearPGEnv()
-	sslmode := r.SSLMode
-	if sslmode == "" {
-		sslmode = "disable"
-	}
-	var dsn strings.Builder
-	add := func(k, v string) {
-		if dsn.Len() > 0 {
-			dsn.WriteByte(' ')
-		}
-		dsn.WriteString(k + "=" + dsnValue(v))
-	}
-	add("host", r.Host)
-	add("port", r.Port)
-	add("user", r.User)
-	add("dbname", r.DBName)
-	add("sslmode", sslmode)
-	if r.ApplicationName != nil {
-		add("application_name", *r.ApplicationName)
-	}
-	if r.Options != nil {
-		add("options", *r.Options)
-	}
+	dsn := connString(r)
 	if pool > 0 {
-		return c.connectPool(dsn.String(), r, pool)
+		return c.connectPool(dsn, r, pool)
 	}
-	cfg, err := pgx.ParseConfig(dsn.String())
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return &failure{kind: "connect", msg: "pgx: " + err.Error()}
 	}
@@ -481,11 +454,12 @@ func (c *pgxClient) runBatch(p *plan, i int) (uint64, uint32, *failure) {
 	return total, h, nil
 }
 
-func (c *pgxClient) connInfo() *pgtype.ConnInfo {
+func (c *pgxClient) dumpValue(b []byte, v interface{}, oid uint32) []byte {
+	ci := pgtype.NewConnInfo()
 	if c.conn != nil {
-		return c.conn.ConnInfo()
+		ci = c.conn.ConnInfo()
 	}
-	return pgtype.NewConnInfo()
+	return appendPgx(b, v, oid, ci)
 }
 
 func (c *pgxClient) close() {

@@ -18,9 +18,10 @@
 //
 //	pgcb-standalone-go pgx DEPTH TIME_MS SQL
 //
-// Built by adapters/go/build.sh OUT standalone (offline, GOPATH mode,
-// Debian's pgx sources, the library versions set with -ldflags -X as for the
-// adapter); make builds it into build/adapters/go/pgcb-standalone-go.
+// Built by adapters/go/build.sh OUT standalone (module mode, offline, from
+// the adapter's go.mod and the module cache install.sh filled, the module
+// versions set with -ldflags -X as for the adapter); make builds it into
+// build/adapters/go/pgcb-standalone-go.
 // CLIENT: pgx. DEPTH: executions per batch (>= 1). TIME_MS: how long the
 // timed loop runs. Connection: PGHOST (a socket directory; default
 // /var/run/postgresql), PGPORT (default 5432), PGUSER, PGDATABASE,
@@ -35,10 +36,10 @@
 // benchmark_rows). The process's CPU time (getrusage RUSAGE_SELF: every
 // thread, the collector's included) is read just before the first batch and
 // just after the last. Prints one JSON line: client, depth, batches,
-// median_ns, mean_ns, p90_ns, cpu_ns_per_query, sink, links (pgx's,
-// pgconn's, pgtype's, pgproto3's and Go's versions, as the adapter's hello
-// says them). Bad arguments: a usage line, exit 2; a failure: one line,
-// exit 1.
+// median_ns, mean_ns, p90_ns, cpu_ns_per_query, sink, links (pgx's and
+// Go's versions, as the adapter's hello says them: pgx v5 is one module,
+// pgconn, pgtype and pgproto3 its packages). Bad arguments: a usage line,
+// exit 2; a failure: one line, exit 1.
 package main
 
 import (
@@ -55,17 +56,12 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/jackc/pgx/v4"
+	"github.com/jackc/pgx/v5"
 )
 
-// Versions of the libraries compiled in, set by build.sh with -ldflags -X
+// The version of pgx compiled in, set by build.sh with -ldflags -X
 // ("unknown" if built otherwise).
-var (
-	pgxVersion      = "unknown"
-	pgconnVersion   = "unknown"
-	pgtypeVersion   = "unknown"
-	pgproto3Version = "unknown"
-)
+var pgxVersion = "unknown"
 
 const (
 	prog     = "pgcb-standalone-go"
@@ -260,7 +256,7 @@ func main() {
 	}
 	names := make([]string, len(sd.Fields))
 	for j := range sd.Fields {
-		names[j] = string(sd.Fields[j].Name)
+		names[j] = sd.Fields[j].Name
 	}
 	bindColumns(names)
 
@@ -351,9 +347,9 @@ func main() {
 		Client: "pgx", Depth: depth, Batches: n, MedianNS: round(median), MeanNS: round(total / float64(n)),
 		P90NS: p90, CPUNSPerQuery: round(float64(cpu1-cpu0) / float64(n*depth)), Sink: sink > 0,
 		// As the adapter's hello says it (pgxClient.info, pipeline=yes).
-		Links: fmt.Sprintf("pgx %s (pgconn %s, pgtype %s, pgproto3 %s; pure Go; binary format for the types pgx knows; "+
+		Links: fmt.Sprintf("pgx %s (its pgconn, pgtype, pgproto3; pure Go; binary format for the types pgx knows; "+
 			"depth > 1 as one pgx.Batch (SendBatch)); Go %s",
-			pgxVersion, pgconnVersion, pgtypeVersion, pgproto3Version, strings.TrimPrefix(runtime.Version(), "go")),
+			pgxVersion, strings.TrimPrefix(runtime.Version(), "go")),
 	}); err != nil {
 		fail("%v", err)
 	}
