@@ -45,7 +45,7 @@ lib=$outabs/lib
 if [ -n "${JAVA_HOME:-}" ]; then
     jdk=$JAVA_HOME
 else
-    jdk= best=0
+    jdk='' best=0
     for j in /usr/lib/jvm/*/bin/javac; do
         [ -x "$j" ] || continue
         home=$(readlink -f "$(dirname "$j")/..")

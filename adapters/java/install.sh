@@ -34,7 +34,8 @@ rm -rf "$tmp"
 if ! mvn -B -q -f "$pom" -Dmaven.repo.local="$out/m2" dependency:copy-dependencies \
     -DoutputDirectory="$tmp" -DexcludeTypes=pom </dev/null >"$log" 2>&1; then
     cat "$log" >&2
-    why=$(grep -m1 -E '^\[ERROR\]' "$log" | sed -E 's/^\[ERROR\] *//' | cut -c1-200)
+    why=$(sed -e 's/\x1b\[[0-9;]*m//g' "$log" | grep -m1 '^\[ERROR\] ' |
+        sed -e 's/^\[ERROR\] *//' -e 's/ *-> \[Help.*//' | cut -c1-300)
     fail "Maven could not get the jars from Maven Central (${why:-see above})"
 fi
 rm -f "$log"
