@@ -53,6 +53,13 @@ else
 fi
 # Tests talk to the server this script starts, never to one named by the caller.
 unset PGCB_CONNINFO PGHOSTADDR PGSERVICE PGHOST PGPORT PGDATABASE PGUSER PGCB_SERVER_CPUS
+# Variables that turn a test's assertions into something else -- golden
+# tests that rewrite their files (PGCB_REGEN), the bridge types matrix that
+# prints instead of comparing (PGCB_BRTYPES_PRINT) -- would make every such
+# test PASS: refused here. Regenerate by running that test binary by hand.
+for v in PGCB_REGEN PGCB_BRTYPES_PRINT; do
+    [[ -z ${!v+x} ]] || die "$v is set: the tests that read it would rewrite or print instead of checking, and pass; unset it (to regenerate, run that test by hand with it, e.g. PGCB_REGEN=1 $build/tests/test_aggregate_cli)"
+done
 export PGCB_BUILD=$build
 
 passed=0
@@ -271,7 +278,10 @@ run_server() {
         if [[ -x $s ]]; then
             scripts+=("$s")
         else
-            printf '%s: note: %s is not executable: not run as a test\n' "$prog" "$s" >&2
+            # A test that would silently not run: a failure, not a note.
+            cpu_before=$(children_cpu_ms)
+            result "$(basename -- "$s" .sh)" FAIL "$(now_us)" \
+                "$s is not executable: not run (chmod +x it; every tests/server/*.sh is a test)"
         fi
     done
     if ((${#srcs[@]} + ${#scripts[@]} == 0)); then

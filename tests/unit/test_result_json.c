@@ -303,12 +303,28 @@ static void test_round_trip_concurrency(void **state)
     assert_true(pgcb_res_cell_figure(&b->cells[0]) == 20000.25);
     assert_true(isnan(b->cells[1].time_per_query_ns));
     assert_int_equal(b->cells[1].bottleneck, PGCB_BOTTLENECK_NEITHER);
-    /* Another group of the same file: no concurrency, the median ranked. */
-    if (back.ngroups > 1) {
-        assert_int_equal(back.groups[1].concurrency, 0);
-        assert_true(pgcb_res_cell_figure(&back.groups[1].cells[0]) ==
-                    back.groups[1].cells[0].median_ns);
-    }
+    /* A plain group (make_result's, unchanged): no concurrency read back,
+     * no "concurrency" key written, and the median is the figure ranked. */
+    struct pgcb_result plain, plain_back;
+    char ppath[256];
+    make_result(&plain);
+    snprintf(ppath, sizeof ppath, "%s/rc_plain.json", dir);
+    assert_int_equal(pgcb_result_write(&plain, ppath, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(ppath, &plain_back, err, sizeof err), 0);
+    assert_int_equal(plain_back.groups[0].concurrency, 0);
+    assert_int_equal(plain_back.groups[0].pool, 0);
+    assert_true(plain_back.groups[0].cells[0].median_ns == 14987);
+    assert_true(pgcb_res_cell_figure(&plain_back.groups[0].cells[0]) == 14987);
+    FILE *pf = fopen(ppath, "r");
+    assert_non_null(pf);
+    json_error_t pje;
+    json_t *pj = json_loadf(pf, 0, &pje);
+    fclose(pf);
+    assert_non_null(pj);
+    assert_null(json_object_get(json_array_get(json_object_get(pj, "groups"), 0), "concurrency"));
+    json_decref(pj);
+    pgcb_result_free(&plain);
+    pgcb_result_free(&plain_back);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     json_error_t je;
