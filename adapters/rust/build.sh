@@ -1,6 +1,6 @@
 #!/bin/sh
 # Build the Rust adapter and its standalone counterpart, offline, in
-# release, against Debian's packaged crates:
+# release, from the crates adapters/rust/install.sh fetched from crates.io:
 #
 #   adapters/rust/build.sh [OUTDIR]           (default build/adapters/rust)
 #   adapters/rust/build.sh --lint [OUTDIR]    rustfmt --check, then cargo clippy
@@ -9,89 +9,82 @@
 #
 # -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`) and
 #    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh), with the
-#    cargo target directory in OUTDIR/target and a CARGO_HOME in
-#    OUTDIR/cargo-home whose config.toml replaces crates.io by Debian's
-#    crate directory (/usr/share/cargo/registry): nothing is fetched.
-# Needs: apt-get install --no-install-recommends cargo rustc librust-tokio-dev
-# librust-tokio-postgres-dev librust-futures-util-dev librust-serde-json-dev
-# librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev
-# (Debian 12: rustc 1.63, tokio-postgres 0.7.7, tokio 1.24.2). Debian's
-# cargo and rustc, never a rustup toolchain on PATH: the build is what a
-# fresh Debian machine builds. Cargo.lock (committed) pins what Debian 12's
-# registry resolves to; should Debian's crates move, cargo re-resolves
-# offline and rewrites it (git then shows the change).
+#    cargo target directory in OUTDIR/target. The crates: OUTDIR/cargo-home
+#    (a CARGO_HOME of its own, filled by install.sh from the committed
+#    Cargo.lock; run here first when its stamp does not match Cargo.lock).
+#    `cargo build --release --locked --offline`: nothing is resolved again,
+#    nothing fetched. Toolchain: rustup's (toolchain.sh: cargo on PATH unless
+#    Debian's, else ~/.cargo/bin), its rustfmt and clippy for --lint.
 # The library versions for `links` are read from Cargo.lock, rustc's from
-# `rustc --version`, and compiled in (option_env!).
+# `rustc --version`, and compiled in (option_env!, versions.rs).
+# A release build from nothing: about 100 s of wall time on this 2-CPU
+# machine (200 crates; 101 s user CPU), while others were idle.
 #
-# Environment: CARGO (default /usr/bin/cargo), RUSTC (default
-# /usr/bin/rustc), PGCB_CARGO_REGISTRY (default /usr/share/cargo/registry).
+# Environment: CARGO, RUSTC (toolchain.sh), PGCB_RUST_SRC (the crate to
+# build, default this directory: release.sh builds a copy pinned to a release).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
+src=${PGCB_RUST_SRC:-$here}
 lint=0
 case ${1:-} in
 --lint) lint=1; shift ;;
 --fmt) lint=2; shift ;; # rustfmt --check only (make check: no clippy build)
 esac
 out=${1:-build/adapters/rust}
-cargo=${CARGO:-/usr/bin/cargo}
-rustc=${RUSTC:-/usr/bin/rustc}
-registry=${PGCB_CARGO_REGISTRY:-/usr/share/cargo/registry}
-pkgs="cargo rustc librust-tokio-dev librust-tokio-postgres-dev librust-futures-util-dev librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev"
+# shellcheck source=adapters/rust/toolchain.sh
+. "$here/toolchain.sh"
 
-if [ ! -x "$cargo" ] || [ ! -x "$rustc" ]; then
-    echo "build.sh: $cargo or $rustc not found (apt-get install $pkgs)" >&2
-    exit 1
-fi
-ls -d "$registry"/tokio-postgres-0.7.* >/dev/null 2>&1 ||
-    { echo "build.sh: $registry has no tokio-postgres 0.7 (apt-get install $pkgs)" >&2; exit 1; }
-
-mkdir -p "$out/cargo-home"
+mkdir -p "$out"
 outabs=$(cd "$out" && pwd)
-cat >"$outabs/cargo-home/config.toml" <<CONF
-# Written by adapters/rust/build.sh: Debian's crates, offline.
-[source.crates-io]
-replace-with = "debian"
-[source.debian]
-directory = "$registry"
-[net]
-offline = true
-CONF
+home=${PGCB_CARGO_HOME:-$outabs/cargo-home}
 
 # The version Cargo.lock resolved for crate $1.
 locked() {
     awk -v n="$1" '$1 == "name" && $3 == "\"" n "\"" {getline; gsub(/"/, "", $3); print $3; exit}' \
-        "$here/Cargo.lock" 2>/dev/null || true
+        "$src/Cargo.lock" 2>/dev/null || true
 }
 PGCB_V_TOKIO_POSTGRES=$(locked tokio-postgres)
 PGCB_V_POSTGRES_PROTOCOL=$(locked postgres-protocol)
 PGCB_V_POSTGRES_TYPES=$(locked postgres-types)
 PGCB_V_TOKIO=$(locked tokio)
+PGCB_V_DEADPOOL_POSTGRES=$(locked deadpool-postgres)
+PGCB_V_RUST_DECIMAL=$(locked rust_decimal)
+PGCB_V_SQLX=$(locked sqlx)
+PGCB_V_SQLX_POSTGRES=$(locked sqlx-postgres)
 PGCB_V_RUSTC=$("$rustc" --version | awk '{print $2}')
-export PGCB_V_TOKIO_POSTGRES PGCB_V_POSTGRES_PROTOCOL PGCB_V_POSTGRES_TYPES PGCB_V_TOKIO PGCB_V_RUSTC
+export PGCB_V_TOKIO_POSTGRES PGCB_V_POSTGRES_PROTOCOL PGCB_V_POSTGRES_TYPES PGCB_V_TOKIO \
+    PGCB_V_DEADPOOL_POSTGRES PGCB_V_RUST_DECIMAL PGCB_V_SQLX PGCB_V_SQLX_POSTGRES PGCB_V_RUSTC
 
 if [ "$lint" != 0 ]; then
-    # Debian's rustfmt and clippy (rustfmt, rust-clippy), never rustup's: PATH
-    # is Debian's only, as cargo clippy runs the cargo-clippy it finds there.
-    rustfmt=$(dirname "$rustc")/rustfmt
-    if [ ! -x "$rustfmt" ] || [ ! -x "$(dirname "$cargo")/cargo-clippy" ]; then
-        echo "build.sh: rustfmt or cargo-clippy not found (apt-get install rustfmt rust-clippy)" >&2
+    # rustup's rustfmt and clippy (components rustfmt and clippy), found by
+    # cargo fmt / cargo clippy beside cargo: PATH starts with its directory.
+    if [ ! -x "$bindir/rustfmt" ] || [ ! -x "$bindir/cargo-clippy" ]; then
+        echo "build.sh: rustfmt or cargo-clippy not beside $cargo (rustup component add rustfmt clippy)" >&2
         exit 1
     fi
-    "$rustfmt" --edition 2018 --check --config-path "$here/rustfmt.toml" \
-        "$here/src/main.rs" "$here/standalone/main.rs"
+    "$bindir/rustfmt" --edition 2021 --check --config-path "$src/rustfmt.toml" \
+        "$src/src/main.rs" "$src/standalone/main.rs"
     [ "$lint" = 1 ] || exit 0
-    exec env PATH="$(dirname "$cargo"):/usr/bin:/bin" CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" \
-        RUSTFLAGS="" "$cargo" clippy --release --offline --quiet --manifest-path "$here/Cargo.toml" \
+fi
+
+# The crates of Cargo.lock, once (install.sh is a no-op when its stamp matches).
+if [ -z "${PGCB_CARGO_HOME:-}" ]; then
+    "$here/install.sh" "$outabs"
+fi
+
+if [ "$lint" = 1 ]; then
+    exec env PATH="$bindir:/usr/bin:/bin" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" \
+        "$cargo" clippy --release --locked --offline --quiet --manifest-path "$src/Cargo.toml" \
         --target-dir "$outabs/clippy-target" -- -D warnings
 fi
 
-CARGO_HOME="$outabs/cargo-home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
-    "$cargo" build --release --offline --quiet --manifest-path "$here/Cargo.toml" \
-    --target-dir "$outabs/target"
+env PATH="$bindir:$PATH" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
+    "$cargo" build --release --locked --offline --quiet --manifest-path "$src/Cargo.toml" \
+    --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}"
 for b in pgcb-adapter-rust pgcb-standalone-rust; do
     # A private name, then a rename: a concurrent build (make's two build
     # directories) never sees a half-copied binary.
-    cp "$outabs/target/release/$b" "$outabs/$b.tmp.$$"
+    cp "${PGCB_CARGO_TARGET:-$outabs/target}/release/$b" "$outabs/$b.tmp.$$"
     mv -f "$outabs/$b.tmp.$$" "$outabs/$b"
 done

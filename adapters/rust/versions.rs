@@ -10,6 +10,10 @@ pub fn version(which: &str) -> &'static str {
         "postgres-protocol" => option_env!("PGCB_V_POSTGRES_PROTOCOL"),
         "postgres-types" => option_env!("PGCB_V_POSTGRES_TYPES"),
         "tokio" => option_env!("PGCB_V_TOKIO"),
+        "deadpool-postgres" => option_env!("PGCB_V_DEADPOOL_POSTGRES"),
+        "rust_decimal" => option_env!("PGCB_V_RUST_DECIMAL"),
+        "sqlx" => option_env!("PGCB_V_SQLX"),
+        "sqlx-postgres" => option_env!("PGCB_V_SQLX_POSTGRES"),
         "rustc" => option_env!("PGCB_V_RUSTC"),
         _ => None,
     };

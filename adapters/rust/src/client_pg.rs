@@ -1,41 +1,44 @@
-//! client_pg.rs -- the "tokio-postgres" client: tokio-postgres 0.7.7 (Debian
-//! 12), one tokio_postgres::Client per connection, its Connection future
-//! spawned on the adapter's current-thread runtime. A statement is
-//! prepared with client.prepare(sql) (a named statement, "s0", "s1" ...:
-//! tokio-postgres names them itself; the bridge's name is not used) and
-//! run with client.query(&statement, params): Bind, Execute, Sync, binary
-//! results (tokio-postgres asks for binary for every column; hello's
-//! result_format cannot change that: its typed Row::get reads binary), each
-//! Row's values read with row.try_get as the column's Rust type
-//! (values.rs). Depth > 1: the depth client.query futures polled together
-//! (futures' try_join_all), so that all depth requests are written before
-//! the first reply is read (tokio-postgres's pipelining, as its docs
-//! describe it), then the results folded in order. Option pipeline=no: the
-//! depth queries one after another. begin and commit: client.query of those
-//! statements before and after the batch (a failure in between rolls back).
-//! Parameters: text format (a ToSql of our own that says Format::Text, as
-//! the bridge's values are text); a count other than the statement's is
-//! refused before sending (tokio-postgres 0.7.7 asserts the count, it would
-//! panic), with 08P01 as the server would.
+//! client_pg.rs -- the "tokio-postgres" client: tokio-postgres (crates.io,
+//! Cargo.lock's release), its Connection futures spawned on the adapter's
+//! current-thread runtime. One connection (no pool): a tokio_postgres::Client
+//! from Config::connect(NoTls); a statement is prepared with
+//! client.prepare(sql) (a named statement, "s0", "s1" ...: tokio-postgres
+//! names them itself; the bridge's name is not used) and run with
+//! client.query(&statement, params): Bind, Execute, Sync, binary results
+//! (tokio-postgres asks for binary for every column; hello's result_format
+//! cannot change that: its typed Row::get reads binary), each Row's values
+//! read with row.try_get as the column's Rust type (values.rs). Depth > 1:
+//! the depth client.query futures polled together (futures' try_join_all),
+//! so that all depth requests are written before the first reply is read
+//! (tokio-postgres's pipelining, as its docs describe it), then the results
+//! folded in order. Option pipeline=no: the depth queries one after
+//! another. begin and commit: client.query of those statements before and
+//! after the batch (a failure in between rolls back). Parameters: text
+//! format (a ToSql of our own that says Format::Text, as the bridge's values
+//! are text); a count other than the statement's is refused before sending
+//! (tokio-postgres asserts the count, it would panic), with 08P01 as the
+//! server would.
 //!
-//! A pool (connect with "pool": P): P Clients behind a tokio Semaphore of P
-//! permits (Debian 12 packages neither deadpool-postgres nor bb8): a load's
-//! query takes a permit and a free connection, runs, folds, gives both
-//! back; a run uses the first connection.
+//! A pool (connect with "pool": P): deadpool-postgres's Pool of max_size P
+//! (RecyclingMethod::Fast, its default: a returned connection is checked
+//! with is_closed only), all P connections opened at connect; statements
+//! prepared on each with its StatementCache (prepare_cached). A load's query
+//! does what its users write: pool.get(), prepare_cached(sql) (a cache
+//! hit), query, fold, drop the Object (back to the pool); a run holds one
+//! Object for its block.
 //!
 //! On the wire (hello's "wire"): prepare sends Parse, Describe statement,
 //! Sync; every execution Bind (result format 1 for all columns), Execute,
 //! Sync: no Describe per execution, a Sync per query.
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::error::Error as StdError;
 
 use bytes::BytesMut;
+use deadpool_postgres::{Manager, ManagerConfig, Object, ObjectId, Pool, RecyclingMethod, Runtime as DpRuntime};
 use futures_util::future::try_join_all;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
-use tokio::sync::Semaphore;
 use tokio_postgres::config::SslMode;
 use tokio_postgres::types::{to_sql_checked, Format, IsNull, ToSql, Type};
 use tokio_postgres::{Client as PgConn, Config, Error, NoTls, Row, Statement};
@@ -80,11 +83,16 @@ fn param_refs<'a>(ps: &'a [TextParam<'a>]) -> Vec<&'a (dyn ToSql + Sync)> {
 
 pub struct PgClient {
     pipeline: bool,
-    conns: Vec<PgConn>,
-    /// Each connection's server process, for the load's io failures.
-    pids: Vec<i32>,
-    /// Per bridge statement number: the statement on each connection.
-    stmts: HashMap<i64, Vec<Statement>>,
+    /// The one connection (connect without a pool).
+    one: Option<PgConn>,
+    /// deadpool-postgres's pool (connect with "pool": P).
+    pool: Option<Pool>,
+    /// Each pool connection's server process, for the load's io failures.
+    pids: HashMap<ObjectId, i32>,
+    /// Per bridge statement number: its SQL (prepare_cached on a pool's
+    /// connections) and its statement on the one connection.
+    sqls: HashMap<i64, String>,
+    stmts: HashMap<i64, Statement>,
 }
 
 /// The server ended the connection (admin_shutdown, crash_shutdown, cannot_connect_now).
@@ -122,7 +130,7 @@ fn count_refusal(got: usize, want: usize) -> Failure {
         "08P01",
         format!(
             "bind message supplies {} parameters, but prepared statement requires {} (refused by the adapter: \
-         tokio-postgres 0.7.7 asserts the count and would not send it)",
+         tokio-postgres asserts the count and would not send it)",
             got, want
         ),
     )
@@ -135,7 +143,14 @@ impl PgClient {
             Some(v) => yes_no("tokio-postgres", "pipeline", v)?,
             None => true,
         };
-        Ok(PgClient { pipeline, conns: Vec::new(), pids: Vec::new(), stmts: HashMap::new() })
+        Ok(PgClient {
+            pipeline,
+            one: None,
+            pool: None,
+            pids: HashMap::new(),
+            sqls: HashMap::new(),
+            stmts: HashMap::new(),
+        })
     }
 
     fn config(conn: &Value) -> Result<Config, Failure> {
@@ -169,8 +184,8 @@ impl PgClient {
                 return Err(Failure::new(
                     "connect",
                     format!(
-                        "sslmode {}: the Rust adapter's tokio-postgres connects without TLS (NoTls; Debian 12 \
-                     packages no tokio-postgres TLS connector)",
+                        "sslmode {}: the Rust adapter's tokio-postgres connects without TLS (NoTls: no TLS \
+                     connector is built in)",
                         m
                     ),
                 ))
@@ -179,13 +194,26 @@ impl PgClient {
         Ok(cfg)
     }
 
-    /// The load's failure of connection k: naming its server process when it broke.
-    fn load_failure(c: &PgConn, pid: i32, e: &Error) -> Failure {
+    /// The load's failure of connection c: naming its server process when it broke.
+    fn load_failure(c: &PgConn, pid: Option<&i32>, e: &Error) -> Failure {
         let f = classify(c, e);
         if f.kind == "io" {
-            return Failure::new("io", format!("pool connection to server process {}: {}", pid, f.msg));
+            let who =
+                pid.map_or("a pool connection".to_string(), |p| format!("pool connection to server process {}", p));
+            return Failure::new("io", format!("{}: {}", who, f.msg));
         }
         f
+    }
+
+    /// The failure of the pool's get.
+    fn pool_failure(e: deadpool_postgres::PoolError) -> Failure {
+        match e {
+            deadpool_postgres::PoolError::Backend(e) if e.as_db_error().is_some() => {
+                let db = e.as_db_error().unwrap();
+                Failure::new("io", format!("deadpool-postgres: {}: {}", db.code().code(), db.message()))
+            }
+            e => Failure::new("io", format!("deadpool-postgres: {}", e)),
+        }
     }
 }
 
@@ -295,20 +323,54 @@ fn dump(st: &Statement, ct: &[ColType], results: &[Vec<Row>]) -> Result<Value, F
     Ok(Value::Array(out))
 }
 
+/// A connection of a run: the one connection, or an Object held from the pool.
+enum Held<'a> {
+    One(&'a PgConn),
+    Pooled(Box<Object>),
+}
+
+impl Held<'_> {
+    fn client(&self) -> &PgConn {
+        match self {
+            Held::One(c) => c,
+            Held::Pooled(o) => o,
+        }
+    }
+}
+
+impl PgClient {
+    /// The connection a run uses, and statement id on it.
+    fn held(&self, rt: &Runtime) -> Result<Held<'_>, Failure> {
+        match (&self.one, &self.pool) {
+            (Some(c), _) => Ok(Held::One(c)),
+            (None, Some(p)) => rt.block_on(p.get()).map(|o| Held::Pooled(Box::new(o))).map_err(PgClient::pool_failure),
+            (None, None) => Err(Failure::protocol("tokio-postgres: not connected")),
+        }
+    }
+
+    fn statement(&self, rt: &Runtime, h: &Held<'_>, id: i64) -> Result<Statement, Failure> {
+        match h {
+            Held::One(_) => Ok(self.stmts[&id].clone()),
+            Held::Pooled(o) => rt.block_on(o.prepare_cached(&self.sqls[&id])).map_err(|e| classify(o, &e)),
+        }
+    }
+}
+
 impl Client for PgClient {
     fn info(&self) -> HelloInfo {
         // At most 170 bytes: the bridge keeps that much of links.
-        let how = if self.pipeline { "pipelined: concurrent query futures" } else { "one query at a time" };
+        let how = if self.pipeline { "pipelined" } else { "one query at a time" };
         HelloInfo {
             client: "tokio-postgres",
             client_version: version("tokio-postgres").to_string(),
             links: format!(
-                "tokio-postgres {} (postgres-protocol {}, postgres-types {}; binary results; {}); tokio {} \
-                 current-thread; Rust {}",
+                "tokio-postgres {} (postgres-protocol {}; binary; {}); deadpool-postgres {}; rust_decimal {}; \
+                 tokio {} current-thread; Rust {}",
                 version("tokio-postgres"),
                 version("postgres-protocol"),
-                version("postgres-types"),
                 how,
+                version("deadpool-postgres"),
+                version("rust_decimal"),
                 version("tokio"),
                 version("rustc")
             ),
@@ -324,42 +386,84 @@ impl Client for PgClient {
             return Err(Failure::protocol("tokio-postgres: connect without conn"));
         }
         let cfg = PgClient::config(conn)?;
-        for _ in 0..pool.max(1) {
+        let pid_of = |c: &PgConn| {
+            rt.block_on(c.query_one("SELECT pg_backend_pid()", &[]))
+                .map(|r| r.get::<_, i32>(0))
+                .map_err(|e| Failure::new("connect", format!("tokio-postgres: SELECT pg_backend_pid(): {}", e)))
+        };
+        if pool == 0 {
             let (client, connection) =
                 rt.block_on(cfg.connect(NoTls)).map_err(|e| Failure::new("connect", e.to_string()))?;
             rt.spawn(async move {
                 let _ = connection.await; // ends when the Client is dropped or the server closes
             });
-            let pid = rt
-                .block_on(client.query_one("SELECT pg_backend_pid()", &[]))
-                .map(|r| r.get::<_, i32>(0))
-                .map_err(|e| Failure::new("connect", format!("tokio-postgres: SELECT pg_backend_pid(): {}", e)))?;
-            self.conns.push(client);
-            self.pids.push(pid);
+            self.one = Some(client);
+            return Ok(());
         }
+        let mgr = Manager::from_config(cfg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let p = Pool::builder(mgr)
+            .max_size(pool)
+            .runtime(DpRuntime::Tokio1)
+            .build()
+            .map_err(|e| Failure::new("connect", format!("deadpool-postgres: {}", e)))?;
+        // All P connections at once (each Object held until all are open).
+        let objs = rt.block_on(try_join_all((0..pool).map(|_| p.get()))).map_err(|e| match e {
+            deadpool_postgres::PoolError::Backend(e) => Failure::new("connect", e.to_string()),
+            e => Failure::new("connect", format!("deadpool-postgres: {}", e)),
+        })?;
+        for o in &objs {
+            self.pids.insert(Object::id(o), pid_of(o)?);
+        }
+        drop(objs);
+        self.pool = Some(p);
         Ok(())
     }
 
     fn prepare(&mut self, rt: &Runtime, id: i64, sql: &str) -> Result<StmtInfo, Failure> {
-        let mut sts = Vec::with_capacity(self.conns.len());
-        for c in &self.conns {
-            sts.push(rt.block_on(c.prepare(sql)).map_err(|e| classify(c, &e))?);
-        }
-        let info = StmtInfo { ncols: sts[0].columns().len(), server_params: Some(sts[0].params().len()) };
-        self.stmts.insert(id, sts);
-        Ok(info)
+        let st = if let Some(c) = &self.one {
+            let st = rt.block_on(c.prepare(sql)).map_err(|e| classify(c, &e))?;
+            self.stmts.insert(id, st.clone());
+            st
+        } else {
+            // On every connection of the pool: all of them held at once.
+            let p = self.pool.as_ref().ok_or_else(|| Failure::protocol("tokio-postgres: not connected"))?;
+            let n = p.status().max_size;
+            let objs = rt.block_on(try_join_all((0..n).map(|_| p.get()))).map_err(PgClient::pool_failure)?;
+            let mut first = None;
+            for o in &objs {
+                let st = rt.block_on(o.prepare_cached(sql)).map_err(|e| classify(o, &e))?;
+                first.get_or_insert(st);
+            }
+            first.unwrap()
+        };
+        self.sqls.insert(id, sql.to_string());
+        Ok(StmtInfo { ncols: st.columns().len(), server_params: Some(st.params().len()) })
     }
 
     fn run(&mut self, rt: &Runtime, p: &mut Plan, n: usize) -> BlockResult {
-        let c = &self.conns[0];
-        let st = &self.stmts[&p.stmt][0];
-        let tx = p.begin.map(|b| (&self.stmts[&b][0], &self.stmts[&p.commit.unwrap()][0]));
+        let h = match self.held(rt) {
+            Ok(h) => h,
+            Err(f) => return BlockResult::failed(f),
+        };
+        let sts = (|| -> Result<_, Failure> {
+            let st = self.statement(rt, &h, p.stmt)?;
+            let tx = match p.begin {
+                Some(b) => Some((self.statement(rt, &h, b)?, self.statement(rt, &h, p.commit.unwrap())?)),
+                None => None,
+            };
+            Ok((st, tx))
+        })();
+        let (st, tx) = match sts {
+            Ok(x) => x,
+            Err(f) => return BlockResult::failed(f),
+        };
+        let tx = tx.as_ref().map(|(b, c)| (b, c));
         let ct = coltypes(st.columns());
         let mut keep = if p.dump { Some(Vec::new()) } else { None };
-        let x = Exec { c, st, ct: &ct, pipeline: self.pipeline };
+        let x = Exec { c: h.client(), st: &st, ct: &ct, pipeline: self.pipeline };
         let mut res = rt.block_on(async { timed_block!(n, |i| batch(&x, tx, p, i, &mut keep).await) });
         if let (Some(rows), None) = (&keep, &res.fail) {
-            match dump(st, &ct, rows) {
+            match dump(&st, &ct, rows) {
                 Ok(v) => res.results = Some(v),
                 Err(f) => res.fail = Some(f),
             }
@@ -368,33 +472,41 @@ impl Client for PgClient {
     }
 
     fn load(&mut self, rt: &Runtime, s: &LoadSpec) -> LoadResult {
-        let sts = match self.stmts.get(&s.stmt) {
-            Some(v) => v,
-            None => return LoadResult::failed(Failure::protocol("load of a statement that was not prepared")),
+        let (pool, sql) = match (&self.pool, self.sqls.get(&s.stmt)) {
+            (Some(p), Some(q)) => (p, q.as_str()),
+            _ => return LoadResult::failed(Failure::protocol("load of a statement that was not prepared")),
         };
-        let ct = coltypes(sts[0].columns());
-        let sem = Semaphore::new(self.conns.len());
-        let free = RefCell::new((0..self.conns.len()).rev().collect::<Vec<_>>());
-        let (conns, pids, ct, sem, free) = (&self.conns, &self.pids, &ct, &sem, &free);
+        let want = match rt.block_on(pool.get()).map_err(PgClient::pool_failure) {
+            Ok(o) => match rt.block_on(o.prepare_cached(sql)) {
+                Ok(st) => st,
+                Err(e) => return LoadResult::failed(classify(&o, &e)),
+            },
+            Err(f) => return LoadResult::failed(f),
+        };
+        let ct = coltypes(want.columns());
+        let (pids, ct) = (&self.pids, &ct);
         let query = |i: usize, mut f: Folder| async move {
-            let permit = sem.acquire().await;
-            let k = free.borrow_mut().pop().unwrap_or(0);
-            let c = &conns[k];
+            let o = match pool.get().await {
+                Ok(o) => o,
+                Err(e) => return (f, Err(PgClient::pool_failure(e))),
+            };
             let owned = s.args_for(i).map(text_params).unwrap_or_default();
             let refs = param_refs(&owned);
-            let r = match c.query(&sts[k], &refs).await {
-                Ok(rows) => consume(&mut f, &rows, ct, FNV_OFFSET).map(|(h, n)| (n as u64, h)),
-                Err(e) => Err(PgClient::load_failure(c, pids[k], &e)),
+            let r = match o.prepare_cached(sql).await {
+                Ok(st) => match o.query(&st, &refs).await {
+                    Ok(rows) => consume(&mut f, &rows, ct, FNV_OFFSET).map(|(h, n)| (n as u64, h)),
+                    Err(e) => Err(PgClient::load_failure(&o, pids.get(&Object::id(&o)), &e)),
+                },
+                Err(e) => Err(PgClient::load_failure(&o, pids.get(&Object::id(&o)), &e)),
             };
-            free.borrow_mut().push(k);
-            drop(permit);
+            drop(o); // back to the pool
             (f, r)
         };
         let mut res = rt.block_on(run_load(s, query));
         if let (None, Some(at)) = (&res.fail, s.bad_at) {
             if res.lat.len() as u64 == s.limit {
                 let got = s.args_for(at).map_or(0, |a| a.len());
-                res.fail = Some(count_refusal(got, sts[0].params().len()));
+                res.fail = Some(count_refusal(got, want.params().len()));
             }
         }
         res
@@ -402,7 +514,10 @@ impl Client for PgClient {
 
     fn close(&mut self, rt: &Runtime) {
         self.stmts.clear();
-        self.conns.clear(); // each Connection task sends Terminate and ends
+        self.one = None; // its Connection task sends Terminate and ends
+        if let Some(p) = self.pool.take() {
+            p.close(); // the idle connections dropped: each Connection task ends
+        }
         rt.block_on(tokio::task::yield_now());
     }
 }

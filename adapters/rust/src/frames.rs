@@ -24,7 +24,7 @@ pub fn set_secret(s: &str) {
 pub fn scrub(s: &str) -> String {
     let secret = SECRET.lock().unwrap();
     let s = if !secret.is_empty() { s.replace(secret.as_str(), "***") } else { s.to_string() };
-    s.split(|c| c == '\r' || c == '\n').filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ").trim().to_string()
+    s.split(['\r', '\n']).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ").trim().to_string()
 }
 
 /// A reply {"ok": false, ...}: kind is config, connect, query, io, protocol
@@ -104,7 +104,7 @@ impl Reply {
 /// Standard base64 with padding ("" for no bytes: the protocol's empty form).
 fn base64(raw: &[u8]) -> String {
     const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity((raw.len() + 2) / 3 * 4);
+    let mut out = String::with_capacity(raw.len().div_ceil(3) * 4);
     for c in raw.chunks(3) {
         let b = [c[0], *c.get(1).unwrap_or(&0), *c.get(2).unwrap_or(&0)];
         let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;

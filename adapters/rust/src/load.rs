@@ -104,10 +104,10 @@ pub fn spec(rq: &Value, connected: bool, pool: usize, stmts: &HashMap<i64, StmtI
     if conc < 1 || maxq < 1 {
         return bad(format!("load: concurrency {} and max_queries {} must be >= 1", conc, maxq));
     }
-    if dur.map_or(true, |d| d < 0) || minq < 0 {
+    if dur.is_none_or(|d| d < 0) || minq < 0 {
         return bad("load: duration_ns and min_queries must be integers >= 0".into());
     }
-    if mode == "rate" && !rate.map_or(false, |r| r > 0.0) {
+    if mode == "rate" && !rate.is_some_and(|r| r > 0.0) {
         return bad("load: rate mode needs a rate > 0".into());
     }
     let args = params_field(rq)?;

@@ -1,13 +1,17 @@
 //! pgcb-adapter-rust -- the Rust adapter of pgclientbench's bridge driver
 //! (docs/bridge-protocol.md, protocol 1). Clients: "tokio-postgres" (one
 //! tokio_postgres::Client on a current-thread tokio runtime, its Connection
-//! future spawned on it) and "null" (no I/O: the benchmark table's rows
-//! built in Rust). Build: adapters/rust/build.sh (README.md beside it).
+//! future spawned on it; deadpool-postgres for a pool), "sqlx" (a
+//! PgConnection, PgPool for a pool) and "null" (no I/O: the benchmark
+//! table's rows built in Rust). Build: adapters/rust/build.sh (README.md
+//! beside it).
 //!
 //! Files: frames.rs (frames, failures, replies), fold.rs (the fold),
 //! values.rs (each value converted as tokio-postgres delivers it; dumps),
+//! values_sqlx.rs (the same for sqlx's rows),
 //! run.rs (a block of batches, timed; the plan), load.rs (a timed load),
-//! client_pg.rs and client_null.rs (the clients), main.rs (the requests);
+//! client_pg.rs, client_sqlx.rs and client_null.rs (the clients), main.rs
+//! (the requests);
 //! ../versions.rs (the versions compiled in, shared with the standalone program).
 //!
 //! One thread runs everything: the requests, the runtime (block_on per
@@ -17,11 +21,13 @@
 
 mod client_null;
 mod client_pg;
+mod client_sqlx;
 mod fold;
 mod frames;
 mod load;
 mod run;
 mod values;
+mod values_sqlx;
 #[path = "../versions.rs"]
 mod versions;
 
@@ -38,7 +44,7 @@ pub use versions::version;
 const PROTOCOL: i64 = 1;
 pub const ADAPTER_VERSION: &str = "1.0.0";
 
-/// "Rust 1.63.0 (rustc, release build)".
+/// "Rust 1.95.0 (rustc, release build)".
 pub fn runtime_text() -> String {
     format!("Rust {} (rustc, release build)", version("rustc"))
 }
@@ -235,11 +241,12 @@ impl Adapter {
         }
         let cl: Box<dyn Client> = match str_field(rq, "client").unwrap_or("") {
             "tokio-postgres" => Box::new(client_pg::PgClient::new(&opts)?),
+            "sqlx" => Box::new(client_sqlx::SqlxClient::new(&opts)?),
             "null" => Box::new(client_null::NullClient::new(&opts)?),
             c => {
                 return Err(Failure::new(
                     "config",
-                    format!("unknown client \"{}\": the Rust adapter knows tokio-postgres, null", c),
+                    format!("unknown client \"{}\": the Rust adapter knows tokio-postgres, sqlx, null", c),
                 ))
             }
         };

@@ -7,13 +7,16 @@
 //! &str (text, varchar, bpchar, name, unknown), &[u8] (bytea), uuid::Uuid,
 //! serde_json::Value (json, jsonb), chrono's NaiveDate, NaiveTime,
 //! NaiveDateTime (timestamp) and DateTime<Utc> (timestamptz), and
-//! Vec<Option<T>> of int4[], int8[], text[] and float8[]. tokio-postgres
-//! 0.7.7 has no Rust type for the other columns (numeric needs the
-//! rust_decimal crate's postgres feature, which Debian 12 does not package;
-//! interval none at all): such a column fails the batch (kind protocol),
-//! as row.get fails for a Rust user.
+//! Vec<Option<T>> of int4[], int8[], text[] and float8[], and numeric as
+//! rust_decimal's Decimal (its db-tokio-postgres feature: the binary
+//! numeric read into a 96-bit mantissa and a scale; NaN, the infinities and
+//! more than 28 digits are refused). tokio-postgres has no Rust type for
+//! the other columns (interval none at all): such a column fails the batch
+//! (kind protocol), as row.get fails for a Rust user. The dump helpers
+//! (int_json ... stamp_text) are shared with the sqlx client (values_sqlx.rs).
 
 use chrono::{DateTime, Datelike, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
+use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use tokio_postgres::types::{FromSql, Type};
 use tokio_postgres::Row;
@@ -40,6 +43,7 @@ pub enum ColType {
     Time,
     Timestamp,
     Timestamptz,
+    Numeric,
     ArrI32,
     ArrI64,
     ArrText,
@@ -58,6 +62,7 @@ pub fn coltype(ty: &Type) -> ColType {
           &str => ColType::Text, &[u8] => ColType::Bytea, uuid::Uuid => ColType::Uuid,
           Value => ColType::Json, NaiveDate => ColType::Date, NaiveTime => ColType::Time,
           NaiveDateTime => ColType::Timestamp, DateTime<Utc> => ColType::Timestamptz,
+          Decimal => ColType::Numeric,
           Vec<Option<i32>> => ColType::ArrI32, Vec<Option<i64>> => ColType::ArrI64,
           Vec<Option<String>> => ColType::ArrText, Vec<Option<f64>> => ColType::ArrF64);
     ColType::Unsupported
@@ -82,16 +87,10 @@ fn conv_failure(row: &Row, j: usize, e: tokio_postgres::Error) -> Failure {
 
 fn unsupported(row: &Row, j: usize) -> Failure {
     let col = &row.columns()[j];
-    let why = if *col.type_() == Type::NUMERIC {
-        " (numeric needs the rust_decimal crate's postgres feature, which Debian 12 does not package)"
-    } else {
-        ""
-    };
     Failure::protocol(format!(
-        "tokio-postgres 0.7.7 has no Rust type (FromSql) for column {} of type {}{}: cast it to text",
+        "tokio-postgres has no Rust type (FromSql) for column {} of type {}: cast it to text",
         col.name(),
-        col.type_().name(),
-        why
+        col.type_().name()
     ))
 }
 
@@ -127,6 +126,7 @@ pub fn fold_row(f: &mut Folder, row: &Row, ct: &[ColType]) -> Result<(), Failure
             ColType::Time => get!(NaiveTime, |_v| 0),
             ColType::Timestamp => get!(NaiveDateTime, |_v| 0),
             ColType::Timestamptz => get!(DateTime<Utc>, |_v| 0),
+            ColType::Numeric => get!(Decimal, |_v| 0),
             ColType::ArrI32 => get!(Vec<Option<i32>>, |_v| 0),
             ColType::ArrI64 => get!(Vec<Option<i64>>, |_v| 0),
             ColType::ArrText => get!(Vec<Option<String>>, |_v| 0),
@@ -167,16 +167,16 @@ pub fn float_json(x: f64, f32_text: Option<String>) -> Value {
     }
 }
 
-fn other(text: String, ty: &str) -> Value {
+pub fn other(text: String, ty: &str) -> Value {
     json!({"other": text, "type": ty})
 }
 
-fn hex(b: &[u8]) -> String {
+pub fn hex(b: &[u8]) -> String {
     b.iter().map(|c| format!("{:02x}", c)).collect()
 }
 
 /// HH:MM:SS[.ffffff], as the server prints a time.
-fn clock_text(t: &NaiveTime) -> String {
+pub fn clock_text(t: &NaiveTime) -> String {
     let mut s = format!("{:02}:{:02}:{:02}", t.hour(), t.minute(), t.second());
     let us = t.nanosecond() / 1000;
     if us != 0 {
@@ -186,13 +186,13 @@ fn clock_text(t: &NaiveTime) -> String {
 }
 
 /// A date as the server prints it (a year <= 0 as 1 - year and " BC" at the end).
-fn date_text(d: &NaiveDate) -> (String, bool) {
+pub fn date_text(d: &NaiveDate) -> (String, bool) {
     let y = d.year();
     let (y, bc) = if y <= 0 { (1 - y, true) } else { (y, false) };
     (format!("{:04}-{:02}-{:02}", y, d.month(), d.day()), bc)
 }
 
-fn stamp_text(t: &NaiveDateTime, tz: bool) -> String {
+pub fn stamp_text(t: &NaiveDateTime, tz: bool) -> String {
     let (d, bc) = date_text(&t.date());
     let mut s = format!("{} {}", d, clock_text(&t.time()));
     if tz {
@@ -204,7 +204,7 @@ fn stamp_text(t: &NaiveDateTime, tz: bool) -> String {
     s
 }
 
-fn arr<T>(v: Vec<Option<T>>, f: impl Fn(T) -> Value) -> Value {
+pub fn arr<T>(v: Vec<Option<T>>, f: impl Fn(T) -> Value) -> Value {
     Value::Array(v.into_iter().map(|x| x.map(&f).unwrap_or(Value::Null)).collect())
 }
 
@@ -243,6 +243,7 @@ pub fn dump_value(row: &Row, j: usize, t: ColType) -> Result<Value, Failure> {
         ColType::Timestamptz => {
             get!(DateTime<Utc>, |v: DateTime<Utc>| other(stamp_text(&v.naive_utc(), true), "chrono::DateTime<Utc>"))
         }
+        ColType::Numeric => get!(Decimal, |v: Decimal| other(v.to_string(), "rust_decimal::Decimal")),
         ColType::ArrI32 => get!(Vec<Option<i32>>, |v| arr(v, |x: i32| json!(x))),
         ColType::ArrI64 => get!(Vec<Option<i64>>, |v| arr(v, int_json)),
         ColType::ArrText => get!(Vec<Option<String>>, |v| arr(v, |x: String| json!(x))),

@@ -54,14 +54,14 @@ fn cpu_ns() -> i64 {
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
         fail("getrusage failed");
     }
-    let tv = |t: libc::timeval| t.tv_sec as i64 * 1_000_000_000 + t.tv_usec as i64 * 1000;
+    let tv = |t: libc::timeval| t.tv_sec * 1_000_000_000 + t.tv_usec * 1000;
     tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 async fn connect() -> Client {
     let env = |k: &str| std::env::var(k).ok().filter(|s| !s.is_empty());
     let mut cfg = Config::new();
-    cfg.host(&env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
+    cfg.host(env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
     cfg.port(env("PGPORT").map_or(5432, |p| p.parse().unwrap_or_else(|_| fail(format!("PGPORT={}", p)))));
     if let Some(u) = env("PGUSER") {
         cfg.user(&u);
