@@ -47,7 +47,7 @@ static const struct client {
 } clients[] = {
     {"node", "pg", "pg 8.23.1 (pure JavaScript", 1},
     {"node", "pg-native", "pg-native 3.9.0", 1},
-    {"node", "postgres", "postgres 3.4.10", 1},
+    {"node", "postgres", "postgres 4.2.0", 1},
     {"python", "psycopg", "psycopg 3.1.7 (pure Python", 1},
     {"python", "asyncpg", "asyncpg 0.27.0", 0},
     {"go", "pgx", "pgx 5.13.0 (its pgconn", 1},

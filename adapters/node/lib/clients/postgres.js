@@ -54,13 +54,18 @@ const { nodeRuntime } = require('../runtime');
 const EMPTY = Object.freeze([]);
 const EXEC_OPTIONS = Object.freeze({ prepare: true, simple: false });
 const noop = () => {};
+const asText = (x) => '' + x;
 
 // hello's result_format is not taken: postgres.js always asks for text.
 function create(options) {
     const opts = parseOptions('postgres', options, { pool_pipeline: { values: ['no', 'yes'], dflt: 'no' } });
-    const postgres = requireModule('postgres');
+    // postgres.js 3 is a CommonJS function; 4 an ES module whose require()
+    // (Node.js >= 20.19) is its namespace, the function its default.
+    const mod = requireModule('postgres');
+    const esm = typeof mod !== 'function';
+    const postgres = esm ? mod.default : mod;
     const version = packageVersion('postgres');
-    return new PostgresClient(postgres, opts.pool_pipeline === 'yes', {
+    return new PostgresClient(postgres, esm, opts.pool_pipeline === 'yes', {
         client_version: version,
         links: `postgres ${version} (pure JavaScript${opts.pool_pipeline === 'yes' ? ', pool_pipeline' : ''}); ` +
             `${nodeRuntime()}`,
@@ -72,8 +77,9 @@ function create(options) {
 }
 
 class PostgresClient {
-    constructor(postgres, poolPipeline, info) {
+    constructor(postgres, esm, poolPipeline, info) {
         this.postgres = postgres;
+        this.esm = esm;           // postgres.js 4 (an ES module), not 3
         this.poolPipeline = poolPipeline;
         this.info = info;
         this.sql = null;       // the connection, or the pool
@@ -130,9 +136,19 @@ class PostgresClient {
         // the type the server described for it -- its bool serializer makes
         // any string 'f' (x === true ? 't' : 'f'), its json one quotes it
         // again -- so that pg_type's typisdefined = 'true' matched no row.
-        // Its Bind only serializes a type `in options.serializers`: a view
-        // of them that has none leaves every parameter as its text ('' + x).
-        sql.options.serializers = new Proxy(sql.options.serializers, { has: () => false });
+        // postgres.js 3's Bind only serializes a type `in
+        // options.serializers`: a view of them that has none leaves every
+        // parameter as its text ('' + x). postgres.js 4 looks each type's
+        // serializer up in its own table, which options.serializers views
+        // (a Proxy without a set trap: assigning writes the table): every
+        // serializer there made the text itself (arrays and domains are
+        // derived from these).
+        if (this.esm) {
+            const table = sql.options.serializers;
+            for (const oid of Object.keys(table)) table[oid] = asText;
+        } else {
+            sql.options.serializers = new Proxy(sql.options.serializers, { has: () => false });
+        }
         this.sql = sql;
         this.cur = sql;
         this.pooled = size > 0;
