@@ -76,7 +76,7 @@ static const struct wcase bridge_cases[] = {
     {"bridge", "node", "postgres", PGCB_FORMAT_TEXT, PGCB_FORMAT_TEXT},
     {"bridge", "python", "psycopg", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
     {"bridge", "python", "asyncpg", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
-    {"bridge", "go", "pgx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY}, /* SendBatch cannot ask for text */
+    {"bridge", "go", "pgx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY}, /* SendBatch cannot ask for text (v5 neither) */
     /* tokio-postgres's Bind asks for binary, always (its Row::get reads binary) */
     {"bridge", "rust", "tokio-postgres", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
     {"bridge", "ruby", "pg", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
@@ -88,6 +88,9 @@ static const struct wcase bridge_cases[] = {
     {"bridge", "java", "pgjdbc", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
     {"bridge", "java", "pgjdbc", PGCB_FORMAT_TEXT, PGCB_FORMAT_TEXT, "options",
      "prepare_threshold=0"},
+    /* lib/pq: binary for the types it decodes so (int2/4/8, bytea, uuid),
+     * text for all with disable_prepared_binary_result */
+    {"bridge", "go", "pq", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
 };
 
 static const char *format_name(uint32_t f)
@@ -308,6 +311,7 @@ int main(void)
         /* one format: binary is the one it cannot give */
         {"bridge java pgjdbc prepare_threshold=0, binary", test_binary, NULL, NULL,
          (void *)&bridge_cases[9]},
+        CASES("bridge go pq", bridge_cases, 10),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),
