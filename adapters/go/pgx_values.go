@@ -27,9 +27,9 @@ import (
 //	[16]uint8 (uuid) -> {"bytes": hex}
 //	a json/jsonb value (pgx unmarshals it) -> {"other": json.Marshal of it,
 //	                   without HTML escapes}: re-serialised, not the server's
-//	[]any (an array: v5 decodes every array so, its lower bounds and its
-//	                   dimensions dropped) -> a JSON array of the elements,
-//	                   nested for nested slices
+//	[]any of one dimension (v5 decodes every array so, its lower bounds
+//	                   dropped) -> a JSON array of the elements (nested
+//	                   slices, more dimensions: pgx's own text of the array)
 //
 // and anything else as appendValue does, with the PostgreSQL text pgx
 // itself encodes its own types as (pgtype.Interval ...) for the others.
@@ -69,9 +69,17 @@ func appendPgx(b []byte, v interface{}, oid uint32, m *pgtype.Map) []byte {
 		}
 		return appendOther(b, t, v)
 	case []interface{}:
-		return appendElems(b, len(x), func(b []byte, i int) []byte {
-			return appendPgx(b, x[i], 0, m)
-		})
+		flat := true
+		for _, e := range x {
+			if _, nested := e.([]interface{}); nested {
+				flat = false
+			}
+		}
+		if flat {
+			return appendElems(b, len(x), func(b []byte, i int) []byte {
+				return appendPgx(b, x[i], 0, m)
+			})
+		}
 	}
 	return appendValue(b, v, func(v interface{}) string { return pgxText(v, oid, m) })
 }
