@@ -10,7 +10,7 @@
 # drivers ($(B)/drivers/NAME.so), the libraries ($(B)/lib/), the tests.
 # `runner/` is the runner's source, so the program cannot sit beside it: run
 # `build/runner -c conf/bench.ini`. The layers and what each may include:
-# docs/layers.md (checked by `make lint`, scripts/lint-layers.sh).
+# docs/layers.md (checked by `make lint`, scripts/lint-layers.py).
 
 B        ?= build
 CC       ?= cc
@@ -30,19 +30,19 @@ endif
 # deps step has installed what was missing.
 PQ_CFLAGS  = $(shell pkg-config --cflags libpq)
 PQ_LIBS    = $(shell pkg-config --libs libpq)
-# libcrypto: the runner's journal hashes its config (SHA-256, runner/journal.c).
+# libcrypto: the runner's journal hashes its config (SHA-256, runner/out/journal.c).
 DEP_CFLAGS = $(PQ_CFLAGS) $(shell pkg-config --cflags inih jansson libcrypto)
 DEP_LIBS   = $(PQ_LIBS) $(shell pkg-config --libs inih jansson libcrypto) -lm -lpthread -ldl
 
 # -Ilib: drivers and the runner name a library's header with its folder
-# ("pgwire/rw_conn.h", "pqutil/pq_errmsg.h"); scripts/lint-layers.sh checks
+# ("pgwire/rw_conn.h", "pqutil/pq_errmsg.h"); scripts/lint-layers.py checks
 # who may include what.
 CFLAGS   += $(CSTD) $(WARN) $(OPT) -g $(SANFLAGS) -Iinclude -Ilib -Icommon -Irunner -MMD -MP
 LDFLAGS  += $(SANFLAGS)
 SOFLAGS   = -fPIC -shared -fvisibility=hidden
 
 COMMON_SRC = $(wildcard common/*.c)
-RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*.c runner/check/*.c))
+RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*/*.c))
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 RUNNER_OBJ = $(RUNNER_SRC:%.c=$(B)/obj/%.o)
 # The static libraries of lib/NAME/ ($(B)/lib/libNAME.a): code that several

@@ -169,7 +169,7 @@ double pgcb_rank_alpha(const struct pgcb_result *r);
 size_t pgcb_rank_group_orders(const struct pgcb_result *r, size_t g);
 
 /*
- * until = decided (runner/group_order.c): 1 when, over the orders group g ran so far,
+ * until = decided (runner/sched/group_order.c): 1 when, over the orders group g ran so far,
  * every pair of its valid client drivers is decided -- the exact two-sided
  * sign test on their per-order medians reaches pgcb_rank_alpha(r) divided
  * by the number of pairs (Bonferroni) -- and every pair's ratio interval

@@ -60,7 +60,7 @@ struct pgcb_res_driver {
 };
 
 /* The server side of one driver in one group: its own backends (the host's
- * connections, found by application_name; runner/backend.h), read from
+ * connections, found by application_name; runner/server/backend.h), read from
  * /proc around each measured order, summed over the orders, per query
  * executed in them. Every figure is NAN when unknown: a driver that does no
  * I/O, a server elsewhere, backends that could not be found (why says so). */
@@ -290,7 +290,7 @@ struct pgcb_res_group {
                                    (its cells have that many per-order medians); 0: all of
                                    pgcb_result.norders */
     /* The types workload (issue 19; result_types.c). The runner's own
-     * Describe of the query, before the groups run (runner/describe.h): its
+     * Describe of the query, before the groups run (runner/server/describe.h): its
      * result columns, 0 when unknown (not described: a statement the server
      * would not prepare then) or none; and those folded as text (above). */
     uint32_t columns;
@@ -402,7 +402,7 @@ struct pgcb_result {
 
     int complete;               /* every group was run to the end */
     char *stop_reason;          /* why not, or NULL */
-    /* runner --resume JOURNAL (runner/journal.h): the groups of an interrupted
+    /* runner --resume JOURNAL (runner/out/journal.h): the groups of an interrupted
      * run that were kept from its journal. NULL / 0: not resumed. */
     char *resumed_from;         /* the journal's path */
     size_t resumed_groups_kept;
@@ -458,7 +458,7 @@ struct json_t *pgcb_result_json(const struct pgcb_result *r);
 
 /* One group g of r as the result file holds it, without the derived
  * "verdict" and "vs_leader" (the caller owns the object); NULL if a field
- * cannot be packed. The journal (runner/journal.c) writes exactly this. */
+ * cannot be packed. The journal (runner/out/journal.c) writes exactly this. */
 struct json_t *pgcb_result_group_json(const struct pgcb_result *r, size_t g);
 
 /* Read one group object `o` (as pgcb_result_group_json() makes it) into *gr,

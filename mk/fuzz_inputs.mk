@@ -1,5 +1,5 @@
 # mk/fuzz_inputs.mk -- libFuzzer on the two readers of files a user hands
-# us: the INI loader (tests/fuzz/fuzz_config.c: runner/config*.c through inih)
+# us: the INI loader (tests/fuzz/fuzz_config.c: runner/config/config*.c through inih)
 # and the result file reader with everything aggregate does with what it
 # read (tests/fuzz/fuzz_result.c: common/result_json.c, rank, report,
 # aggregate/*.c). The hand-made bad files and their exact messages are in
@@ -23,11 +23,11 @@ FI_CC     = clang
 FI_FLAGS  = $(CSTD) $(WARN) -g -O1 -Iinclude -Icommon -Irunner -Iaggregate \
             -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FI_COMMON = common/util.c common/proto.c
-# The loader is runner/config.c and its pieces (runner/config_int.h lists them).
+# The loader is runner/config/config.c and its pieces (runner/config/config_int.h lists them).
 # A connection string in it (conninfo, [server] unix/tcp/tls) is checked by libpq's
-# parser (lib/pqutil), the transports' words by runner/transport.c.
-FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config*.c)) runner/orders.c runner/gen.c \
-                runner/transport.c runner/bulk.c lib/pqutil/pq_errmsg.c $(FI_COMMON)
+# parser (lib/pqutil), the transports' words by runner/server/transport.c.
+FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config/config*.c)) runner/sched/orders.c runner/config/gen.c \
+                runner/server/transport.c runner/server/bulk.c lib/pqutil/pq_errmsg.c $(FI_COMMON)
 # The result reader and everything of common/ it may reach (common/ is one
 # library that knows no program: all of it, so that a new file there is in).
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c $(sort $(wildcard common/*.c)) \
@@ -64,13 +64,13 @@ fuzz-inputs-config: $(FI_CONFIG_BIN)
 fuzz-inputs-result: $(FI_RESULT_BIN)
 	$(call fi_run,result,$(FI_RESULT_BIN),tests/fuzz/seeds_result tests/aggregate tests/bad/json)
 
-$(FI_CONFIG_BIN): $(FI_CONFIG_SRC) $(wildcard runner/*.h common/*.h)
+$(FI_CONFIG_BIN): $(FI_CONFIG_SRC) $(wildcard runner/*/*.h common/*.h)
 	@command -v $(FI_CC) >/dev/null || { echo "fuzz-inputs: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(FI_CC) $(FI_FLAGS) -Ilib $(shell pkg-config --cflags inih libpq) -o $@ $(FI_CONFIG_SRC) \
 	    $(shell pkg-config --libs inih libpq)
 
-$(FI_RESULT_BIN): $(FI_RESULT_SRC) $(wildcard runner/*.h common/*.h aggregate/*.h) include/pgcb/driver.h
+$(FI_RESULT_BIN): $(FI_RESULT_SRC) $(wildcard runner/*/*.h common/*.h aggregate/*.h) include/pgcb/driver.h
 	@command -v $(FI_CC) >/dev/null || { echo "fuzz-inputs: clang is not installed (scripts/install-deps.sh installs it)" >&2; exit 1; }
 	@mkdir -p $(dir $@)
 	$(FI_CC) $(FI_FLAGS) $(shell pkg-config --cflags jansson) -o $@ $(FI_RESULT_SRC) \

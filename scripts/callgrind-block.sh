@@ -7,7 +7,7 @@
 # one driver of conf/quick.ini (DRIVER: libpq_sync, libpq_pipeline, rawwire,
 # floor, null ...), one query of it (limit_1, limit_100, limit_500), at depth
 # DEPTH, one execution order, no warm-up and QUERIES executed queries (default
-# 1000), collecting only inside pgcb_measure_block (runner/measure.c: the
+# 1000), collecting only inside pgcb_measure_block (runner/host/measure.c: the
 # timed loop, the driver's run_batch included). Prints one line:
 #   DRIVER QUERY depth DEPTH: N instructions in pgcb_measure_block, M queries, N/M per query
 # The server is the PG* one (scripts/pgserver.sh start; eval its line). The

@@ -47,9 +47,9 @@
 #include <unistd.h>
 
 #include "check_int.h"
-#include "config.h"
+#include "config/config.h"
 #include "pgcb/driver.h"
-#include "server.h"
+#include "server/server.h"
 #include "util.h"
 
 #define CHK_BENCH_SQL \

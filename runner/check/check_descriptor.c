@@ -11,7 +11,7 @@
 
 #include "check_int.h"
 #include "proto.h"
-#include "loader.h"
+#include "host/loader.h"
 #include "util.h"
 
 /* A string of the descriptor: printable, one line (UTF-8 allowed). */

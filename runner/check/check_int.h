@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "loader.h"
+#include "host/loader.h"
 #include "pgcb/driver.h"
 
 #define CHK_NDEPTHS 3

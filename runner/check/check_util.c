@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check_int.h"
-#include "loader.h"
+#include "host/loader.h"
 
 #define CHK_FILL 0xA5
 

@@ -30,7 +30,7 @@
 
 #include <pgcb/value.h>
 
-#include "server.h"
+#include "server/server.h"
 
 #define NROWS 1000
 

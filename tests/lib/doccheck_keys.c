@@ -2,10 +2,10 @@
  * doccheck_keys.c -- the docs checks that need the runner's loader: the INI
  * blocks and the key tables; see doccheck.h.
  *
- * The keys each section accepts are asked of the loader (runner/config.c)
+ * The keys each section accepts are asked of the loader (runner/config/config.c)
  * itself, by loading a one-section file with an unknown key: its message
  * lists the known keys, and that of an unknown section the known sections.
- * A driver's options are asked of the driver (runner/loader.c dlopen()s it
+ * A driver's options are asked of the driver (runner/host/loader.c dlopen()s it
  * and reads its descriptor's option list).
  */
 #include "doccheck.h"
@@ -18,13 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "loader.h"
+#include "config/config.h"
+#include "host/loader.h"
 #include "util.h"
 
 #define PROBE_KEY "pgcb_docs_probe"
 
-/* The loader's own keys of a [driver.NAME] section (runner/config.c, apply():
+/* The loader's own keys of a [driver.NAME] section (runner/config/config.c, apply():
  * SEC_DRIVER); every other key of the section goes to the driver. */
 static const char *const driver_section_keys[] = {"path", "measure", NULL};
 

@@ -1,6 +1,6 @@
 /*
  * test_backend_e2e.c -- each driver's own backends, end to end against the
- * real server tests/run.sh started (runner/backend.h): libpq_sync with text
+ * real server tests/run.sh started (runner/server/backend.h): libpq_sync with text
  * and with binary results at LIMIT 500 and the null driver, on a tiny
  * budget. What must hold by construction, not by speed:
  *

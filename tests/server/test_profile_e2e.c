@@ -1,5 +1,5 @@
 /*
- * test_profile_e2e.c -- profiled runs end to end (issue 28, runner/profile.h,
+ * test_profile_e2e.c -- profiled runs end to end (issue 28, runner/profile/profile.h,
  * docs/profiling.md) against the real server tests/run.sh started, with
  * the real perf, the viewer half's fold.py (build/profile/fold.py, or
  * $PGCB_PROFILE_FOLD) and flame-dir: a few seconds each, on tiny budgets.

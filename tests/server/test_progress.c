@@ -1,5 +1,5 @@
 /*
- * test_progress.c -- the runner's progress (runner/progress.c) end to end,
+ * test_progress.c -- the runner's progress (runner/out/progress.c) end to end,
  * against the real PostgreSQL that tests/run.sh started: a run of two
  * groups x two drivers (libpq_sync, rawwire), budgets of a few seconds.
  *

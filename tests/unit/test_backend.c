@@ -1,5 +1,5 @@
 /*
- * test_backend.c -- a driver's backends (runner/backend.h) without a
+ * test_backend.c -- a driver's backends (runner/server/backend.h) without a
  * server: a set is refused with a reason when the server is elsewhere, the
  * count is not the host's connections, or a pid is no postgres child of the
  * postmaster; readings add up per order into per-query figures (ticks for
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "backend.h"
-#include "procfs.h"
+#include "server/backend.h"
+#include "sys/procfs.h"
 
 static void test_set_refused(void **state)
 {

@@ -40,7 +40,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "result.h"
 
 #define INI_DIR "tests/bad/ini"

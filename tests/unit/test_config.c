@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "pgcb/driver.h"
 #include "stats.h"
 

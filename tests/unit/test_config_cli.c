@@ -1,6 +1,6 @@
 /*
  * test_config_cli.c -- the config's drop-in drivers and the command line's
- * selection (runner/config_dir.c, config_cli.c, config_select.c): [bench]
+ * selection (runner/config/config_dir.c, config_cli.c, config_select.c): [bench]
  * driver_dir, --driver NAME=PATH, --only, --suite, --query, the budget flags
  * and their precedence over the environment and the file, what is recorded
  * of it (cfg->sel, the result's record, the journal digest), and every bad
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "result.h"
 
 static char dir[] = "/tmp/pgcb_test_config_cli_XXXXXX";

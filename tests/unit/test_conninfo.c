@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "server.h"
+#include "server/server.h"
 
 static void check(const char *in, const char *want)
 {

@@ -1,5 +1,5 @@
 /*
- * test_eta.c -- the estimate of the time a run has left (runner/eta.c), a
+ * test_eta.c -- the estimate of the time a run has left (runner/out/eta.c), a
  * pure function of what was measured, on hand-made runs:
  *
  *   - nothing measured: the time floors and warm-ups alone;
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "eta.h"
+#include "out/eta.h"
 
 #define MS 1000000ull
 #define S 1000000000ull

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "gen.h"
+#include "config/gen.h"
 
 static void parse_ok(const char *spec, struct pgcb_gen *g)
 {

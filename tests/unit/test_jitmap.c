@@ -1,5 +1,5 @@
 /*
- * test_jitmap.c -- a JIT's perf map made fit for folding (runner/jitmap.h):
+ * test_jitmap.c -- a JIT's perf map made fit for folding (runner/profile/jitmap.h):
  * of overlapping lines the last one written stays (the code that lives
  * there now), lines that overlap nothing stay in their order, what does not
  * parse stays; and the profile's safe file names (profile.h).
@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "jitmap.h"
-#include "profile.h"
+#include "profile/jitmap.h"
+#include "profile/profile.h"
 
 static void test_last_wins(void **state)
 {

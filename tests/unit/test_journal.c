@@ -1,5 +1,5 @@
 /*
- * test_journal.c -- the run's journal (runner/journal.c) on hand-written
+ * test_journal.c -- the run's journal (runner/out/journal.c) on hand-written
  * files: a last line cut by a kill (no newline, or not JSON) is dropped
  * with a warning naming file:line and the valid length stops before it; a
  * corrupt line elsewhere is refused with file:line; a file that is not a
@@ -21,7 +21,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
-#include "journal.h"
+#include "out/journal.h"
 #include "result.h"
 #include "util.h"
 

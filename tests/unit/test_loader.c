@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "loader.h"
+#include "host/loader.h"
 
 static char fixture[512];
 

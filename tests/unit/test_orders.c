@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "orders.h"
+#include "sched/orders.h"
 
 static void test_three(void **state)
 {

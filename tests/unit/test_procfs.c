@@ -1,5 +1,5 @@
 /*
- * test_procfs.c -- the /proc parsers (runner/procfs.h) on fixture texts: a
+ * test_procfs.c -- the /proc parsers (runner/sys/procfs.h) on fixture texts: a
  * postgres backend's stat line (a command name with spaces and parentheses,
  * a negative nice), status and schedstat, what is not such a file, and the
  * readers on this process.
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "procfs.h"
+#include "sys/procfs.h"
 
 /* A backend of a PostgreSQL 15 server, as /proc/PID/stat shows it
  * (utime 1234, stime 567, cutime 8, cstime 9, 1 thread). */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "sqlsplit.h"
+#include "config/sqlsplit.h"
 
 struct got {
     char text[8][128];

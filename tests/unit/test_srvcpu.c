@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "srvcpu.h"
+#include "server/srvcpu.h"
 
 static uint64_t own_cpu_ns(void)
 {

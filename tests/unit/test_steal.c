@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "steal.h"
+#include "sys/steal.h"
 
 /* A /proc/stat of a 3-CPU machine: steal 275 in all, 139 / 100 / 36. */
 static const char fixture[] =

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "sysinfo.h"
+#include "sys/sysinfo.h"
 
 static char root[] = "/tmp/pgcb_test_sysfs_XXXXXX";
 

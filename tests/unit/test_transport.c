@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "config.h"
-#include "connplan.h"
-#include "server.h"
-#include "transport.h"
+#include "config/config.h"
+#include "server/connplan.h"
+#include "server/server.h"
+#include "server/transport.h"
 
 static struct pgcb_transport_facts facts(const char *listen, const char *sockets, int ssl)
 {

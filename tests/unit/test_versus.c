@@ -7,7 +7,7 @@
  * does no I/O is left out), the printed table, the "Folded as text" line,
  * the JSON (a group's columns, folded_as_text and versus read back as
  * written; the derived conversion_cost), and which types the runner says
- * are folded as text (runner/describe.c).
+ * are folded as text (runner/server/describe.c).
  */
 #include <jansson.h>
 #include <math.h>
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "describe.h"
+#include "server/describe.h"
 #include "pgcb/driver.h"
 #include "report.h"
 #include "result.h"

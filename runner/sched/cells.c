@@ -12,7 +12,7 @@
 
 #include "pct.h"
 #include "stats.h"
-#include "steal.h"
+#include "sys/steal.h"
 #include "util.h"
 
 void pgcb_cells_fail(struct pgcb_res_cell *c, const char *fmt, ...)

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gen.h"
+#include "config/gen.h"
 
 struct pgcb_config;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bulk.h"
+#include "server/bulk.h"
 #include "util.h"
 
 const char *const pgcb_cfgi_query_keys[] = {"sql", "rows", "check", "prime", "versus", "copy",

@@ -17,10 +17,10 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "session.h"
-#include "sysinfo.h"
+#include "sched/session.h"
+#include "sys/sysinfo.h"
 #include "util.h"
-#include "bulk.h"
+#include "server/bulk.h"
 
 /* A worker's block target with `left_ns` of its time budget left: its own
  * target, but no longer than that time (and never under the in-process

@@ -10,12 +10,12 @@
 #include <stdio.h>
 
 #include "cells.h"
-#include "profile.h"
-#include "progress.h"
+#include "profile/profile.h"
+#include "out/progress.h"
 #include "rank.h"
-#include "server.h"
-#include "srvcpu.h"
-#include "steal.h"
+#include "server/server.h"
+#include "server/srvcpu.h"
+#include "sys/steal.h"
 #include "util.h"
 
 int pgcb_group_run_job(struct pgcb_group_run *gx, size_t d)

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "eta.h"
-#include "host.h"
+#include "host/host.h"
 #include "result.h"
-#include "session.h"
+#include "sched/session.h"
 #include "util.h"
 
 /* The terminal line is redrawn at most this often. */

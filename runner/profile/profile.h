@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "perfrec.h"
 #include "result.h"
 

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "measure.h"
-#include "session.h"
+#include "sched/session.h"
 #include "util.h"
-#include "bulk.h"
+#include "server/bulk.h"
 
 static int query_used(const struct pgcb_config *cfg, size_t q)
 {

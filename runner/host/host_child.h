@@ -15,7 +15,7 @@
 
 #include "host.h"
 #include "measure.h"
-#include "session.h"
+#include "sched/session.h"
 
 /* Parameter rows drawn per block at most (a block is cut to fit), and the
  * most arena bytes they may take (one batch always fits). */

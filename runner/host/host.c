@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "session.h"
-#include "sysinfo.h"
+#include "sched/session.h"
+#include "sys/sysinfo.h"
 #include "util.h"
 #include "host_child.h"
 

@@ -8,7 +8,7 @@
 
 #include <libpq-fe.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "pqutil/pq_errmsg.h"
 #include "util.h"
 

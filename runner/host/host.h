@@ -22,10 +22,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "backend.h"
+#include "server/backend.h"
 #include "hist.h"
 #include "pgcb/driver.h"
-#include "transport.h"
+#include "server/transport.h"
 
 struct pgcb_session;
 struct pgcb_sdriver;

@@ -10,7 +10,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "util.h"
 
 void pgcb_sysinfo_read(struct pgcb_sysinfo *si)

@@ -28,11 +28,11 @@
 #include <string.h>
 
 #include "bgload.h"
-#include "bulk.h"
+#include "server/bulk.h"
 #include "cells.h"
-#include "connplan.h"
-#include "profile.h"
-#include "progress.h"
+#include "server/connplan.h"
+#include "profile/profile.h"
+#include "out/progress.h"
 #include "util.h"
 
 static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, const char *name)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "procfs.h"
+#include "sys/procfs.h"
 #include "util.h"
 
 void pgcb_backend_set_unknown(struct pgcb_backend_set *set, const char *fmt, ...)

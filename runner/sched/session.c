@@ -15,14 +15,14 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "backend.h"
+#include "server/backend.h"
 #include "bgload.h"
-#include "connplan.h"
+#include "server/connplan.h"
 #include "group_int.h"
 #include "orders.h"
-#include "progress.h"
+#include "out/progress.h"
 #include "proto.h"
-#include "server.h"
+#include "server/server.h"
 #include "stats.h"
 #include "util.h"
 

@@ -1,5 +1,5 @@
 /*
- * group_int.h -- what the files that measure a group share (runner/group.c,
+ * group_int.h -- what the files that measure a group share (runner/sched/group.c,
  * group_order.c, cells.c, bgload.c) and what session.c lends them. Internal:
  * no other file includes it.
  *
@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eta.h"
+#include "out/eta.h"
 #include "hist.h"
-#include "host.h"
+#include "host/host.h"
 #include "session.h"
 
 /* Per driver, for the group being measured. */

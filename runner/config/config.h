@@ -14,9 +14,9 @@
 
 #include "gen.h"
 #include "pgcb/driver.h"
-#include "orders.h"
+#include "sched/orders.h"
 #include "result.h"
-#include "transport.h"
+#include "server/transport.h"
 #include "util.h"
 
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "jitmap.h"
-#include "session.h"
+#include "sched/session.h"
 #include "util.h"
 
 enum { SIDE_CLIENT, SIDE_BACKEND, NSIDES };

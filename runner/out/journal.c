@@ -13,7 +13,7 @@
 
 #include <openssl/evp.h>
 
-#include "server.h" /* pgcb_conninfo_redact() */
+#include "server/server.h" /* pgcb_conninfo_redact() */
 #include "util.h"
 
 /* Every line is dumped so: one line, keys in their order, doubles exact

@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "result.h"
 
 /* A host's backends, or why they are unknown. */

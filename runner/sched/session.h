@@ -16,10 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "eta.h"
-#include "host.h"
-#include "loader.h"
+#include "config/config.h"
+#include "out/eta.h"
+#include "host/host.h"
+#include "host/loader.h"
 #include "result.h"
 
 /* Samples per block buffer: a block is at most this many batches. */

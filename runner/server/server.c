@@ -10,8 +10,8 @@
 
 #include "pqutil/pq_errmsg.h"
 #include "pgcb/driver.h"
-#include "sqlsplit.h"
-#include "sysinfo.h"
+#include "config/sqlsplit.h"
+#include "sys/sysinfo.h"
 #include "util.h"
 
 void pgcb_libpq_version(char *buf, size_t n)

@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "server.h"
 
 struct pgcb_connplan {

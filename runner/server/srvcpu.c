@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procfs.h"
+#include "sys/procfs.h"
 
 uint64_t pgcb_srvcpu_live_ns(int pid, const struct pgcb_procfs_stat *st, uint64_t tick_ns)
 {
