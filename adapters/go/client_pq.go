@@ -35,6 +35,7 @@ import (
 	"regexp"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
@@ -48,11 +49,28 @@ var pqVersion = "unknown"
 func init() { clients["pq"] = newPqClient }
 
 type pqClient struct {
-	db    *sql.DB
-	ctx   context.Context
-	text  bool // result_format text: disable_prepared_binary_result
-	pool  int
-	oidOf map[string]uint32 // lib/pq's type names -> OIDs
+	db     *sql.DB
+	ctx    context.Context
+	text   bool // result_format text: disable_prepared_binary_result
+	pool   int
+	oidOf  map[string]uint32 // lib/pq's type names -> OIDs
+	conn   *countingConnector
+	opened int64 // connections open after connect: more later is a lost one replaced
+}
+
+// countingConnector is lib/pq's connector, counting the connections
+// database/sql opens: database/sql replaces a broken pool connection
+// (lib/pq's driver.ErrBadConn, a terminated backend) without a word and
+// retries the query on a new one, which a load must report (kind io:
+// docs/bridge-protocol.md, "load").
+type countingConnector struct {
+	driver.Connector
+	n atomic.Int64
+}
+
+func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	c.n.Add(1)
+	return c.Connector.Connect(ctx)
 }
 
 // pqStmt is a statement's *sql.Stmt and, once its first result was seen,
@@ -106,15 +124,16 @@ func (c *pqClient) connect(r *connRequest, pool int) *failure {
 		cfg.Password = *r.Password
 	}
 	cfg.DisablePreparedBinaryResult = c.text
-	conn, err := pq.NewConnectorConfig(cfg)
+	pc, err := pq.NewConnectorConfig(cfg)
 	if err != nil {
 		return &failure{kind: "connect", msg: "pq: " + err.Error()}
 	}
+	c.conn = &countingConnector{Connector: pc}
 	n := pool
 	if n == 0 {
 		n = 1
 	}
-	db := sql.OpenDB(conn)
+	db := sql.OpenDB(c.conn)
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(n)
 	db.SetConnMaxLifetime(0) // reused forever
@@ -137,6 +156,7 @@ func (c *pqClient) connect(r *connRequest, pool int) *failure {
 			return &failure{kind: "connect", msg: "pq: " + err.Error()}
 		}
 	}
+	c.opened = c.conn.n.Load()
 	return nil
 }
 
@@ -433,6 +453,9 @@ func (c *pqClient) query(st *statement, args [][]interface{}) loadQuery {
 		f.scratch = scan
 		if err != nil {
 			return 0, 0, c.fail(err)
+		}
+		if k := c.conn.n.Load() - c.opened; k > 0 {
+			return 0, 0, &failure{kind: "io", msg: fmt.Sprintf("%d pool connection(s) lost: database/sql replaced them with new ones (lib/pq: driver.ErrBadConn)", k)}
 		}
 		return uint64(n), h, nil
 	}
