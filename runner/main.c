@@ -82,7 +82,8 @@ static void usage(FILE *out)
             "                       time left (eta). Without -P a terminal gets one line\n"
             "                       redrawn in place; -q shows neither\n"
             "      --html FILE      also write the result as one self-contained HTML page\n"
-            "                       (the page aggregate --html writes; docs/report.md)\n"
+            "                       (the page aggregate --html writes; docs/report.md);\n"
+            "                       --html auto: beside the result, its name ending .html\n"
             "  -q, --quiet          no progress and no tables: only errors and the result path\n"
             "      --check-driver SO  run the driver conformance suite on SO and exit: one\n"
             "                       PASS/FAIL line per check, then \"N passed, N failed\";\n"
@@ -148,6 +149,32 @@ static char *expand_output(const char *pattern)
     if (strftime(buf, sizeof buf, pattern, &tm) == 0)
         return pgcb_xstrdup(pattern);
     return pgcb_xstrdup(buf);
+}
+
+/* --html auto: the result's path with .html for its .json (or appended). */
+static char *html_beside(const char *output)
+{
+    size_t n = strlen(output);
+    if (n > 5 && strcmp(output + n - 5, ".json") == 0)
+        return pgcb_xasprintf("%.*s.html", (int)(n - 5), output);
+    return pgcb_xasprintf("%s.html", output);
+}
+
+/* A written file's path as a user types it: without ./ and dir/../, and
+ * relative to the working directory when it is under it
+ * ("results/bench-X.json", not "conf/../results/bench-X.json"); the path as
+ * given when it cannot be resolved. Owned by the caller. */
+static char *shown_path(const char *path)
+{
+    char *real = realpath(path, NULL), *cwd = getcwd(NULL, 0), *out;
+    size_t n = cwd ? strlen(cwd) : 0;
+    if (real && cwd && strncmp(real, cwd, n) == 0 && real[n] == '/')
+        out = pgcb_xstrdup(real + n + 1);
+    else
+        out = pgcb_xstrdup(real ? real : path);
+    free(real);
+    free(cwd);
+    return out;
 }
 
 static void list_drivers(const struct pgcb_session *s)
@@ -776,8 +803,10 @@ int main(int argc, char **argv)
         rc = 3;
     } else {
         pgcb_journal_end(&journal, r.complete);
-        fprintf(quiet ? stderr : stdout, "Result: %s%s\n", output,
+        char *shown = shown_path(output);
+        fprintf(quiet ? stderr : stdout, "Result: %s%s\n", shown,
                 r.complete ? "" : " (partial: the run was interrupted)");
+        free(shown);
         if (rc == 2)
             fprintf(stderr, "runner: some results failed or are invalid: see the notes under "
                             "the tables and the 'status' fields in %s\n", output);
@@ -785,12 +814,18 @@ int main(int argc, char **argv)
     /* The page, from the result as written (html.h): after it, so a page
      * that cannot be written loses nothing measured. */
     struct pgcb_html_run page = {&r, NULL, output};
-    if (html && pgcb_html_write(html, "runner", &page, 1, NULL, err, sizeof err) != 0) {
+    char *html_path = html && strcmp(html, "auto") == 0 ? html_beside(output)
+                      : html                            ? pgcb_xstrdup(html)
+                                                        : NULL;
+    if (html_path && pgcb_html_write(html_path, "runner", &page, 1, NULL, err, sizeof err) != 0) {
         fprintf(stderr, "runner: %s\n", err);
         rc = 3;
-    } else if (html) {
-        fprintf(quiet ? stderr : stdout, "Report: %s\n", html);
+    } else if (html_path) {
+        char *shown = shown_path(html_path);
+        fprintf(quiet ? stderr : stdout, "Report: %s\n", shown);
+        free(shown);
     }
+    free(html_path);
 
 out:
     pgcb_profile_free(prof);

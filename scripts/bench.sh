@@ -8,7 +8,9 @@
 # $PGCB_CLIENT_CPUS), and stopped and removed on exit, failure, Ctrl-C or TERM;
 # with TCP and TLS (pgserver.sh --ssl) when a suite of CONFIG has a
 # `transport` list naming tls, with TCP (--tcp) when it names tcp.
-# The runner (build/runner, or $PGCB_RUNNER) is run as `runner -c CONFIG "$@"`;
+# The runner (build/runner, or $PGCB_RUNNER) is run as `runner -c CONFIG
+# --html auto "$@"` (the HTML report beside the JSON result; --html FILE among
+# the arguments names another, --list-drivers and --check-driver write none);
 # this script exits with its exit status. The runner loads the schema itself.
 set -euo pipefail
 
@@ -118,8 +120,13 @@ else
     note "server: throw-away PostgreSQL, socket $PGHOST port $PGPORT, server CPUs ${PGCB_SERVER_CPUS:-not pinned}, runner CPUs $client"
 fi
 
+# The report beside the result, unless the arguments say otherwise.
+html=(--html auto)
+for a in "$@"; do
+    case $a in --html|--html=*|-H|--list-drivers|--check-driver|--check-driver=*|-h|--help) html=() ;; esac
+done
 rc=0
-"$runner" -c "$config" "$@" &
+"$runner" -c "$config" "${html[@]}" "$@" &
 runner_pid=$!
 wait "$runner_pid" || rc=$?
 runner_pid=""
