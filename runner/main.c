@@ -750,7 +750,19 @@ int main(int argc, char **argv)
 
     /* Progress (progress.h): none with -q; the groups kept from a journal
      * are done already. */
-    s.progress = pgcb_progress_new(&s, &r, quiet, progress_s, t0_ns);
+    {
+        const char **names = pgcb_xcalloc(s.ndrivers ? s.ndrivers : 1, sizeof *names);
+        struct pgcb_eta_group *budgets = pgcb_xcalloc(r.ngroups ? r.ngroups : 1,
+                                                      sizeof *budgets);
+        for (size_t d = 0; d < s.ndrivers; d++)
+            names[d] = s.drivers[d].cfg->name;
+        for (size_t g = 0; g < r.ngroups; g++)
+            pgcb_session_budget(&s, &r.groups[g], &budgets[g]);
+        s.progress = pgcb_progress_new(names, s.ndrivers, budgets, r.ngroups, quiet, progress_s,
+                                       t0_ns);
+        free(names);
+        free(budgets);
+    }
     for (size_t g = 0; g < r.ngroups && resume; g++)
         if (resumed.groups[g])
             pgcb_progress_group_end(s.progress, g);

@@ -12,7 +12,6 @@
 #include "eta.h"
 #include "host/host.h"
 #include "result.h"
-#include "sched/session.h"
 #include "util.h"
 
 /* The terminal line is redrawn at most this often. */
@@ -21,7 +20,7 @@
 #define PROGRESS_MAX_S 86400
 
 struct pgcb_progress {
-    const struct pgcb_session *s;
+    const char **names;         /* [ndrivers]: the drivers' names (the caller's strings) */
     FILE *out;
     int plain;                  /* -P: plain lines; else the terminal line */
     uint64_t every_ns;          /* plain: the interval */
@@ -49,22 +48,24 @@ int pgcb_progress_parse_interval(const char *s, unsigned *out)
     return 0;
 }
 
-struct pgcb_progress *pgcb_progress_new(const struct pgcb_session *s,
-                                        const struct pgcb_result *r, int quiet,
-                                        unsigned every_s, uint64_t t0_ns)
+struct pgcb_progress *pgcb_progress_new(const char *const *names, size_t ndrivers,
+                                        const struct pgcb_eta_group *budgets, size_t ngroups,
+                                        int quiet, unsigned every_s, uint64_t t0_ns)
 {
     if (quiet || (!every_s && !isatty(2)))
         return NULL;
     struct pgcb_progress *p = pgcb_xcalloc(1, sizeof *p);
-    p->s = s;
+    p->names = pgcb_xcalloc(ndrivers ? ndrivers : 1, sizeof *p->names);
+    for (size_t d = 0; d < ndrivers; d++)
+        p->names[d] = names[d];
     p->out = stderr;
     p->plain = every_s > 0;
     p->every_ns = (uint64_t)every_s * 1000000000ull;
     p->t0_ns = t0_ns;
     p->next_ns = t0_ns + p->every_ns;
-    pgcb_eta_init(&p->eta, r->ngroups, s->ndrivers);
-    for (size_t g = 0; g < r->ngroups; g++)
-        pgcb_session_budget(s, &r->groups[g], &p->eta.groups[g]);
+    pgcb_eta_init(&p->eta, ngroups, ndrivers);
+    for (size_t g = 0; g < ngroups; g++)
+        p->eta.groups[g] = budgets[g];
     return p;
 }
 
@@ -73,6 +74,7 @@ void pgcb_progress_free(struct pgcb_progress *p)
     if (!p)
         return;
     pgcb_eta_free(&p->eta);
+    free(p->names);
     free(p);
 }
 
@@ -111,7 +113,7 @@ static double job_share(const struct pgcb_progress *p, const struct pgcb_eta_liv
 
 static const char *driver_name(const struct pgcb_progress *p)
 {
-    return p->have_job ? p->s->drivers[p->driver].cfg->name : "-";
+    return p->have_job ? p->names[p->driver] : "-";
 }
 
 /* "warm-up" or "order 3/14" (the last job's, between jobs). */

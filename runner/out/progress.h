@@ -32,8 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pgcb_session;
-struct pgcb_result;
+struct pgcb_eta_group;
 struct pgcb_job;
 struct pgcb_host_thread;
 struct pgcb_progress;
@@ -41,14 +40,17 @@ struct pgcb_progress;
 /* -P's value: a whole number of seconds, 1 to 86400. 0, or -1. */
 int pgcb_progress_parse_interval(const char *s, unsigned *out);
 
-/* The progress of a run that is about to measure r's groups (built, not yet
- * run) with session s (both outlive it), started at t0_ns (CLOCK_MONOTONIC:
- * elapsed counts from there); every_s > 0: plain lines that often. NULL
- * when nothing is to be shown: quiet, or neither every_s nor a terminal on
+/* The progress of a run that is about to measure ngroups groups of ndrivers
+ * drivers, named names[d] (strings that outlive it; the array is copied),
+ * budgets[g] each group's budget as the run computes it
+ * (pgcb_session_budget; copied), started at t0_ns (CLOCK_MONOTONIC: elapsed
+ * counts from there); every_s > 0: plain lines that often. Its caller feeds
+ * it (job, tick, ends): it never calls up into the scheduler. NULL when
+ * nothing is to be shown: quiet, or neither every_s nor a terminal on
  * stderr. Free with pgcb_progress_free(). */
-struct pgcb_progress *pgcb_progress_new(const struct pgcb_session *s,
-                                        const struct pgcb_result *r, int quiet,
-                                        unsigned every_s, uint64_t t0_ns);
+struct pgcb_progress *pgcb_progress_new(const char *const *names, size_t ndrivers,
+                                        const struct pgcb_eta_group *budgets, size_t ngroups,
+                                        int quiet, unsigned every_s, uint64_t t0_ns);
 void pgcb_progress_free(struct pgcb_progress *p);
 
 /* Driver d is about to run `job` (a warm-up or an order of group g; read
