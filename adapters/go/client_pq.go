@@ -116,15 +116,16 @@ func (c *pqClient) connect(r *connRequest, pool int) *failure {
 		secret = *r.Password
 	}
 	clearPGEnv()
-	cfg, err := pq.NewConfig(connString(r))
-	if err != nil {
-		return &failure{kind: "connect", msg: "pq: " + err.Error()}
-	}
+	// Through the string, which every lib/pq release parses (its Config
+	// struct is 1.11's): the password quoted as any value.
+	var extra []string
 	if r.Password != nil {
-		cfg.Password = *r.Password
+		extra = append(extra, "password", *r.Password)
 	}
-	cfg.DisablePreparedBinaryResult = c.text
-	pc, err := pq.NewConnectorConfig(cfg)
+	if c.text {
+		extra = append(extra, "disable_prepared_binary_result", "yes")
+	}
+	pc, err := pq.NewConnector(connString(r, extra...))
 	if err != nil {
 		return &failure{kind: "connect", msg: "pq: " + err.Error()}
 	}

@@ -50,7 +50,9 @@ fi
 echo "$prog: downloading the Go adapter's modules (go mod download) into $cache" >&2
 mkdir -p "$cache"
 # -modcacherw: a module cache rm -rf can remove.
-download() { # DIR (holding go.mod and go.sum) LOCK (for the message)
+# shellcheck source=adapters/go/release-src.sh
+. "$here/release-src.sh"
+download() { # DIR (the sources, with go.mod and go.sum) LOCK (for the message)
     (cd "$1" && env GOMODCACHE="$cache" GOFLAGS="-mod=readonly -modcacherw" GOTOOLCHAIN=local \
         GOWORK=off "$go" mod download) >"$out/.download.log" 2>&1 || {
         cat "$out/.download.log" >&2
@@ -60,9 +62,20 @@ download() { # DIR (holding go.mod and go.sum) LOCK (for the message)
     }
 }
 download "$here" adapters/go/go.sum
+# A committed release lock: the sources release.sh builds against it (the
+# adapter's common files and that client's), so that `go mod download`
+# fetches what that build needs.
+tmp=$out/.release-src
 for d in "$here"/releases/*@*/; do
     [ -f "$d/go.sum" ] || continue
-    download "$d" "adapters/go/releases/$(basename "$d")/go.sum"
+    name=$(basename "$d")
+    gr_client "${name%@*}" "${name#*@}" || { echo "$prog: adapters/go/releases/$name: $GR_WHY" >&2; exit 1; }
+    rm -rf "$tmp"
+    mkdir -p "$tmp"
+    gr_assemble "$here" "$tmp"
+    cp "$d/go.mod" "$d/go.sum" "$tmp/"
+    download "$tmp" "adapters/go/releases/$name/go.sum"
 done
+rm -rf "$tmp"
 rm -f "$out/.download.log"
 mv "$stamp" "$cache/.pgcb-go.sum"
