@@ -4,8 +4,8 @@ protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
     /usr/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
 
 CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx, go:pq, go:null,
-rust:tokio-postgres, rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
-twelve). Each adapter is started as "The process" says: one end
+rust:tokio-postgres, rust:sqlx, rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
+thirteen). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -44,7 +44,7 @@ SQL1 = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmar
 SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows WHERE id = $1"
 KINDS = ["int", "int", "str", "any", "bool"]
 ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:pq", "go:null",
-       "rust:tokio-postgres", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:null"]
+       "rust:tokio-postgres", "rust:sqlx", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:null"]
 # The built adapters, by language.
 EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust",
         "java": "adapters/java/pgcb-adapter-java.jar"}

@@ -52,7 +52,8 @@ static const struct client {
     {"python", "asyncpg", "asyncpg 0.27.0", 0},
     {"go", "pgx", "pgx 5.13.0 (its pgconn", 1},
     {"go", "pq", "lib/pq 1.12.3 (pure Go, through database/sql", 0},
-    {"rust", "tokio-postgres", "tokio-postgres 0.7.7 (postgres-protocol", 1},
+    {"rust", "tokio-postgres", "tokio-postgres 0.7.18 (postgres-protocol", 1},
+    {"rust", "sqlx", "sqlx 0.9.1 (sqlx-postgres", 0},
     {"ruby", "pg", "pg 1.4.5 (C extension", 1},
     {"java", "pgjdbc", "pgjdbc 42.7.14 (prepareThreshold=1", 0},
 };

@@ -313,7 +313,7 @@ static void test_shipped_adapters_pass(void **state)
         {"java", "pgjdbc"}, /* first: the longest, beside the others two at a time */
         {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},  {"python", "psycopg"},
         {"python", "null"},    {"go", "null"},       {"rust", "null"},  {"ruby", "null"},
-        {"go", "pq"},
+        {"go", "pq"},          {"rust", "sqlx"},
     };
 #endif
     enum { NCLIENTS = sizeof clients / sizeof clients[0] };

@@ -91,6 +91,8 @@ static const struct wcase bridge_cases[] = {
     /* lib/pq: binary for the types it decodes so (int2/4/8, bytea, uuid),
      * text for all with disable_prepared_binary_result */
     {"bridge", "go", "pq", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
+    /* sqlx's Bind asks for binary, always (one format code, 1) */
+    {"bridge", "rust", "sqlx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
 };
 
 static const char *format_name(uint32_t f)
@@ -312,6 +314,7 @@ int main(void)
         {"bridge java pgjdbc prepare_threshold=0, binary", test_binary, NULL, NULL,
          (void *)&bridge_cases[9]},
         CASES("bridge go pq", bridge_cases, 10),
+        CASES("bridge rust sqlx", bridge_cases, 11),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),
