@@ -26,6 +26,7 @@
 //! connection for its block.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rust_decimal::Decimal;
@@ -161,6 +162,9 @@ pub struct SqlxClient {
     one: Option<PgConnection>,
     pool: Option<PgPool>,
     size: usize,
+    /// Connections the pool has opened (its after_connect hook): more than
+    /// `size` means it replaced a broken one.
+    opened: Arc<AtomicUsize>,
     stmts: HashMap<i64, SStmt>,
 }
 
@@ -171,7 +175,14 @@ impl SqlxClient {
             Some(v) => yes_no("sqlx", "test_before_acquire", v)?,
             None => true,
         };
-        Ok(SqlxClient { test_before_acquire, one: None, pool: None, size: 0, stmts: HashMap::new() })
+        Ok(SqlxClient {
+            test_before_acquire,
+            one: None,
+            pool: None,
+            size: 0,
+            opened: Arc::new(AtomicUsize::new(0)),
+            stmts: HashMap::new(),
+        })
     }
 
     fn options(conn: &Value) -> Result<PgConnectOptions, Failure> {
@@ -336,6 +347,9 @@ impl Client for SqlxClient {
     }
 
     fn connect(&mut self, rt: &Runtime, conn: &Value, pool: usize) -> Result<(), Failure> {
+        // In the runtime's context: sqlx's pool spawns tasks (its maintenance,
+        // a PoolConnection's return when dropped) outside block_on too.
+        let _in_rt = rt.enter();
         if !conn.is_object() {
             return Err(Failure::protocol("sqlx: connect without conn"));
         }
@@ -349,6 +363,13 @@ impl Client for SqlxClient {
             .max_connections(pool as u32)
             .min_connections(pool as u32)
             .test_before_acquire(self.test_before_acquire)
+            .after_connect({
+                let opened = self.opened.clone();
+                move |_, _| {
+                    opened.fetch_add(1, Ordering::Relaxed);
+                    Box::pin(async { Ok(()) })
+                }
+            })
             .connect_lazy_with(o);
         // All P connections at once (each held until all are open).
         let held = rt.block_on(futures_util::future::try_join_all((0..pool).map(|_| p.acquire()))).map_err(refused)?;
@@ -359,6 +380,7 @@ impl Client for SqlxClient {
     }
 
     fn prepare(&mut self, rt: &Runtime, id: i64, sql: &str) -> Result<StmtInfo, Failure> {
+        let _in_rt = rt.enter();
         let sql: Arc<str> = sql.into();
         let prep = |c: &mut PgConnection| {
             rt.block_on(c.prepare(AssertSqlSafe(sql.clone()).into_sql_str())).map_err(|e| classify(&e))
@@ -395,6 +417,7 @@ impl Client for SqlxClient {
     }
 
     fn run(&mut self, rt: &Runtime, p: &mut Plan, n: usize) -> BlockResult {
+        let _in_rt = rt.enter();
         let mut held = None;
         let stmts = std::mem::take(&mut self.stmts);
         let res = (|| {
@@ -431,19 +454,38 @@ impl Client for SqlxClient {
     }
 
     fn load(&mut self, rt: &Runtime, s: &LoadSpec) -> LoadResult {
+        let _in_rt = rt.enter();
         let (pool, st) = match (&self.pool, self.stmts.get(&s.stmt)) {
             (Some(p), Some(st)) => (p, st),
             _ => return LoadResult::failed(Failure::protocol("load of a statement that was not prepared")),
         };
+        // A connection the pool replaced (its ping on acquire found it
+        // broken, and it opened another) fails the load as the client's own
+        // error would: the load no longer runs on the connections it began with.
+        let (opened, size) = (&*self.opened, self.size);
+        let base = opened.load(Ordering::Relaxed);
+        let replaced = move || -> Result<(), Failure> {
+            match opened.load(Ordering::Relaxed) - base {
+                n if n > 0 => Err(Failure::new(
+                    "io",
+                    format!(
+                        "sqlx's PgPool replaced {} of its {} connections during the load (one broke: its ping \
+                         on acquire failed)",
+                        n, size
+                    ),
+                )),
+                _ => Ok(()),
+            }
+        };
         let one = |i: usize, mut f: Folder| async move {
-            let r = match query(st, s.args_for(i)) {
+            let r = match query(st, s.args_for(i)).and_then(|q| replaced().map(|()| q)) {
                 Ok(q) => match q.fetch_all(pool).await {
-                    Ok(rows) => {
+                    Ok(rows) => replaced().and_then(|()| {
                         f.start(st.ct.len());
                         rows.iter()
                             .try_for_each(|row| fold_row(&mut f, row, &st.ct))
                             .map(|()| (f.nrows as u64, f.finish(FNV_OFFSET)))
-                    }
+                    }),
                     Err(e) => Err(classify(&e)),
                 },
                 Err(e) => Err(e),
@@ -467,6 +509,7 @@ impl Client for SqlxClient {
     }
 
     fn close(&mut self, rt: &Runtime) {
+        let _in_rt = rt.enter();
         self.stmts.clear();
         if let Some(c) = self.one.take() {
             let _ = rt.block_on(c.close()); // Terminate

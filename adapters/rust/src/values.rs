@@ -77,7 +77,10 @@ pub fn coltypes(cols: &[tokio_postgres::Column]) -> Vec<ColType> {
 /// libpq_sync refuses it), anything else the client's refusal (protocol).
 fn conv_failure(row: &Row, j: usize, e: tokio_postgres::Error) -> Failure {
     let col = &row.columns()[j];
-    let msg = format!("tokio-postgres: column {} ({}): {}", col.name(), col.type_().name(), e);
+    // tokio-postgres's Display says "error deserializing column N"; the
+    // conversion's own reason is its source.
+    let why = std::error::Error::source(&e).map(|s| format!(": {}", s)).unwrap_or_default();
+    let msg = format!("tokio-postgres: column {} ({}): {}{}", col.name(), col.type_().name(), e, why);
     if msg.contains("too many dimensions") || msg.contains("multi-dimensional") {
         Failure::new("unsupported", msg)
     } else {
