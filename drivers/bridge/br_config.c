@@ -18,7 +18,7 @@
 const struct pgcb_option_spec br_options[] = {
     {"adapter", NULL, "a shipped adapter: node, python, go, rust, ruby or java (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
-                     "null; python: psycopg, asyncpg, null; go: pgx, null; rust: "
+                     "null; python: psycopg, psycopg_python, asyncpg, psycopg2, null; go: pgx, null; rust: "
                      "tokio-postgres, null; ruby: pg, null; java: pgjdbc, null; "
                      "docs/clients.md lists them all), NAME@RELEASE for a release of the "
                      "client's registry installed into build/releases/ (node, python, go, "
@@ -225,7 +225,8 @@ static int br_read_common(const struct pgcb_option *opts, size_t nopts, struct b
     }
     if (!client) {
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
-                 "use (node: pg, pg-native, postgres, null; python: psycopg, asyncpg, null; go: pgx, "
+                 "use (node: pg, pg-native, postgres, null; python: psycopg, psycopg_python, asyncpg, "
+                 "psycopg2, null; go: pgx, "
                  "null; rust: tokio-postgres, null; ruby: pg, null; java: pgjdbc, null)");
         return PGCB_ERR_CONFIG;
     }

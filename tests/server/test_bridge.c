@@ -48,8 +48,10 @@ static const struct client {
     {"node", "pg", "pg 8.23.1 (pure JavaScript", 1},
     {"node", "pg-native", "pg-native 3.9.0", 1},
     {"node", "postgres", "postgres 4.2.0", 1},
-    {"python", "psycopg", "psycopg 3.1.7 (pure Python", 1},
-    {"python", "asyncpg", "asyncpg 0.27.0", 0},
+    {"python", "psycopg", "psycopg 3.3.9 (pq.__impl__ binary: C core, psycopg-binary 3.3.9", 1},
+    {"python", "psycopg_python", "psycopg 3.3.9 (pq.__impl__ python: pure Python", 1},
+    {"python", "asyncpg", "asyncpg 0.32.0", 0},
+    {"python", "psycopg2", "psycopg2 2.9.13 (psycopg2-binary", 0},
     {"go", "pgx", "pgx 5.13.0 (its pgconn", 1},
     {"go", "pq", "lib/pq 1.12.3 (pure Go, through database/sql", 0},
     {"rust", "tokio-postgres", "tokio-postgres 0.7.18 (postgres-protocol", 1},
@@ -421,9 +423,17 @@ static void test_bad_options(void **state)
     const struct pgcb_option path[] = {{"adapter", "node"}, {"client", "pg"},
                                        {"runtime", "pgcb-no-such-node"}};
     expect_config_error(path, 3, "cannot run 'pgcb-no-such-node': not found in PATH");
+    /* The venv's python is under the adapters directory: missing there, it
+     * is said first (with what makes it); with a runtime of its own, the
+     * adapter's file. */
+    const struct pgcb_option venv[] = {{"adapter", "python"}, {"client", "psycopg"},
+                                       {"adapters", "/nonexistent"}};
+    expect_config_error(venv, 3, "adapter python: /nonexistent/python/venv/bin/python3: No such "
+                        "file or directory (apt-get install python3-venv; "
+                        "scripts/install-deps.sh installs it)");
     const struct pgcb_option dir[] = {{"adapter", "python"}, {"client", "psycopg"},
-                                      {"adapters", "/nonexistent"}};
-    expect_config_error(dir, 3, "adapter python: /nonexistent/python/adapter.py: No such file");
+                                      {"adapters", "/nonexistent"}, {"runtime", "/usr/bin/python3"}};
+    expect_config_error(dir, 4, "adapter python: /nonexistent/python/adapter.py: No such file");
     const struct pgcb_option key[] = {{"adapter", "node"}, {"client", "pg"}, {"colour", "red"}};
     expect_config_error(key, 3, "unknown option 'colour'");
     const struct pgcb_option copt[] = {{"adapter", "node"}, {"client", "pg"},

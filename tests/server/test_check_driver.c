@@ -73,8 +73,8 @@ static struct out check_with(const char *so, const char *ini, const struct pgcb_
  * relative to the build directory), in child
  * processes, at most two at a time (the suites are independent: each opens
  * its own connections and adapter processes; the time they take is the
- * clients' own, most of it psycopg's 500,000 pure-Python rows at depth
- * 1000): outs[i] is the i-th's exit status and output. The children inherit
+ * clients' own, most of it psycopg_python's 500,000 pure-Python rows at
+ * depth 1000): outs[i] is the i-th's exit status and output. The children inherit
  * PGCB_CHECK_TIMEOUT, which the caller raises: two suites share the CPUs.
  * Side by side they only read benchmark_rows, which the earlier, sequential
  * checks of test_shipped_drivers_pass have made sure exists (a suite creates
@@ -314,6 +314,7 @@ static void test_shipped_adapters_pass(void **state)
         {"node", "pg-native"}, {"node", "postgres"}, {"node", "null"},  {"python", "psycopg"},
         {"python", "null"},    {"go", "null"},       {"rust", "null"},  {"ruby", "null"},
         {"go", "pq"},          {"rust", "sqlx"},
+        {"python", "psycopg_python"}, {"python", "psycopg2"},
     };
 #endif
     enum { NCLIENTS = sizeof clients / sizeof clients[0] };

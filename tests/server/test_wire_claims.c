@@ -58,6 +58,7 @@ struct wcase {
     const char *adapter, *client; /* bridge only */
     int text_gives, binary_gives; /* bridge only: PGCB_FORMAT_* */
     const char *k1, *v1, *k2, *v2; /* more options (a protocol variant), or NULL */
+    int simple; /* the simple query protocol: one Query per execution, nothing else */
 };
 
 static const struct wcase c_cases[] = {
@@ -76,6 +77,11 @@ static const struct wcase bridge_cases[] = {
     {"bridge", "node", "postgres", PGCB_FORMAT_TEXT, PGCB_FORMAT_TEXT},
     {"bridge", "python", "psycopg", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
     {"bridge", "python", "asyncpg", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
+    {"bridge", "python", "psycopg_python", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
+    /* psycopg2: PQexec of the text with the parameters quoted in (a Query
+     * per execution: parsed and described every time, a ReadyForQuery after
+     * each, text); it claims the extended protocol's equivalents */
+    {"bridge", "python", "psycopg2", PGCB_FORMAT_TEXT, PGCB_FORMAT_TEXT, NULL, NULL, NULL, NULL, 1},
     {"bridge", "go", "pgx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY}, /* SendBatch cannot ask for text (v5 neither) */
     /* tokio-postgres's Bind asks for binary, always (its Row::get reads binary) */
     {"bridge", "rust", "tokio-postgres", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
@@ -261,6 +267,20 @@ static void check_case(const struct wcase *wc, const char *format)
                   what, DEPTH, d.parse, d.bind, d.describe_portal, d.describe_stmt, d.execute,
                   d.sync, d.flush, d.nbinds ? d.binds[0].nformats : 0,
                   d.nbinds && d.binds[0].nformats ? d.binds[0].formats[0] : -1);
+    if (wc->simple) {
+        if (d.query != DEPTH || d.parse || d.bind || d.describe_portal || d.describe_stmt ||
+            d.execute || d.sync)
+            fail_msg("%s: the simple query protocol: expected %d Query and nothing else, got "
+                     "Query %u Parse %u Bind %u Describe %u Execute %u Sync %u", what, DEPTH,
+                     d.query, d.parse, d.bind, d.describe_portal + d.describe_stmt, d.execute,
+                     d.sync);
+        if (p.result_format != PGCB_FORMAT_TEXT || p.describe != PGCB_DESCRIBE_PER_EXECUTION ||
+            p.sync != PGCB_SYNC_PER_QUERY || p.statements != PGCB_STMT_UNNAMED)
+            fail_msg("%s: a Query per execution is text results, a description per execution, "
+                     "a ReadyForQuery per query, unnamed statements: not what it claims", what);
+        drvtest_unload(&t);
+        return;
+    }
     if (d.bind != DEPTH || d.execute != DEPTH)
         fail_msg("%s: %u Bind and %u Execute for %d executions", what, d.bind, d.execute, DEPTH);
     uint32_t describes = p.describe == PGCB_DESCRIBE_PER_EXECUTION ? DEPTH : 0;
@@ -306,15 +326,17 @@ int main(void)
         CASES("bridge node postgres", bridge_cases, 2),
         CASES("bridge python psycopg", bridge_cases, 3),
         CASES("bridge python asyncpg", bridge_cases, 4),
-        CASES("bridge go pgx", bridge_cases, 5),
-        CASES("bridge rust tokio-postgres", bridge_cases, 6),
-        CASES("bridge ruby pg", bridge_cases, 7),
-        CASES("bridge java pgjdbc", bridge_cases, 8),
+        CASES("bridge python psycopg_python", bridge_cases, 5),
+        CASES("bridge python psycopg2", bridge_cases, 6),
+        CASES("bridge go pgx", bridge_cases, 7),
+        CASES("bridge rust tokio-postgres", bridge_cases, 8),
+        CASES("bridge ruby pg", bridge_cases, 9),
+        CASES("bridge java pgjdbc", bridge_cases, 10),
         /* one format: binary is the one it cannot give */
         {"bridge java pgjdbc prepare_threshold=0, binary", test_binary, NULL, NULL,
-         (void *)&bridge_cases[9]},
-        CASES("bridge go pq", bridge_cases, 10),
-        CASES("bridge rust sqlx", bridge_cases, 11),
+         (void *)&bridge_cases[11]},
+        CASES("bridge go pq", bridge_cases, 12),
+        CASES("bridge rust sqlx", bridge_cases, 13),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),

@@ -299,9 +299,9 @@ class Client(BaseClient):
     def failure(self, exc):
         conn = self.conn
         err = self._classify(exc)
-        if err is None:
+        if err is None:  # a value psycopg2's typecasters refuse: ValueError ...
             err = exc if isinstance(exc, AdapterError) else AdapterError(
-                "protocol", "internal error: %s" % describe_exception(exc))
+                "protocol", describe_exception(exc))
         if conn is None or conn.closed:
             return err if err.kind == "io" else AdapterError(
                 "io", "connection lost: %s" % describe_exception(exc))
