@@ -3,6 +3,8 @@
 # go.sum and the module cache adapters/go/install.sh filled:
 #
 #   adapters/go/build.sh [OUT [DIR]]  (default OUT: build/adapters/go/pgcb-adapter-go)
+#   adapters/go/build.sh --vet        gofmt -l and go vet of the adapter and the
+#                                     standalone program, the same way (make lint)
 #
 # DIR: the main package to build, a directory of adapters/go (default .,
 # the adapter); `adapters/go/build.sh build/adapters/go/pgcb-standalone-go
@@ -25,6 +27,11 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+vet=0
+if [ "${1:-}" = --vet ]; then
+    vet=1
+    shift
+fi
 out=${1:-build/adapters/go/pgcb-adapter-go}
 pkg=${2:-.}
 [ -d "$here/$pkg" ] || { echo "build.sh: $here/$pkg: no such directory" >&2; exit 1; }
@@ -44,6 +51,10 @@ mkdir -p "$cache"
     { echo "build.sh: no Go modules in $modcache: run adapters/go/install.sh $root/build/adapters/go (or scripts/install-deps.sh)" >&2; exit 1; }
 
 cd "$here"
+if [ "$vet" = 1 ]; then
+    bad=$(gofmt -l .)
+    [ -z "$bad" ] || { echo "build.sh: not gofmt-formatted: $bad" >&2; exit 1; }
+fi
 export GOMODCACHE="$modcache" GOCACHE="$cache" GOFLAGS=-mod=readonly GOPROXY=off GOSUMDB=off \
     GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
 # The version of module MOD in the graph compiled, without its leading v.
@@ -55,4 +66,5 @@ version_of() {
 flags="-X main.pgxVersion=$(version_of github.com/jackc/pgx/v5)"
 flags="$flags -X main.puddleVersion=$(version_of github.com/jackc/puddle/v2)"
 flags="$flags -X main.pqVersion=$(version_of github.com/lib/pq)"
+[ "$vet" = 0 ] || exec "$go" vet . ./standalone
 exec "$go" build -trimpath -ldflags "$flags" -o "$outabs" "./$pkg"

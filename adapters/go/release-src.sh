@@ -1,4 +1,4 @@
-# shellcheck shell=sh
+# shellcheck shell=sh disable=SC2034
 # adapters/go/release-src.sh -- sourced by release.sh and install.sh: the Go
 # toolchain, and the sources of the adapter built for one client's release.
 #

@@ -33,8 +33,9 @@ RL_TMP=$(cd "$RL_TMP" && pwd) # absolute: the build runs in $RL_TMP/src
 gr_client "$RL_CLIENT" "$RL_RELEASE" || rl_fail "Go module proxy: $GR_WHY"
 version=v${RL_RELEASE#v}
 src=${PGCB_GO_SOURCES:-$RL_HERE/../../../adapters/go}
-[ -f "$src/go.mod" ] && [ -f "$src/main.go" ] ||
+if [ ! -f "$src/go.mod" ] || [ ! -f "$src/main.go" ]; then
     rl_fail "go: the Go adapter's sources are not at $src (set PGCB_GO_SOURCES to the checkout's adapters/go)"
+fi
 src=$(cd "$src" && pwd)
 gr_go
 command -v "$GO" >/dev/null 2>&1 || rl_fail "go: Go not found ($GO): install Go 1.25 or later into /usr/local/go"
