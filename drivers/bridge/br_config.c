@@ -19,7 +19,7 @@ const struct pgcb_option_spec br_options[] = {
     {"adapter", NULL, "a shipped adapter: node, python, go, rust, ruby or java (or set command)"},
     {"client", NULL, "the client library the adapter is to use (node: pg, pg-native, postgres, "
                      "null; python: psycopg, psycopg_python, asyncpg, psycopg2, null; go: pgx, null; rust: "
-                     "tokio-postgres, null; ruby: pg, null; java: pgjdbc, null; "
+                     "tokio-postgres, sqlx, null; ruby: pg, null; java: pgjdbc, null; "
                      "docs/clients.md lists them all), NAME@RELEASE for a release of the "
                      "client's registry installed into build/releases/ (node, python, go, "
                      "rust, java)"},
@@ -71,8 +71,8 @@ static const struct br_builtin {
     {"python", "python/venv/bin/python3", {"-u"}, "python/adapter.py", NULL, "python3-venv"},
     {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
     {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
-     "apt-get install cargo rustc librust-tokio-postgres-dev librust-futures-util-dev "
-     "librust-serde-json-dev, or scripts/install-deps.sh"},
+     "rustup's Rust toolchain (cargo in ~/.cargo/bin) and the crates of adapters/rust/Cargo.lock, "
+     "which scripts/install-deps.sh fetches from crates.io"},
     {"ruby", "/usr/bin/ruby", {"--disable=did_you_mean"}, "ruby/adapter.rb", NULL, "ruby ruby-pg"},
     /* The JVM's flags are a file of their own (the collector, the heap, the
      * CPU count its ergonomics sizes its threads for: docs/clients.md,
@@ -227,7 +227,7 @@ static int br_read_common(const struct pgcb_option *opts, size_t nopts, struct b
         snprintf(err, errlen, "no client: set client = the client library the adapter is to "
                  "use (node: pg, pg-native, postgres, null; python: psycopg, psycopg_python, asyncpg, "
                  "psycopg2, null; go: pgx, "
-                 "null; rust: tokio-postgres, null; ruby: pg, null; java: pgjdbc, null)");
+                 "null; rust: tokio-postgres, sqlx, null; ruby: pg, null; java: pgjdbc, null)");
         return PGCB_ERR_CONFIG;
     }
     if (timeout) {
