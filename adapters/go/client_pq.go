@@ -93,14 +93,14 @@ func newPqClient(opts map[string]string, resultFormat *string) (client, *failure
 }
 
 func (c *pqClient) info() helloInfo {
-	format, how := "binary", "binary results for bytea, int2/4/8, uuid (lib/pq's binary decoders), text for the rest"
+	format, how := "binary", "binary for int2/4/8, bytea, uuid"
 	if c.text {
-		format, how = "text", "text results (disable_prepared_binary_result)"
+		format, how = "text", "text results"
 	}
 	return helloInfo{
 		client:        "pq",
 		clientVersion: pqVersion,
-		links: fmt.Sprintf("lib/pq %s (pure Go, through database/sql; %s; rows.Scan into typed values; depth > 1 one query at a time; pools: sql.DB); %s, GOMAXPROCS %d",
+		links: fmt.Sprintf("lib/pq %s (pure Go, through database/sql; %s; rows.Scan into typed values; one query at a time; pools: sql.DB); %s, GOMAXPROCS %d",
 			pqVersion, how, goVersion(), runtime.GOMAXPROCS(0)),
 		pipeline: false,
 		load:     true,
