@@ -27,15 +27,8 @@ pkgs=(
     # psycopg's AsyncConnectionPool for concurrency suites: 3.1.7, whose
     # module says psycopg_pool 3.1.5).
     python3 python3-psycopg python3-psycopg-pool python3-asyncpg python3-uvloop
-    # The Go adapter: Go and pgx v4, built offline from Debian's sources.
-    golang-go golang-github-jackc-pgx-v4-dev
-    # The Rust adapter: Debian's rustc and cargo (not a rustup toolchain) and
-    # tokio-postgres 0.7.7 with the crates it uses, built offline from
-    # /usr/share/cargo/registry (adapters/rust/build.sh).
-    cargo rustc librust-tokio-dev librust-tokio-postgres-dev librust-futures-util-dev
-    librust-serde-json-dev librust-chrono-dev librust-uuid-dev librust-bytes-dev librust-libc-dev
-    # make lint on adapters/rust: Debian's rustfmt and clippy.
-    rustfmt rust-clippy
+    # The Rust adapter: nothing from Debian. Its crates come from crates.io
+    # (adapters/rust/install.sh, below), built with rustup's toolchain.
     # The Ruby adapter: Debian's Ruby 3.1, the pg gem (1.4.5, on libpq) and
     # connection_pool (its loads' pool); nothing is compiled.
     ruby ruby-pg ruby-connection-pool
