@@ -1,11 +1,13 @@
 """The Python, Go, Rust, Ruby and Java adapters' pools and loads, driven directly over the bridge
 protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
 
-    /usr/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
+    build/adapters/python/venv/bin/python3 tests/server/adapter_load.py BUILD_DIR [CLIENT ...]
 
-CLIENT is python:asyncpg, python:psycopg, python:null, go:pgx, go:pq, go:null,
-rust:tokio-postgres, rust:sqlx, rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
-thirteen). Each adapter is started as "The process" says: one end
+(the Python adapter's venv: psycopg, which this script uses too). CLIENT is
+python:asyncpg, python:psycopg, python:psycopg_python, python:psycopg2,
+python:null, go:pgx, go:pq, go:null, rust:tokio-postgres, rust:sqlx,
+rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
+fifteen). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -43,7 +45,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SQL1 = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows ORDER BY id LIMIT 1"
 SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmark_rows WHERE id = $1"
 KINDS = ["int", "int", "str", "any", "bool"]
-ALL = ["python:asyncpg", "python:psycopg", "python:null", "go:pgx", "go:pq", "go:null",
+ALL = ["python:asyncpg", "python:psycopg", "python:psycopg_python", "python:psycopg2",
+       "python:null", "go:pgx", "go:pq", "go:null",
        "rust:tokio-postgres", "rust:sqlx", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:null"]
 # The built adapters, by language.
 EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust",
@@ -134,7 +137,11 @@ def command(build, lang):
         path = os.path.join(build, "adapters/python/adapter.py")
         if not os.path.exists(path):
             path = os.path.join(ROOT, "adapters/python/adapter.py")
-        return ["/usr/bin/python3", "-u", path]
+        # and its runtime, the venv's python (br_config.c): BUILD_DIR's, else build's
+        py = os.path.join(build, "adapters/python/venv/bin/python3")
+        if not os.path.exists(py):
+            py = os.path.join(ROOT, "build/adapters/python/venv/bin/python3")
+        return [py, "-u", path]
     if lang == "ruby":  # as the bridge runs it (drivers/bridge/br_config.c)
         return ["/usr/bin/ruby", "--disable=did_you_mean",
                 os.path.join(build, "adapters/ruby/adapter.rb")]

@@ -2,7 +2,7 @@
 the real server, driven over the bridge protocol (tests/server/adapter_load.py's
 Adapter, no bridge driver):
 
-    /usr/bin/python3 tests/server/python_malloc.py BUILD_DIR
+    build/adapters/python/venv/bin/python3 tests/server/python_malloc.py BUILD_DIR
 
 asyncpg reads each reply with asyncio's sock.recv(256 KiB). With glibc's
 thresholds held at their starting 128 KiB ("initial") every read maps a fresh
@@ -88,7 +88,8 @@ def bad(build):
 
 def main(argv):
     if len(argv) != 1:
-        print("usage: /usr/bin/python3 tests/server/python_malloc.py BUILD_DIR", file=sys.stderr)
+        print("usage: build/adapters/python/venv/bin/python3 tests/server/python_malloc.py "
+              "BUILD_DIR", file=sys.stderr)
         return 2
     build = argv[0]
     if not setup_table("python_malloc.py"):
