@@ -156,12 +156,14 @@ $(B)/adapters/go/%: build/adapters/go/%
 	ln -sfn $(abspath $<) $@
 endif
 
-# The Rust adapter and its standalone counterpart: one release build, offline,
-# from Debian's crates (adapters/rust/build.sh, about a minute on 2 CPUs),
-# always into build/; another build directory (build-san) links build's
-# binaries instead of compiling them a second time.
+# The Rust adapter and its standalone counterpart: one release build with
+# rustup's toolchain, offline (--locked), from the crates adapters/rust/install.sh
+# fetched from crates.io into build/adapters/rust/cargo-home (build.sh runs it
+# when Cargo.lock changed; about 100 s from nothing on 2 CPUs), always into
+# build/; another build directory (build-san) links build's binaries instead
+# of compiling them a second time.
 RUST_SRC = $(wildcard adapters/rust/*.rs adapters/rust/src/*.rs adapters/rust/standalone/*.rs) adapters/rust/Cargo.toml \
-           adapters/rust/Cargo.lock adapters/rust/build.sh
+           adapters/rust/Cargo.lock adapters/rust/build.sh adapters/rust/install.sh adapters/rust/toolchain.sh
 build/adapters/rust/pgcb-adapter-rust: $(RUST_SRC)
 	adapters/rust/build.sh build/adapters/rust
 build/adapters/rust/pgcb-standalone-rust: build/adapters/rust/pgcb-adapter-rust

@@ -20,9 +20,9 @@
 #                    /usr/bin/python3, the one the adapter runs under) on
 #                    adapters/python/ and tests/fixtures/adapters/, gofmt -l and
 #                    go vet (offline, as adapters/go/build.sh builds) on adapters/go/,
-#                    rustfmt --check and cargo clippy -D warnings (offline, Debian's
-#                    crates: adapters/rust/build.sh --lint; PGCB_LINT_QUICK=1, as make
-#                    check sets it: rustfmt only) on adapters/rust/
+#                    rustfmt --check and cargo clippy -D warnings (rustup's, offline,
+#                    the crates of Cargo.lock: adapters/rust/build.sh --lint;
+#                    PGCB_LINT_QUICK=1, as make check sets it: rustfmt only) on adapters/rust/
 #                    `ruby -wc` (Debian's /usr/bin/ruby: syntax, and its warnings
 #                    as failures) on adapters/ruby/, javac -Xlint:all -Werror
 #                    (Debian's JDK, offline: adapters/java/build.sh --lint) on
@@ -336,7 +336,7 @@ check_rust_adapter() {
         adapters/rust/build.sh --fmt build/adapters/rust
         return
     fi
-    say "rustfmt --check and cargo clippy -D warnings on adapters/rust (Debian's crates, offline)"
+    say "rustfmt --check and cargo clippy -D warnings on adapters/rust (rustup's, offline, Cargo.lock's crates)"
     adapters/rust/build.sh --lint build/adapters/rust
 }
 
