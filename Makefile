@@ -141,7 +141,8 @@ $(B)/adapters/%: adapters/%
 # build-san, links build's binaries below: no sanitizer reaches Go code).
 # Its release.sh (client = pgx@v4.18.3 ...) compiles the checkout's
 # adapters/go sources, found from build/adapters/go/../../../adapters/go.
-GO_DEPS = adapters/go/go.mod adapters/go/go.sum adapters/go/build.sh adapters/go/install.sh
+GO_DEPS = adapters/go/go.mod adapters/go/go.sum adapters/go/build.sh adapters/go/install.sh \
+          adapters/go/release-src.sh
 build/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) $(GO_DEPS)
 	adapters/go/install.sh build/adapters/go
 	adapters/go/build.sh $@

@@ -69,7 +69,9 @@ static const struct br_builtin {
     /* The venv adapters/python/install.sh makes from Debian's python3 and
      * fills from PyPI (scripts/install-deps.sh runs it). */
     {"python", "python/venv/bin/python3", {"-u"}, "python/adapter.py", NULL, "python3-venv"},
-    {"go", NULL, {NULL}, "go/pgcb-adapter-go"},
+    {"go", NULL, {NULL}, "go/pgcb-adapter-go",
+     "Go 1.25 or later in /usr/local/go (https://go.dev/dl/) and the modules of adapters/go/go.sum "
+     "from the Go module proxy (adapters/go/install.sh, or scripts/install-deps.sh)"},
     {"rust", NULL, {NULL}, "rust/pgcb-adapter-rust",
      "rustup's Rust toolchain (cargo in ~/.cargo/bin) and the crates of adapters/rust/Cargo.lock, "
      "which scripts/install-deps.sh fetches from crates.io"},
