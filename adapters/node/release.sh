@@ -8,6 +8,7 @@
 #
 # Pinned: a release with a committed lockfile (adapters/node/releases/
 # CLIENT@RELEASE/package.json + package-lock.json: those of conf/releases.ini)
+# (a release of pg-native comes with the adapter's pg: pg.native runs over it)
 # is installed by `npm ci` from it; any other release is resolved by
 # `npm install --save-exact` and the lock npm wrote stays in DEST (the run's
 # links name the version the adapter loaded). pg-native's libpq addon is
@@ -42,6 +43,13 @@ else
         >"$RL_TMP/package.json"
     how="npm install"
     set -- install --save-exact "$RL_CLIENT@$RL_RELEASE"
+    # The adapter's pg-native client is pg.native over pg-native: a release
+    # of pg-native comes with the pg the adapter pins (its package.json).
+    if [ "$RL_CLIENT" = pg-native ]; then
+        pg=$(sed -n 's/^ *"pg": *"\([^"]*\)".*/\1/p' "$RL_HERE/package.json" | head -n 1)
+        [ -n "$pg" ] || rl_fail "npm: no pg in $RL_HERE/package.json (the adapter's pg, which pg-native runs under)"
+        set -- "$@" "pg@$pg"
+    fi
 fi
 if ! (cd "$RL_TMP" && npm_config_nodedir=$prefix npm_config_update_notifier=false \
     npm "$@" --no-audit --no-fund --loglevel=error </dev/null) >"$log" 2>&1; then
