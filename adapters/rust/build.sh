@@ -6,6 +6,8 @@
 #   adapters/rust/build.sh --lint [OUTDIR]    rustfmt --check, then cargo clippy
 #                                             -D warnings (target OUTDIR/clippy-target)
 #   adapters/rust/build.sh --fmt [OUTDIR]     rustfmt --check only
+#   adapters/rust/build.sh --online [OUTDIR]  --locked, but what CARGO_HOME lacks is
+#                                             fetched (release.sh: a release's crates)
 #
 # -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`) and
 #    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh), with the
@@ -21,15 +23,19 @@
 # machine (200 crates; 101 s user CPU), while others were idle.
 #
 # Environment: CARGO, RUSTC (toolchain.sh), PGCB_RUST_SRC (the crate to
-# build, default this directory: release.sh builds a copy pinned to a release).
+# build, default this directory: release.sh builds a copy pinned to a release),
+# PGCB_CARGO_HOME (default OUTDIR/cargo-home, filled by install.sh; when set,
+# install.sh is not run), PGCB_CARGO_TARGET (default OUTDIR/target).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 src=${PGCB_RUST_SRC:-$here}
 lint=0
+offline=--offline
 case ${1:-} in
 --lint) lint=1; shift ;;
 --fmt) lint=2; shift ;; # rustfmt --check only (make check: no clippy build)
+--online) offline=; shift ;;
 esac
 out=${1:-build/adapters/rust}
 # shellcheck source=adapters/rust/toolchain.sh
@@ -80,7 +86,7 @@ if [ "$lint" = 1 ]; then
 fi
 
 env PATH="$bindir:$PATH" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
-    "$cargo" build --release --locked --offline --quiet --manifest-path "$src/Cargo.toml" \
+    "$cargo" build --release --locked $offline --quiet --manifest-path "$src/Cargo.toml" \
     --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}"
 for b in pgcb-adapter-rust pgcb-standalone-rust; do
     # A private name, then a rename: a concurrent build (make's two build

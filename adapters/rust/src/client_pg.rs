@@ -35,7 +35,7 @@ use std::collections::HashMap;
 use std::error::Error as StdError;
 
 use bytes::BytesMut;
-use deadpool_postgres::{Manager, ManagerConfig, Object, ObjectId, Pool, RecyclingMethod, Runtime as DpRuntime};
+use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime as DpRuntime};
 use futures_util::future::try_join_all;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
@@ -87,8 +87,6 @@ pub struct PgClient {
     one: Option<PgConn>,
     /// deadpool-postgres's pool (connect with "pool": P).
     pool: Option<Pool>,
-    /// Each pool connection's server process, for the load's io failures.
-    pids: HashMap<ObjectId, i32>,
     /// Per bridge statement number: its SQL (prepare_cached on a pool's
     /// connections) and its statement on the one connection.
     sqls: HashMap<i64, String>,
@@ -143,14 +141,7 @@ impl PgClient {
             Some(v) => yes_no("tokio-postgres", "pipeline", v)?,
             None => true,
         };
-        Ok(PgClient {
-            pipeline,
-            one: None,
-            pool: None,
-            pids: HashMap::new(),
-            sqls: HashMap::new(),
-            stmts: HashMap::new(),
-        })
+        Ok(PgClient { pipeline, one: None, pool: None, sqls: HashMap::new(), stmts: HashMap::new() })
     }
 
     fn config(conn: &Value) -> Result<Config, Failure> {
@@ -194,13 +185,11 @@ impl PgClient {
         Ok(cfg)
     }
 
-    /// The load's failure of connection c: naming its server process when it broke.
-    fn load_failure(c: &PgConn, pid: Option<&i32>, e: &Error) -> Failure {
+    /// The load's failure of a pool connection.
+    fn load_failure(c: &PgConn, e: &Error) -> Failure {
         let f = classify(c, e);
         if f.kind == "io" {
-            let who =
-                pid.map_or("a pool connection".to_string(), |p| format!("pool connection to server process {}", p));
-            return Failure::new("io", format!("{}: {}", who, f.msg));
+            return Failure::new("io", format!("a connection of the pool: {}", f.msg));
         }
         f
     }
@@ -386,11 +375,6 @@ impl Client for PgClient {
             return Err(Failure::protocol("tokio-postgres: connect without conn"));
         }
         let cfg = PgClient::config(conn)?;
-        let pid_of = |c: &PgConn| {
-            rt.block_on(c.query_one("SELECT pg_backend_pid()", &[]))
-                .map(|r| r.get::<_, i32>(0))
-                .map_err(|e| Failure::new("connect", format!("tokio-postgres: SELECT pg_backend_pid(): {}", e)))
-        };
         if pool == 0 {
             let (client, connection) =
                 rt.block_on(cfg.connect(NoTls)).map_err(|e| Failure::new("connect", e.to_string()))?;
@@ -411,9 +395,6 @@ impl Client for PgClient {
             deadpool_postgres::PoolError::Backend(e) => Failure::new("connect", e.to_string()),
             e => Failure::new("connect", format!("deadpool-postgres: {}", e)),
         })?;
-        for o in &objs {
-            self.pids.insert(Object::id(o), pid_of(o)?);
-        }
         drop(objs);
         self.pool = Some(p);
         Ok(())
@@ -484,7 +465,7 @@ impl Client for PgClient {
             Err(f) => return LoadResult::failed(f),
         };
         let ct = coltypes(want.columns());
-        let (pids, ct) = (&self.pids, &ct);
+        let ct = &ct;
         let query = |i: usize, mut f: Folder| async move {
             let o = match pool.get().await {
                 Ok(o) => o,
@@ -495,9 +476,9 @@ impl Client for PgClient {
             let r = match o.prepare_cached(sql).await {
                 Ok(st) => match o.query(&st, &refs).await {
                     Ok(rows) => consume(&mut f, &rows, ct, FNV_OFFSET).map(|(h, n)| (n as u64, h)),
-                    Err(e) => Err(PgClient::load_failure(&o, pids.get(&Object::id(&o)), &e)),
+                    Err(e) => Err(PgClient::load_failure(&o, &e)),
                 },
-                Err(e) => Err(PgClient::load_failure(&o, pids.get(&Object::id(&o)), &e)),
+                Err(e) => Err(PgClient::load_failure(&o, &e)),
             };
             drop(o); // back to the pool
             (f, r)
