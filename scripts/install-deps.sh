@@ -23,10 +23,10 @@ pkgs=(
     # clang's runtime libraries: libFuzzer and the sanitizers of make test's
     # fuzzers (mk/fuzz_inputs.mk: clang -fsanitize=fuzzer,address,undefined).
     libclang-rt-14-dev
-    # The Python adapter's clients, for Debian's /usr/bin/python3 (and
-    # psycopg's AsyncConnectionPool for concurrency suites: 3.1.7, whose
-    # module says psycopg_pool 3.1.5).
-    python3 python3-psycopg python3-psycopg-pool python3-asyncpg python3-uvloop
+    # The Python adapter: Debian's /usr/bin/python3 and its venv module;
+    # adapters/python/install.sh makes build/adapters/python/venv with them
+    # and fills it from PyPI (its hashed lock, adapters/python/requirements.txt).
+    python3 python3-venv
     # The Rust adapter: nothing from Debian. Its crates come from crates.io
     # (adapters/rust/install.sh, below), built with rustup's toolchain.
     # The Ruby adapter: Debian's Ruby 3.1, the pg gem (1.4.5, on libpq) and
