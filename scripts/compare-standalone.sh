@@ -4,7 +4,7 @@
 #
 #   scripts/compare-standalone.sh CLIENT [SECONDS [ROUNDS]]   (default 3 s, 1 round)
 #
-# CLIENT: pg, pg-native, postgres (Node.js), psycopg, asyncpg (Python), pgx
+# CLIENT: pg, pg-native, postgres (Node.js), psycopg, psycopg_python, psycopg2, asyncpg (Python), pgx
 # (Go), tokio-postgres (Rust), ruby-pg (Ruby's pg gem: the runner's driver ruby_pg, client pg),
 # pgjdbc (Java).
 # For each group of the seed's config (sequential and pipelined x10,
@@ -50,7 +50,7 @@
 # PGHOST ... name one. Takes about 6 x ROUNDS x (3 x SECONDS + 5) seconds, and for
 # Node.js about 3 minutes more for tinybench, for Java about 3 minutes more
 # (each standalone run warms the JIT for 10 s).
-# For psycopg and asyncpg, PGCB_MMAP_THRESHOLD=raised|initial|dynamic holds
+# For the Python clients, PGCB_MMAP_THRESHOLD=raised|initial|dynamic holds
 # glibc malloc's thresholds alike in the standalone loop and the adapter
 # (its option mmap_threshold; default raised in both: docs/clients.md,
 # "Python: the allocator's thresholds").
@@ -58,7 +58,7 @@
 set -euo pipefail
 
 prog=compare-standalone.sh
-usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|asyncpg|pgx|tokio-postgres|ruby-pg|pgjdbc [SECONDS [ROUNDS]]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|psycopg_python|psycopg2|asyncpg|pgx|tokio-postgres|ruby-pg|pgjdbc [SECONDS [ROUNDS]]\n' "$0" >&2; exit 2; }
 (($# >= 1 && $# <= 3)) || usage
 client=$1
 secs=${2:-3}
@@ -77,9 +77,10 @@ pg|pg-native|postgres)
     command -v "$node_bin" >/dev/null || die "$node_bin: not found (scripts/install-deps.sh installs it; PGCB_NODE=node runs PATH's)"
     standalone=("$node_bin" --expose-gc "$root/build/adapters/node/standalone.mjs")
     [[ -f ${standalone[2]} ]] || die "build first: make" ;;
-psycopg|asyncpg)
+psycopg|psycopg_python|psycopg2|asyncpg)
     adapter=python
-    standalone=(/usr/bin/python3 "$root/build/adapters/python/standalone.py")
+    standalone=("$root/build/adapters/python/venv/bin/python3" "$root/build/adapters/python/standalone.py")
+    [[ -x ${standalone[0]} ]] || die "no Python venv: scripts/install-deps.sh"
     [[ -f ${standalone[1]} ]] || die "build first: make" ;;
 pgx)
     adapter=go

@@ -16,7 +16,16 @@ way the adapter sets it up for its default options (docs/clients.md):
             execute + fetchall. DEPTH > 1: `with conn.pipeline():` the DEPTH
             executes (one Sync for the batch), then fetchall() of each
             cursor in order; without libpq pipeline mode the executes one
-            after another, as the adapter falls back.
+            after another, as the adapter falls back. Its C core
+            (psycopg-binary), as the venv has it.
+  psycopg_python  the same with PSYCOPG_IMPL=python set before psycopg is
+            imported: its pure-Python implementation
+            (pgcb_adapter/clients/psycopg_python_client.py).
+  psycopg2  as pgcb_adapter/clients/psycopg2_client.py (Client.connect,
+            Client.plan): psycopg2.connect(make_dsn(...)), autocommit, DEPTH
+            cursors reused across batches, each execution cursor.execute(sql)
+            (a simple Query: psycopg2 has no prepared statements) and
+            fetchall(); DEPTH > 1: one after another.
   asyncpg   as pgcb_adapter/clients/asyncpg_client.py (Client.__init__,
             Client.connect, Client.prepare, Client.plan): one
             asyncio.new_event_loop() (no uvloop), asyncpg.connect(host,
@@ -34,10 +43,10 @@ way the adapter sets it up for its default options (docs/clients.md):
   adjustment (then asyncio's 256 KiB read buffer is mapped and unmapped per
   read, or not, by what the process freed before: docs/clients.md).
 
-    /usr/bin/python3 standalone.py CLIENT DEPTH TIME_MS SQL
+    build/adapters/python/venv/bin/python3 standalone.py CLIENT DEPTH TIME_MS SQL
 
-CLIENT: psycopg or asyncpg (Debian's python3-psycopg and python3-asyncpg,
-importable by /usr/bin/python3). DEPTH: executions per batch (an integer >=
+CLIENT: psycopg, psycopg_python, psycopg2 or asyncpg (PyPI's, in the Python
+adapter's venv: adapters/python/install.sh). DEPTH: executions per batch (an integer >=
 1). TIME_MS: how long the timed loop runs. Connection: PGHOST (a socket
 directory; default /var/run/postgresql), PGPORT (default 5432), PGUSER,
 PGDATABASE, PGPASSWORD if set, PGSSLMODE if set (else disable, what the
@@ -52,8 +61,8 @@ time (time.process_time_ns(): every thread) is read just before the first
 batch and just after the last. Prints one JSON line: client, depth, batches,
 median_ns, mean_ns, p90_ns, cpu_ns_per_query, sink, links (the client's and
 the runtime's versions, as the adapter's hello says them).
-Bad arguments: a usage line, exit 2. A missing module: the Debian package to
-install, exit 1. A failure of the client: one line, exit 1.
+Bad arguments: a usage line, exit 2. A missing module: the PyPI package
+(run scripts/install-deps.sh), exit 1. A failure of the client: one line, exit 1.
 """
 import gc
 import json
@@ -63,8 +72,11 @@ from array import array
 from time import perf_counter_ns, process_time_ns
 
 PROG = "standalone.py"
-USAGE = "usage: /usr/bin/python3 standalone.py psycopg|asyncpg DEPTH TIME_MS SQL"
-PACKAGES = {"psycopg": "python3-psycopg", "asyncpg": "python3-asyncpg"}
+USAGE = ("usage: build/adapters/python/venv/bin/python3 standalone.py "
+         "psycopg|psycopg_python|psycopg2|asyncpg DEPTH TIME_MS SQL")
+# client -> (module, PyPI package)
+PACKAGES = {"psycopg": ("psycopg", "psycopg[binary]"), "psycopg_python": ("psycopg", "psycopg"),
+            "psycopg2": ("psycopg2", "psycopg2-binary"), "asyncpg": ("asyncpg", "asyncpg")}
 CAP = 1 << 22  # samples at most, as the Node.js script
 
 
@@ -215,15 +227,20 @@ def run_psycopg(psycopg, depth, time_ms, sql):
     from psycopg import pq
     from psycopg.conninfo import make_conninfo
 
-    impl = {"python": "pure Python", "c": "C", "binary": "C, binary wheel"}
+    impl = {"python": "pure Python", "c": "C core, psycopg-c", "binary": "C core, psycopg-binary"}
     v = pq.version()
     libpq = "%d.%d" % (v // 10000, v % 100) if v >= 100000 else str(v)
-    links = "psycopg %s (%s, libpq %s); %s" % (
-        psycopg.__version__, impl.get(pq.__impl__, pq.__impl__), libpq, runtime())
+    what = impl.get(pq.__impl__, pq.__impl__)
+    if pq.__impl__ == "binary":
+        import psycopg_binary
+        what += " %s" % psycopg_binary.__version__
+    links = "psycopg %s (pq.__impl__ %s: %s, libpq %s); %s" % (
+        psycopg.__version__, pq.__impl__, what, libpq, runtime())
     use_pipeline = psycopg.Pipeline.is_supported()
     if not use_pipeline:  # as the adapter's hello says it
+        why = getattr(psycopg.Pipeline, "_not_supported_reason", None)
         links += " [no pipeline mode: %s]" % (
-            psycopg.Pipeline._not_supported_reason() or "not supported")
+            (why() if why else None) or "libpq or psycopg's wrapper lacks pipeline mode")
 
     conn = psycopg.connect(make_conninfo(**conn_settings()), autocommit=True)
     try:
@@ -260,6 +277,50 @@ def run_psycopg(psycopg, depth, time_ms, sql):
                 out = []
                 for e, f in ef:
                     e(sql, None, prepare=True)
+                    out.append(f())
+                for rows in out:
+                    consume(rows)
+
+        samples, n, cpu_ns = timed(batch, time_ms)
+    finally:
+        conn.close()
+    return samples, n, cpu_ns, cons.sink, links
+
+
+def run_psycopg2(psycopg2, depth, time_ms, sql):
+    import psycopg2.extensions as ext
+
+    v = ext.libpq_version()
+    libpq = "%d.%d" % (v // 10000, v % 100) if v >= 100000 else str(v)
+    links = "psycopg2 %s (psycopg2-binary: C extension, libpq %s; simple query protocol); %s" % (
+        psycopg2.__version__.split()[0], libpq, runtime())
+    conn = psycopg2.connect(ext.make_dsn(**conn_settings()))
+    try:
+        conn.autocommit = True
+        curs = [conn.cursor() for _ in range(depth)]
+        ex = [c.execute for c in curs]
+        fa = [c.fetchall for c in curs]
+        cons = Consumer()
+
+        # Priming: the columns named.
+        curs[0].execute(sql)
+        rows = curs[0].fetchall()
+        consume = cons.bind([c.name for c in curs[0].description or ()])
+        consume(rows)
+
+        if depth == 1:
+            ex0, fa0 = ex[0], fa[0]
+
+            def batch():
+                ex0(sql)
+                consume(fa0())
+        else:
+            ef = list(zip(ex, fa))
+
+            def batch():
+                out = []
+                for e, f in ef:
+                    e(sql)
                     out.append(f())
                 for rows in out:
                     consume(rows)
@@ -325,13 +386,17 @@ def main(argv):
         print("%s: PGCB_MMAP_THRESHOLD=%s: expected raised, initial or dynamic" % (PROG, setting),
               file=sys.stderr)
         return 2
+    name, package = PACKAGES[client]
+    if client == "psycopg_python":
+        os.environ["PSYCOPG_IMPL"] = "python"
     try:
-        module = __import__(client)
+        module = __import__(name)
     except ImportError as e:
-        print("%s: %s: cannot import %s into %s (apt-get install %s)"
-              % (PROG, client, e.name or client, sys.executable, PACKAGES[client]), file=sys.stderr)
+        print("%s: %s: cannot import %s into %s (PyPI's %s: run scripts/install-deps.sh)"
+              % (PROG, client, e.name or name, sys.executable, package), file=sys.stderr)
         return 1
-    run = run_psycopg if client == "psycopg" else run_asyncpg
+    run = {"psycopg": run_psycopg, "psycopg_python": run_psycopg, "psycopg2": run_psycopg2,
+           "asyncpg": run_asyncpg}[client]
     try:
         samples, n, cpu_ns, sink, links = run(module, depth, time_ms, sql)
         links += "; " + held
