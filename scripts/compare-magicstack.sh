@@ -9,14 +9,19 @@
 # DIR: a checkout of github.com/MagicStack/pgbench (its code is not ours and is
 #   not in this repository: git clone it, or take any copy of its tree). Only
 #   its runners and query files are used: _python/pgbench_python.py,
-#   _nodejs/index.js, _golang/pgbench_golang (when built), queries/*.json.
-# --clients: of asyncpg, psycopg, pg, pg-native, pgx (default: all); each is
-#   run by MagicStack's runner for its language and through our bridge:
+#   _nodejs/index.js, _golang (built here), queries/*.json.
+# --clients: of asyncpg, psycopg, pg, pg-native, pgx, pq (default: all); each
+#   is run by MagicStack's runner for its language and through our bridge:
 #     asyncpg   -> _python asyncpg          psycopg -> _python psycopg3-async
 #     pg        -> _nodejs pg-js            pg-native -> _nodejs pg-native
-#     pgx       -> _golang pgx (v5; needs DIR/_golang/pgbench_golang built, which
-#                  needs pgx v5 and kingpin v2 from the Go module proxy: Debian
-#                  has only pgx v4; without the binary pgx is skipped, said)
+#     pgx       -> _golang pgx              pq      -> _golang libpq (lib/pq)
+#   Their Go runner: DIR/_golang/pgbench_golang when it is built there, else
+#   built by this script into build/magicstack/pgbench_golang from DIR/_golang
+#   at the versions of its own go.mod + go.sum (pgx v5, lib/pq, kingpin v2),
+#   the modules from the Go module proxy (the machine's GOPROXY) into
+#   build/magicstack/gomod, with Go 1.21 or later (/usr/local/go/bin/go, or GO);
+#   without Go, or when the proxy cannot be reached, pgx and pq are skipped,
+#   said. Ours for pq needs a [driver.pq] in conf/magicstack.ini.
 # --queries: our query names (default all seven): pg_type generate_series
 #   large_object arrays copyfrom batch oneplusone (their 1-7 .json files).
 # --duration / --warmup: MagicStack's -D and --warmup-time per client and
@@ -54,7 +59,7 @@ usage() {
     exit 2
 }
 
-msdir="" clients="asyncpg,psycopg,pg,pg-native,pgx"
+msdir="" clients="asyncpg,psycopg,pg,pg-native,pgx,pq"
 queries="pg_type,generate_series,large_object,arrays,copyfrom,batch,oneplusone"
 duration=10 warmup=2 rsecs="" extras=""
 while (($#)); do
@@ -128,7 +133,37 @@ elif [[ ! -d $root/build/adapters/node/node_modules/pg ]]; then
     nodeok=0
     note "no build/adapters/node/node_modules/pg: scripts/install-deps.sh"
 fi
+# Their Go runner: theirs if built, else built here from their go.mod + go.sum
+# (module mode, -mod=readonly: their pinned versions, checked against their
+# go.sum) through the Go module proxy, once per copy of their tree.
 go_bin=$msdir/_golang/pgbench_golang
+go_why=""
+go_runner() {
+    [[ -x $go_bin || -n $go_why ]] && return 0
+    local go=${GO:-} out=$root/build/magicstack log
+    [[ -n $go ]] || { [[ -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go || go=go; }
+    if ! command -v "$go" >/dev/null; then
+        go_why="Go not found ($go): their _golang runner needs Go 1.21 or later"
+        return 0
+    fi
+    [[ -f $msdir/_golang/go.mod && -f $msdir/_golang/go.sum ]] || { go_why="$msdir/_golang has no go.mod + go.sum"; return 0; }
+    mkdir -p "$out"
+    # Built once per go.sum and main.go of theirs (copies beside the binary).
+    if [[ ! -x $out/pgbench_golang ]] || ! cmp -s "$msdir/_golang/go.sum" "$out/.go.sum" 2>/dev/null ||
+        ! cmp -s "$msdir/_golang/main.go" "$out/.main.go" 2>/dev/null; then
+        note "building their Go runner (pgx, lib/pq) from $msdir/_golang into $out (the Go module proxy)"
+        log=$out/build.log
+        if ! (cd "$msdir/_golang" && env GOMODCACHE="$out/gomod" GOCACHE="$root/build/adapters/go/cache" \
+            GOFLAGS="-mod=readonly -modcacherw" GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 \
+            "$go" build -o "$out/pgbench_golang" .) >"$log" 2>&1; then
+            go_why="go build of their _golang runner failed (the Go module proxy: $("$go" env GOPROXY)): $(tail -n 1 "$log")"
+            return 0
+        fi
+        cp "$msdir/_golang/go.sum" "$out/.go.sum"
+        cp "$msdir/_golang/main.go" "$out/.main.go"
+    fi
+    go_bin=$out/pgbench_golang
+}
 for c in "${clist[@]}"; do
     case $c in
     asyncpg|psycopg)
@@ -141,13 +176,15 @@ for c in "${clist[@]}"; do
             d=pg-js; [[ $c == pg-native ]] && d=pg-native
             cmd[$c]="node $msdir/_nodejs/index.js $d"
         fi ;;
-    pgx)
+    pgx|pq)
+        go_runner
+        d=pgx; [[ $c == pq ]] && d=libpq
         if [[ -x $go_bin ]]; then
-            cmd[$c]="$go_bin pgx"
+            cmd[$c]="$go_bin $d"
         else
-            note "pgx skipped: $go_bin is not built (their go.mod needs pgx v5 and kingpin v2; Debian has pgx v4 only, and the Go module proxy is not reached offline)"
+            note "$c skipped: $go_why"
         fi ;;
-    *) die "--clients: unknown client $c (asyncpg, psycopg, pg, pg-native, pgx)" ;;
+    *) die "--clients: unknown client $c (asyncpg, psycopg, pg, pg-native, pgx, pq)" ;;
     esac
 done
 ((${#cmd[@]})) || die "no client of theirs can run here (see above)"
@@ -209,7 +246,14 @@ printf 'server: PostgreSQL %s; client CPU %s; MagicStack pgbench %s\n' \
 theirs before
 
 only=libpq_pipeline,rawwire
-for c in "${clist[@]}"; do [[ -n ${cmd[$c]:-} ]] && only+=,${c//-/_}; done
+for c in "${clist[@]}"; do
+    [[ -n ${cmd[$c]:-} ]] || continue
+    if ! grep -q "^\[driver\.${c//-/_}\]" "$root/conf/magicstack.ini"; then
+        note "ours for $c skipped: conf/magicstack.ini has no [driver.${c//-/_}]"
+        continue
+    fi
+    only+=,${c//-/_}
+done
 note "our runner: conf/magicstack.ini --only $only --query $queries -T $rsecs"
 # the shipped file with its paths made absolute and the client CPU ours
 sed -e "s|= \\.\\./|= $root/|" -e "s|^cpus *=.*|cpus = $cpu|" "$root/conf/magicstack.ini" >"$tmp/magicstack.ini"
