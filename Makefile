@@ -128,7 +128,7 @@ libs: $(SHLIB_ARS)
 fixtures: $(FIXTURE_SOS)
 tests: $(UNIT_BIN) $(SERVER_BIN) $(BENCH_BIN) fixtures drivers adapters $(PROGRAMS)
 
-adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules $(B)/adapters/node/runtime/node_modules)
+adapters: $(ADAPTER_OUT) $(if $(filter build,$(B)),,$(B)/adapters/node/node_modules $(B)/adapters/node/runtime/node_modules $(B)/adapters/python/venv)
 
 $(B)/adapters/%: adapters/%
 	@mkdir -p $(dir $@)
@@ -205,6 +205,11 @@ $(B)/adapters/node/node_modules:
 $(B)/adapters/node/runtime/node_modules:
 	@mkdir -p $(dir $@)
 	ln -sfn $(abspath build/adapters/node/runtime/node_modules) $@
+# ... and the Python adapter's venv (adapters/python/install.sh's: bridge.so
+# runs python/venv/bin/python3 under its adapters directory).
+$(B)/adapters/python/venv:
+	@mkdir -p $(dir $@)
+	ln -sfn $(abspath build/adapters/python/venv) $@
 endif
 
 $(B)/obj/%.o: %.c
