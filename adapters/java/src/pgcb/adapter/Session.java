@@ -122,10 +122,12 @@ final class Session {
         Client cl;
         if ("pgjdbc".equals(name))
             cl = new PgjdbcClient(opts, rf == null ? "text" : rf);
+        else if ("vertx".equals(name))
+            cl = new VertxClient(opts);
         else if ("null".equals(name))
             cl = new NullClient(opts);
         else
-            throw Failure.config("unknown client \"" + name + "\": the Java adapter knows pgjdbc, null");
+            throw Failure.config("unknown client \"" + name + "\": the Java adapter knows pgjdbc, vertx, null");
         Client.Info inf = cl.info();
         client = cl;
         Reply r = Reply.ok();
