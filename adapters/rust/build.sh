@@ -85,10 +85,14 @@ if [ "$lint" = 1 ]; then
         --target-dir "$outabs/clippy-target" -- -D warnings
 fi
 
+# PGCB_RUST_BINS: the binaries to build (release.sh: the adapter only).
+bins=${PGCB_RUST_BINS:-pgcb-adapter-rust pgcb-standalone-rust}
+set --
+for b in $bins; do set -- "$@" --bin "$b"; done
 env PATH="$bindir:$PATH" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
     "$cargo" build --release --locked $offline --quiet --manifest-path "$src/Cargo.toml" \
-    --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}"
-for b in pgcb-adapter-rust pgcb-standalone-rust; do
+    --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}" "$@"
+for b in $bins; do
     # A private name, then a rename: a concurrent build (make's two build
     # directories) never sees a half-copied binary.
     cp "${PGCB_CARGO_TARGET:-$outabs/target}/release/$b" "$outabs/$b.tmp.$$"

@@ -88,7 +88,7 @@ else
         fi
         # Another crate's requirement stands in the way: the whole lock again.
         how="cargo update (after $how failed)"
-        cargo_in update >"$log" 2>&1 || { cat "$log" >&2; rl_fail "crates.io ($how): $(why)"; }
+        cargo_in update >"$log" 2>&1 || { cat "$log" >&2; rl_fail "crates.io: $RL_CLIENT@$RL_RELEASE: $(why)"; }
     fi
 fi
 cp "$crate/Cargo.lock" "$RL_TMP/Cargo.lock"
@@ -97,7 +97,7 @@ cp "$crate/Cargo.lock" "$RL_TMP/Cargo.lock"
 target=$(dirname "$RL_DEST")/rust-target
 exec 8>"$target.lock" || rl_fail "cannot open $target.lock"
 flock 8 || rl_fail "cannot lock $target.lock"
-if ! PGCB_RUST_SRC=$crate PGCB_CARGO_HOME=$home PGCB_CARGO_TARGET=$target CARGO_NET_OFFLINE=false \
+if ! PGCB_RUST_SRC=$crate PGCB_CARGO_HOME=$home PGCB_CARGO_TARGET=$target PGCB_RUST_BINS=pgcb-adapter-rust \
     "$src/build.sh" --online "$RL_TMP" >"$log" 2>&1; then
     cat "$log" >&2
     rl_fail "rust release.sh: $RL_CLIENT@$RL_RELEASE ($how) does not build: $(why)"

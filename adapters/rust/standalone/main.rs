@@ -61,7 +61,8 @@ fn cpu_ns() -> i64 {
 async fn connect() -> Client {
     let env = |k: &str| std::env::var(k).ok().filter(|s| !s.is_empty());
     let mut cfg = Config::new();
-    cfg.host(env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into()));
+    let host = env("PGHOST").unwrap_or_else(|| "/var/run/postgresql".into());
+    cfg.host(host.as_str()); // &str: Config::host's argument in every 0.7 release
     cfg.port(env("PGPORT").map_or(5432, |p| p.parse().unwrap_or_else(|_| fail(format!("PGPORT={}", p)))));
     if let Some(u) = env("PGUSER") {
         cfg.user(&u);
