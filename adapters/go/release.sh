@@ -57,7 +57,8 @@ else
         cat "$log" >&2
         # go's reason: its last "go: " line that is not progress, with the
         # proxy's "server response" after it.
-        why=$(grep '^go: ' "$log" | grep -Ev '^go: (downloading|finding|found|added|upgraded) ' | tail -n 1)
+        why=$(grep '^go: ' "$log" | grep -Ev '^go: (downloading|finding|found|added|upgraded) ' | tail -n 1 |
+            sed -E 's/^go: //; s/reading [^ ]+: //')
         resp=$(sed -n 's/^[[:space:]]*server response: *//p' "$log" | head -n 1)
         why="$why${resp:+ ($resp)}"
         rl_fail "Go module proxy ($proxy): ${why:-go get $GR_MODULE@$version failed}"
