@@ -12,7 +12,7 @@
 # scripts/compare-standalone.sh) the same way, with the same -X versions.
 # Runs, in adapters/go/:
 #
-#   GOMODCACHE=<modcache> GOFLAGS=-mod=readonly GOPROXY=off GOTOOLCHAIN=local \
+#   GOMODCACHE=<modcache> GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off GOTOOLCHAIN=local \
 #   CGO_ENABLED=0 go build -trimpath -ldflags "-X main.pgxVersion=5.13.0 ..." -o OUT ./DIR
 #
 # the versions read by `go list -m` from the module graph compiled (never
@@ -55,7 +55,7 @@ if [ "$vet" = 1 ]; then
     bad=$(gofmt -l .)
     [ -z "$bad" ] || { echo "build.sh: not gofmt-formatted: $bad" >&2; exit 1; }
 fi
-export GOMODCACHE="$modcache" GOCACHE="$cache" GOFLAGS=-mod=readonly GOPROXY=off GOSUMDB=off \
+export GOMODCACHE="$modcache" GOCACHE="$cache" GOFLAGS="-mod=readonly -buildvcs=false" GOPROXY=off GOSUMDB=off \
     GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0
 # The version of module MOD in the graph compiled, without its leading v.
 version_of() {

@@ -48,11 +48,11 @@ mkdir -p "$GOMODCACHE" "$GOCACHE"
 log=$RL_TMP/.go.log
 if [ -n "$RL_PINNED" ]; then
     cp "$RL_PINNED/go.mod" "$RL_PINNED/go.sum" "$dir/"
-    export GOPROXY=off GOFLAGS="-mod=readonly -modcacherw"
+    export GOPROXY=off GOFLAGS="-mod=readonly -modcacherw -buildvcs=false"
 else
     proxy=$("$GO" env GOPROXY)
     printf 'module pgclientbench/adapters/go/release\n\ngo 1.25\n' >"$dir/go.mod"
-    export GOFLAGS="-mod=mod -modcacherw"
+    export GOFLAGS="-mod=mod -modcacherw -buildvcs=false"
     if ! (cd "$dir" && "$GO" get "$GR_MODULE@$version") >"$log" 2>&1; then
         cat "$log" >&2
         # go's reason: its last "go: " line that is not progress, with the
@@ -67,7 +67,7 @@ else
         cat "$log" >&2
         rl_fail "Go module proxy ($proxy): go mod tidy for $GR_MODULE@$version: $(tail -n 1 "$log")"
     fi
-    export GOPROXY=off GOFLAGS="-mod=readonly -modcacherw"
+    export GOPROXY=off GOFLAGS="-mod=readonly -modcacherw -buildvcs=false"
 fi
 flags=
 for kv in $GR_FLAGS; do
