@@ -8,9 +8,11 @@
 # build offline. Run by scripts/install-deps.sh with OUTDIR =
 # build/adapters/go. GOPROXY and GOSUMDB are the machine's (`go env`); the
 # checksums are go.sum's. A quick no-op when OUTDIR/modcache/.pgcb-go.sum
-# holds the same locks. About 5 s from nothing here (a dozen modules, 4 MB);
-# the build (build.sh) then takes about 40 s the first time (Go's standard
-# library and the modules compiled into build/adapters/go/cache).
+# holds the same locks. About 2 s from nothing here (the module proxy is
+# near: 105 MB of modules and .mod files, pgx v4's unpruned graph included);
+# the build (build.sh) then takes about 50 s the first time on 2 CPUs (Go's
+# standard library and the modules compiled into build/adapters/go/cache),
+# 1-2 s after.
 #
 # Go: GO, else /usr/local/go/bin/go (Go's own release, 1.25 or later: pgx
 # v5.13's go.mod says go 1.25), else `go` on PATH; GOTOOLCHAIN=local (no
