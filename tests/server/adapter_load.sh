@@ -4,7 +4,7 @@
 # directly over the bridge protocol (no bridge driver):
 #           tests/server/adapter_load.sh BUILD_DIR
 # runs tests/server/adapter_load.py (its header says what it checks) for
-# python asyncpg, psycopg, psycopg_python, psycopg2 and null, go pgx and null, rust tokio-postgres
+# python asyncpg, psycopg, psycopg_python, psycopg2 and null, go pgx, pq and null, rust tokio-postgres
 # and null, ruby pg and null, and java pgjdbc and null, with the PG*
 # variables of tests/run.sh's server. Needs the Python adapter's venv
 # (BUILD_DIR/adapters/python/venv: its python runs the script), and BUILD_DIR/adapters/go/pgcb-adapter-go and
