@@ -6,8 +6,8 @@ protocol (docs/bridge-protocol.md, "load"), without the bridge driver:
 (the Python adapter's venv: psycopg, which this script uses too). CLIENT is
 python:asyncpg, python:psycopg, python:psycopg_python, python:psycopg2,
 python:null, go:pgx, go:pq, go:null, rust:tokio-postgres, rust:sqlx,
-rust:null, ruby:pg, ruby:null, java:pgjdbc or java:null (default: all
-fifteen). Each adapter is started as "The process" says: one end
+rust:null, ruby:pg, ruby:null, java:pgjdbc, java:vertx or java:null (default:
+all sixteen). Each adapter is started as "The process" says: one end
 of an AF_UNIX socket pair as fd 3, PGCB_BRIDGE_FD=3, PGCB_BRIDGE_PROTOCOL=1,
 fd 0 /dev/null, without PGPASSWORD and PGCB_CONNINFO. Needs the server of
 the PG* variables (tests/run.sh's); creates sql/benchmark_rows.sql's table.
@@ -47,7 +47,8 @@ SQLP = "SELECT id, int_value, string_value, null_value, bool_value FROM benchmar
 KINDS = ["int", "int", "str", "any", "bool"]
 ALL = ["python:asyncpg", "python:psycopg", "python:psycopg_python", "python:psycopg2",
        "python:null", "go:pgx", "go:pq", "go:null",
-       "rust:tokio-postgres", "rust:sqlx", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:null"]
+       "rust:tokio-postgres", "rust:sqlx", "rust:null", "ruby:pg", "ruby:null", "java:pgjdbc", "java:vertx",
+       "java:null"]
 # The built adapters, by language.
 EXES = {"go": "adapters/go/pgcb-adapter-go", "rust": "adapters/rust/pgcb-adapter-rust",
         "java": "adapters/java/pgcb-adapter-java.jar"}
@@ -145,8 +146,9 @@ def command(build, lang):
     if lang == "ruby":  # as the bridge runs it (drivers/bridge/br_config.c)
         return ["/usr/bin/ruby", "--disable=did_you_mean",
                 os.path.join(build, "adapters/ruby/adapter.rb")]
-    if lang == "java":  # likewise: the JVM's flags from jvm.options, the jar
-        return ["/usr/bin/java", "@" + os.path.join(build, "adapters/java/jvm.options"), "-jar",
+    if lang == "java":  # likewise: the JDK build.sh linked, the flags of jvm.options, the jar
+        return [os.path.join(build, "adapters/java/jdk/bin/java"),
+                "@" + os.path.join(build, "adapters/java/jvm.options"), "-jar",
                 os.path.join(build, EXES[lang])]
     return [os.path.join(build, EXES[lang])]
 

@@ -5,12 +5,12 @@
 #           tests/server/adapter_load.sh BUILD_DIR
 # runs tests/server/adapter_load.py (its header says what it checks) for
 # python asyncpg, psycopg, psycopg_python, psycopg2 and null, go pgx, pq and null, rust tokio-postgres
-# and null, ruby pg and null, and java pgjdbc and null, with the PG*
+# and null, ruby pg and null, and java pgjdbc, vertx and null, with the PG*
 # variables of tests/run.sh's server. Needs the Python adapter's venv
 # (BUILD_DIR/adapters/python/venv: its python runs the script), and BUILD_DIR/adapters/go/pgcb-adapter-go and
 # BUILD_DIR/adapters/rust/pgcb-adapter-rust (make), /usr/bin/ruby with the pg and
-# connection_pool gems, /usr/bin/java and BUILD_DIR/adapters/java/ (make: the
-# jar and jvm.options) with Debian's pgjdbc, HikariCP, Gson and junixsocket;
+# connection_pool gems, and BUILD_DIR/adapters/java/ (make: the jar,
+# jvm.options, the jdk link and lib/, Maven Central's jars of install.sh);
 # any of them missing is a failure, not a skip: scripts/install-deps.sh
 # installs them. Exit status 1 if any check failed.
 set -euo pipefail

@@ -58,6 +58,7 @@ static const struct client {
     {"rust", "sqlx", "sqlx 0.9.1 (sqlx-postgres", 0},
     {"ruby", "pg", "pg 1.4.5 (C extension", 1},
     {"java", "pgjdbc", "pgjdbc 42.7.14 (prepareThreshold=1", 0},
+    {"java", "vertx", "vertx-pg-client 5.0.12 (binary", 1},
 };
 static const struct client nulls[] = {
     {"node", "null", "Node.js v26.12.1", 1},

@@ -34,6 +34,10 @@ static struct drvtest_drv br, pq;
 
 static const struct client {
     const char *adapter, *client, *format;
+    /* A json parameter reaches the server re-serialised, not as given:
+     * vertx-pg-client encodes a json parameter from a Java value
+     * (JsonObject, String: a JSON string) and takes no raw JSON text. */
+    int json_param_reencoded;
 } clients[] = {
     {"node", "pg", "text"},          {"node", "pg", "binary"},
     {"node", "pg-native", "text"},   {"node", "postgres", "text"},
@@ -46,6 +50,7 @@ static const struct client {
     {"python", "psycopg_python", "text"}, {"python", "psycopg_python", "binary"},
     {"python", "psycopg2", "text"},
     {"rust", "sqlx", "binary"},
+    {"java", "vertx", "binary", 1},
 };
 #define NCLIENTS (sizeof clients / sizeof clients[0])
 
@@ -54,33 +59,33 @@ static const struct client {
 static const struct tcase {
     const char *name, *sql, *want;
 } cases[] = {
-    {"timestamp us", "SELECT '2024-01-02 03:04:05.123456'::timestamp AS v", "~~~~=============="},
-    {"timestamp ms", "SELECT '2024-01-02 03:04:05.123'::timestamp AS v", "=~================"},
-    {"timestamptz us", "SELECT '2024-01-02 03:04:05.123456+02'::timestamptz AS v", "~~~~=============="},
-    {"timestamptz ms", "SELECT '2024-01-02 03:04:05.123+02'::timestamptz AS v", "=~================"},
-    {"timestamptz infinity", "SELECT 'infinity'::timestamptz AS v", "=~==FF~=F=~~FFFF~F"},
-    {"date", "SELECT '2024-01-02'::date AS v", "=~================"},
-    {"date BC", "SELECT '0044-03-15 BC'::date AS v", "=~==FFF=======FFF="},
-    {"time", "SELECT '03:04:05.123456'::time AS v", "=~================"},
-    {"time 24:00", "SELECT '24:00:00'::time AS v", "=~==FFF=~=~~~~FF~F"},
-    {"interval", "SELECT '1 year 2 mons 3 days 04:05:06.789'::interval AS v", "=~==~~~=F=====~~~="},
-    {"interval days", "SELECT '3 days 04:05:06'::interval AS v", "=~======F========="},
-    {"interval -25h", "SELECT '-25:00:00'::interval AS v", "=~==~~~=F=====~~~="},
-    {"uuid", "SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS v", "=~================"},
-    {"numeric", "SELECT 1.50::numeric AS v", "=F=======~========"},
-    {"numeric NaN", "SELECT 'NaN'::numeric AS v", "=F======F=FF=====F"},
-    {"numeric Infinity", "SELECT 'Infinity'::numeric AS v", "=F======F=FF=====F"},
-    {"json", "SELECT '{\"b\": 1, \"a\": [1, 2]}'::json AS v", "~~~~===~~~=======~"},
-    {"jsonb", "SELECT '{\"b\": 1, \"a\": [1, 2]}'::jsonb AS v", "~~~~===~~~=======~"},
-    {"jsonb 2.50", "SELECT '{\"a\": 2.50}'::jsonb AS v", "~~~~~~=~~~====~~~~"},
-    {"bytea", "SELECT '\\x00ff'::bytea AS v", "=~================"},
-    {"int4[] NULL", "SELECT '{1,NULL,3}'::int4[] AS v", "=F================"},
-    {"int8[] 2^53+1", "SELECT '{9007199254740993,-1}'::int8[] AS v", "=~================"},
-    {"text[]", "SELECT '{\"a b\",NULL,\"\",\"é\"}'::text[] AS v", "=F================"},
-    {"float8[]", "SELECT '{1.5,NaN,-Infinity}'::float8[] AS v", "=~================"},
-    {"int4[] empty", "SELECT '{}'::int4[] AS v", "=================="},
-    {"int4[] [0:1]", "SELECT '[0:1]={1,2}'::int4[] AS v", "~~~~~~~~~~~~FF~~~F"},
-    {"int4[][]", "SELECT '{{1,2},{3,4}}'::int4[] AS v", "UUUUUUU?UUUUFFUUUU"},
+    {"timestamp us", "SELECT '2024-01-02 03:04:05.123456'::timestamp AS v", "~~~~==============="},
+    {"timestamp ms", "SELECT '2024-01-02 03:04:05.123'::timestamp AS v", "=~================="},
+    {"timestamptz us", "SELECT '2024-01-02 03:04:05.123456+02'::timestamptz AS v", "~~~~==============="},
+    {"timestamptz ms", "SELECT '2024-01-02 03:04:05.123+02'::timestamptz AS v", "=~================="},
+    {"timestamptz infinity", "SELECT 'infinity'::timestamptz AS v", "=~==FF~=F=~~FFFF~F~"},
+    {"date", "SELECT '2024-01-02'::date AS v", "=~================="},
+    {"date BC", "SELECT '0044-03-15 BC'::date AS v", "=~==FFF=======FFF=="},
+    {"time", "SELECT '03:04:05.123456'::time AS v", "=~================="},
+    {"time 24:00", "SELECT '24:00:00'::time AS v", "=~==FFF=~=~~~~FF~FF"},
+    {"interval", "SELECT '1 year 2 mons 3 days 04:05:06.789'::interval AS v", "=~==~~~=F=====~~~=="},
+    {"interval days", "SELECT '3 days 04:05:06'::interval AS v", "=~======F=========="},
+    {"interval -25h", "SELECT '-25:00:00'::interval AS v", "=~==~~~=F=====~~~=~"},
+    {"uuid", "SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS v", "=~================="},
+    {"numeric", "SELECT 1.50::numeric AS v", "=F=======~========="},
+    {"numeric NaN", "SELECT 'NaN'::numeric AS v", "=F======F=FF=====F="},
+    {"numeric Infinity", "SELECT 'Infinity'::numeric AS v", "=F======F=FF=====FF"},
+    {"json", "SELECT '{\"b\": 1, \"a\": [1, 2]}'::json AS v", "~~~~===~~~=======~~"},
+    {"jsonb", "SELECT '{\"b\": 1, \"a\": [1, 2]}'::jsonb AS v", "~~~~===~~~=======~~"},
+    {"jsonb 2.50", "SELECT '{\"a\": 2.50}'::jsonb AS v", "~~~~~~=~~~====~~~~~"},
+    {"bytea", "SELECT '\\x00ff'::bytea AS v", "=~================="},
+    {"int4[] NULL", "SELECT '{1,NULL,3}'::int4[] AS v", "=F================="},
+    {"int8[] 2^53+1", "SELECT '{9007199254740993,-1}'::int8[] AS v", "=~================="},
+    {"text[]", "SELECT '{\"a b\",NULL,\"\",\"é\"}'::text[] AS v", "=F================="},
+    {"float8[]", "SELECT '{1.5,NaN,-Infinity}'::float8[] AS v", "=~================="},
+    {"int4[] empty", "SELECT '{}'::int4[] AS v", "==================="},
+    {"int4[] [0:1]", "SELECT '[0:1]={1,2}'::int4[] AS v", "~~~~~~~~~~~~FF~~~F~"},
+    {"int4[][]", "SELECT '{{1,2},{3,4}}'::int4[] AS v", "UUUUUUU?UUUUFFUUUU?"},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -211,7 +216,16 @@ static void test_text_params(void **state)
                           (int)strlen(sets[k][2])};
             struct pgcb_params p = {3, sets[k], len};
             struct pgcb_sum got = drvtest_run_params(&br, c, st, 1, &p, PGCB_OK, err, sizeof err);
-            /* Both columns are int4 and text in every format. */
+            /* Both columns are int4 and text in every format. The JSON
+             * object of the first set, re-serialised, loses its spaces. */
+            if (cl->json_param_reencoded && k == 0) {
+                if (got.rows != want[k].rows || got.hash == want[k].hash) {
+                    fprintf(stderr, "%s/%s: the json object came back as given: rows %llu\n",
+                            cl->adapter, cl->client, (unsigned long long)got.rows);
+                    bad++;
+                }
+                continue;
+            }
             if (got.rows != want[k].rows || got.hash != want[k].hash) {
                 fprintf(stderr, "%s/%s (%s), typisdefined = %s: rows %llu hash %016llx, libpq "
                         "rows %llu hash %016llx\n", cl->adapter, cl->client, cl->format,

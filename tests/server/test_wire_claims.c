@@ -99,6 +99,9 @@ static const struct wcase bridge_cases[] = {
     {"bridge", "go", "pq", PGCB_FORMAT_TEXT, PGCB_FORMAT_BINARY},
     /* sqlx's Bind asks for binary, always (one format code, 1) */
     {"bridge", "rust", "sqlx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
+    /* vertx-pg-client asks for binary, always, for the types it knows;
+     * setCachePreparedStatements: named, described once */
+    {"bridge", "java", "vertx", PGCB_FORMAT_BINARY, PGCB_FORMAT_BINARY},
 };
 
 static const char *format_name(uint32_t f)
@@ -337,6 +340,7 @@ int main(void)
          (void *)&bridge_cases[11]},
         CASES("bridge go pq", bridge_cases, 12),
         CASES("bridge rust sqlx", bridge_cases, 13),
+        CASES("bridge java vertx", bridge_cases, 14),
         CASES("libpq_sync", c_cases, 0),
         CASES("libpq_pipeline", c_cases, 1),
         CASES("rawwire", c_cases, 2),
