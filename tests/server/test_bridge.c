@@ -452,13 +452,11 @@ static void test_bad_options(void **state)
     expect_config_error(nojvm, 3, "adapter java: /nonexistent/java: No such file or directory "
                                   "(apt-get install default-jdk-headless; scripts/install-deps.sh "
                                   "installs it)");
-    /* No adapter built: what make needs to build it. */
+    /* No adapter built: first the JDK build.sh links as java/jdk. */
     const struct pgcb_option nojar[] = {{"adapter", "java"}, {"client", "pgjdbc"},
                                         {"adapters", "/nonexistent"}};
-    expect_config_error(nojar, 3, "adapter java: /nonexistent/java/jvm.options: No such file or "
-                                  "directory (make builds the shipped adapters into build/adapters/; "
-                                  "it needs: a JDK (apt-get install default-jdk-headless) and Maven "
-                                  "Central's jars (adapters/java/install.sh)");
+    expect_config_error(nojar, 3, "adapter java: /nonexistent/java/jdk/bin/java: No such file or "
+                                  "directory (apt-get install default-jdk-headless");
 }
 
 /* runtime = node: PATH's Node.js (not the adapters directory's), which runs
