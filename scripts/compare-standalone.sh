@@ -97,7 +97,7 @@ ruby-pg)
     [[ -f ${standalone[1]} ]] || die "build first: make" ;;
 pgjdbc)
     adapter=java
-    standalone=(/usr/bin/java "@$root/build/adapters/java/jvm.options" -jar
+    standalone=("$root/build/adapters/java/jdk/bin/java" "@$root/build/adapters/java/jvm.options" -jar
                 "$root/build/adapters/java/pgcb-standalone-java.jar")
     [[ -f ${standalone[3]} ]] || die "build first: make" ;;
 *) usage ;;
