@@ -20,6 +20,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 lib=$out/lib
 if [ -f "$lib/.pom" ] && cmp -s "$pom" "$lib/.pom"; then
+    touch "$lib/.pom" # newer than the pom: make's stamp
     exit 0
 fi
 fail() {
