@@ -25,7 +25,7 @@
 #                    PGCB_LINT_QUICK=1, as make check sets it: rustfmt only) on adapters/rust/
 #                    `ruby -wc` (Debian's /usr/bin/ruby: syntax, and its warnings
 #                    as failures) on adapters/ruby/, javac -Xlint:all -Werror
-#                    (Debian's JDK, offline: adapters/java/build.sh --lint) on
+#                    (the newest JDK, Maven Central's jars: adapters/java/build.sh --lint) on
 #                    adapters/java/
 #   profile scripts  `node --check` and the Python byte compiler on scripts/profile/
 #                    and tests/profile/ (fold.py runs in perf's Python 3.11)
@@ -341,7 +341,7 @@ check_rust_adapter() {
 }
 
 check_java_adapter() {
-    say "javac -Xlint:all -Werror on adapters/java (Debian's JDK and jars, offline)"
+    say "javac -Xlint:all -Werror on adapters/java (the newest JDK, Maven Central's jars of install.sh)"
     adapters/java/build.sh --lint build/adapters/java
 }
 
