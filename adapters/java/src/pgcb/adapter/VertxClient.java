@@ -83,9 +83,9 @@ import org.postgresql.util.PGInterval;
  * execution as it completes (in order), and when the last completed reads
  * the clock and issues the next. A
  * failed batch waits for every execution it issued, then rolls back (with
- * begin), and ends the block. A load: Load's worker threads, each sending
- * its query through the Pool (pool.preparedQuery(sql).execute(tuple)) and
- * waiting for it.
+ * begin), and ends the block. A load runs on the event loop too
+ * (AsyncLoad): `concurrency` asynchronous workers sending their queries
+ * through the Pool.
  */
 final class VertxClient implements Client {
     private final int pipeliningLimit;
@@ -603,32 +603,201 @@ final class VertxClient implements Client {
         } catch (Failure f) {
             return Load.Result.failed(f);
         }
-        Load.Result r = Load.run(s, (i, f, fold) -> {
-            RowSet<Row> rs;
-            try {
-                rs = await(pool.preparedQuery(st.sql).execute(tuples[(int) i]));
-            } catch (Throwable e) {
-                Failure fl = e instanceof Failure ? (Failure) e : classify(e);
-                throw "io".equals(fl.kind) ? new Failure("io", "pool connection: " + fl.getMessage()) : fl;
-            }
-            int n = rs.columnDescriptors() == null ? 0 : rs.columnDescriptors().size();
-            f.start(n);
-            for (Row row : rs) {
-                f.row();
-                for (int j = 0; j < n; j++) {
-                    Object v = row.getValue(j);
-                    if (v == null)
-                        f.nul(j);
-                    else
-                        f.add(j, PgjdbcClient.contribution(v, f.kind(j)));
-                }
-            }
-            fold[0] = f.finish(Fold.OFFSET);
-            return f.nrows;
-        });
+        AsyncLoad l = new AsyncLoad(s, st.sql, tuples);
+        Load.Result r = l.run();
         if (r.fail == null && s.badAt >= 0 && r.done == s.limit)
             r.fail = countRefusal(s.args == null ? 0 : s.args[(int) s.badAt].length, s.nparams);
         return r;
+    }
+
+    /**
+     * A load on the event loop (docs/bridge-protocol.md, "load"), as the
+     * Node.js and asyncio clients run theirs: `concurrency` asynchronous
+     * workers, each issuing its next query through the Pool
+     * (pool.preparedQuery(sql).execute(tuple)) when its last one was folded;
+     * closed: at once, its latency from the clock read before it is issued;
+     * rate: query i due at start + i / rate (a vert.x timer, ms, wakes the
+     * worker), its latency from its due time. Issuing stops as Load.java's
+     * does; after the first failure no worker issues again. The measuring
+     * thread waits (a 10 ms poll) and gives up on queries in flight when
+     * none completed for Load.SETTLE_NS after the issuing ended.
+     */
+    private final class AsyncLoad {
+        final Load.Spec s;
+        final String sql;
+        final Tuple[] tuples;
+        final int workers;
+        final double period;
+        final Load.Result out = new Load.Result();
+        final Fold[] folds;
+        long start, endBy, issued, lastDone, lastDue, late, lateIndex = -1;
+        int returned;
+        boolean stopped, abandoned;
+        Failure fail;
+
+        AsyncLoad(Load.Spec s, String sql, Tuple[] tuples) {
+            this.s = s;
+            this.sql = sql;
+            this.tuples = tuples;
+            this.workers = (int) Math.max(1, Math.min(s.concurrency, s.limit));
+            this.period = s.rate > 0 ? 1e9 / s.rate : 0;
+            int n = (int) s.limit;
+            out.lat = new long[n];
+            out.rows = new long[n];
+            out.folds = new int[n];
+            folds = new Fold[workers];
+            for (int w = 0; w < workers; w++)
+                folds[w] = new Fold(s.kinds, s.ncols);
+        }
+
+        /** Worker w's next query (on the event loop). */
+        void next(int w) {
+            long i, t0 = System.nanoTime(), due = 0;
+            synchronized (this) {
+                i = issued;
+                if (stopped || abandoned || i >= s.limit) {
+                    returned++;
+                    return;
+                }
+                if (period > 0) {
+                    due = start + (long) (i * period);
+                    if (due >= endBy && i >= s.minQueries) {
+                        returned++;
+                        return;
+                    }
+                    lastDue = Math.max(lastDue, due - start);
+                } else if (t0 >= endBy && i >= s.minQueries) {
+                    returned++;
+                    return;
+                }
+                issued++;
+            }
+            if (period > 0 && t0 < due) {
+                final long ii = i, dd = due;
+                vertx.setTimer(Math.max(1, (due - t0 + 999_999) / 1_000_000), id -> fire(w, ii, dd, true));
+                return;
+            }
+            fire(w, i, period > 0 ? due : t0, period > 0);
+        }
+
+        void fire(int w, long i, long t0, boolean rate) {
+            if (rate) {
+                long now = System.nanoTime();
+                synchronized (this) {
+                    if (stopped || abandoned) {
+                        returned++;
+                        return;
+                    }
+                    if (i > lateIndex) {
+                        lateIndex = i;
+                        late = Math.max(0, now - t0);
+                    }
+                }
+            }
+            pool.preparedQuery(sql).execute(tuples[(int) i]).onComplete(ar -> {
+                if (ar.failed()) {
+                    Failure fl = classify(ar.cause());
+                    if ("io".equals(fl.kind))
+                        fl = new Failure("io", "pool connection: " + fl.getMessage());
+                    synchronized (this) {
+                        if (!abandoned && fail == null)
+                            fail = fl;
+                        stopped = true;
+                        returned++;
+                    }
+                    return;
+                }
+                Fold f = folds[w];
+                RowSet<Row> rs = ar.result();
+                int n = rs.columnDescriptors() == null ? 0 : rs.columnDescriptors().size();
+                f.start(n);
+                for (Row row : rs) {
+                    f.row();
+                    for (int j = 0; j < n; j++) {
+                        Object v = row.getValue(j);
+                        if (v == null)
+                            f.nul(j);
+                        else
+                            f.add(j, PgjdbcClient.contribution(v, f.kind(j)));
+                    }
+                }
+                int h = f.finish(Fold.OFFSET);
+                long t1 = System.nanoTime();
+                synchronized (this) {
+                    if (!abandoned) {
+                        int k = out.done++;
+                        out.lat[k] = Math.max(1, t1 - t0);
+                        out.rows[k] = f.nrows;
+                        out.folds[k] = h;
+                        lastDone = t1;
+                    }
+                }
+                next(w);
+            });
+        }
+
+        synchronized int progress() {
+            return out.done + returned;
+        }
+
+        Load.Result run() {
+            long cpu0 = Block.cpuNs();
+            start = System.nanoTime();
+            endBy = start + s.durationNs;
+            lastDone = start;
+            ctx.runOnContext(v -> {
+                for (int w = 0; w < workers; w++)
+                    next(w);
+            });
+            while (progressReturned() == 0 && (s.minQueries > 0 || System.nanoTime() < endBy))
+                sleepMs(10);
+            int seen = -1;
+            long quietSince = System.nanoTime();
+            while (progressReturned() < workers) {
+                int p = progress();
+                long now = System.nanoTime();
+                long dueLeft;
+                synchronized (this) {
+                    dueLeft = lastDue - (now - start);
+                }
+                if (p != seen || dueLeft > 0) {
+                    seen = p;
+                    quietSince = now;
+                } else if (now - quietSince >= Load.SETTLE_NS) {
+                    synchronized (this) {
+                        if (fail == null)
+                            fail = new Failure("io", (workers - returned) + " of the load's queries never "
+                                    + "answered: none completed for " + Load.SETTLE_NS / 1_000_000 + " ms after "
+                                    + "the issuing ended (a connection of the pool broke without an error from "
+                                    + "the client)");
+                        abandoned = true;
+                        stopped = true;
+                    }
+                    break;
+                }
+                sleepMs(10);
+            }
+            synchronized (this) {
+                abandoned = true; // nothing is appended from here on
+                out.cpu = Block.cpuNs() - cpu0;
+                out.wall = (out.done == 0 ? System.nanoTime() : lastDone) - start;
+                out.late = late;
+                out.fail = fail;
+            }
+            return out;
+        }
+
+        synchronized int progressReturned() {
+            return returned;
+        }
+    }
+
+    private static void sleepMs(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
