@@ -349,9 +349,8 @@ final class VertxClient implements Client {
         final Tuple[] tuples;
         final Block b;
         final Fold f;
-        final int[] fold = new int[1];
         final CountDownLatch done = new CountDownLatch(1);
-        /** The batch's results (the statement's executions), and what failed first. */
+        /** The batch's results not folded yet (by execution), and what failed first. */
         final Object[] res;
         int pending;
         Throwable err;
