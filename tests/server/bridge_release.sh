@@ -133,12 +133,17 @@ INI
 "$root/scripts/ab.sh" --build-dir "$build" --config "$tmp/ab.ini" --out "$tmp/ab" --adapter go \
     --option "adapters = $tmp/adapters" --client fake fake@1.2.3 @1.2.4 >"$tmp/ab.out" 2>&1 ||
     { cat "$tmp/ab.out"; fail "ab.sh with two releases failed"; }
-grep -qx 'client = fake@1.2.3' "$tmp/ab/ab.ini" && grep -qx 'client = fake@1.2.4' "$tmp/ab/ab.ini" ||
-    { cat "$tmp/ab/ab.ini"; fail "ab.sh: the sides are not the two releases"; }
+if ! grep -qx 'client = fake@1.2.3' "$tmp/ab/ab.ini" || ! grep -qx 'client = fake@1.2.4' "$tmp/ab/ab.ini"; then
+    cat "$tmp/ab/ab.ini"
+    fail "ab.sh: the sides are not the two releases"
+fi
 grep -q 'module_dir' "$tmp/ab/ab.ini" && fail "ab.sh: a release side has a module_dir"
 [ -s "$tmp/ab/comparison.json" ] || fail "ab.sh: no comparison"
 "$root/scripts/ab.sh" --build-dir "$build" --config "$tmp/ab.ini" --out "$tmp/ab2" --adapter go \
     --client fake fake@1.2.3 fake@1.2.3 >"$tmp/ab2.out" 2>&1
 rc=$?
-[ "$rc" = 1 ] && grep -q 'same build' "$tmp/ab2.out" || { cat "$tmp/ab2.out"; fail "ab.sh: the same release twice not refused (exit $rc)"; }
+if [ "$rc" != 1 ] || ! grep -q 'same build' "$tmp/ab2.out"; then
+    cat "$tmp/ab2.out"
+    fail "ab.sh: the same release twice not refused (exit $rc)"
+fi
 echo "bridge_release: ok: ab.sh compares two releases in one run, refuses one release twice"
