@@ -34,8 +34,12 @@ command -v "$go" >/dev/null 2>&1 || {
     exit 1
 }
 
+# One install at a time (make's two Go targets each run this script): the
+# second waits, then finds the stamp.
+exec 9>"$out/.install.lock"
+flock 9
 # The locks: the adapter's and every committed release's, in one stamp.
-stamp=$out/.pgcb-go.sum.new
+stamp=$out/.pgcb-go.sum.new.$$
 {
     cat "$here/go.mod" "$here/go.sum"
     for d in "$here"/releases/*@*/; do
