@@ -22,8 +22,11 @@ Per client with a server:
                    backends active during it (pg_stat_activity); queries/s
   load params      query i binds params[i]: 1 row each
   load rate        1000/s over 1 s: never 20% above the rate, all 1000
-                   intended queries sent, and within 20% of the rate or
-                   late_ns > 0 (behind on a busy machine, and saying so)
+                   intended queries sent, the wall time within the last due
+                   time + the longest latency (latency counts from the due
+                   time: a loop that paces from completions and times from
+                   its late sends fails here), late_ns under a third of the
+                   load (behind on a busy machine, and saying so)
   load, terminate  pg_terminate_backend of one pool backend mid-load: ok
                    false, kind io (or query 57P01), done > 0 and its frame
 The null clients: the same load checks without a server, and fail_after's
