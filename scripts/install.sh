@@ -108,7 +108,7 @@ need=("$B/runner" "$B/aggregate" "$B/version.stamp" "$B/lib/libpgvalue.a")
 for d in "${drivers[@]}"; do need+=("$B/drivers/$d.so"); done
 for a in "${adapters[@]}"; do need+=("$B/adapters/$a"); done
 for f in "${need[@]}"; do
-    [[ -f $f ]] || die "$f is missing: build first (make, or make SAN=1 tests for build-san); make install never compiles"
+    [[ -e $f ]] || die "$f is missing: build first (make, or make SAN=1 tests for build-san); make install never compiles"
 done
 [[ -d $node_modules/ ]] || die "$node_modules is missing: the Node.js adapter's packages (scripts/install-deps.sh installs them)"
 [[ -x $node_runtime/bin/node ]] || die "$node_runtime/bin/node is missing: the Node.js adapter's runtime (scripts/install-deps.sh installs it)"
@@ -177,7 +177,18 @@ put 755 "$B/aggregate" "$bindir/pgclientbench-aggregate"
 # The drivers, and the adapters where bridge.so looks for them
 # (DIR/drivers/bridge.so -> DIR/adapters, drivers/bridge/br_config.c).
 for d in "${drivers[@]}"; do put 755 "$B/drivers/$d.so" "$driverdir/$d.so"; done
-for a in "${adapters[@]}"; do put_same "$B/adapters/$a" "$adapterdir/$a"; done
+for a in "${adapters[@]}"; do
+    if [[ -L $B/adapters/$a ]]; then
+        # The Java adapter's jdk: a link to the machine's newest JDK, kept a link.
+        mkdirs "$adapterdir/${a%/*}"
+        ln -sfn -- "$(readlink -- "$B/adapters/$a")" "$DESTDIR$adapterdir/$a"
+        printf 'f %s\n' "$adapterdir/$a" >>"$DESTDIR$manifest"
+    elif [[ -d $B/adapters/$a ]]; then
+        put_tree "$B/adapters/$a" "$adapterdir/$a"   # the Java adapter's jars (lib/)
+    else
+        put_same "$B/adapters/$a" "$adapterdir/$a"
+    fi
+done
 put_tree "$node_modules" "$adapterdir/node/node_modules"
 # The Node.js it runs on by default (bridge.so: node/runtime/... under the
 # adapters directory): the program, not the headers its addon was built with.

@@ -105,7 +105,7 @@ static void test_clients_in_a_run(void **state)
     assert_non_null(strstr(r.out, "Client CPU is the adapter process's, all its threads"));
     assert_non_null(strstr(r.out, "pg 8.23.1 (pure JavaScript"));
     assert_non_null(strstr(r.out, "psycopg 3.3.9 (pq.__impl__ binary: C core"));
-    assert_non_null(strstr(r.out, "tokio-postgres 0.7.7 (postgres-protocol"));
+    assert_non_null(strstr(r.out, "tokio-postgres 0.7.18 (postgres-protocol"));
     assert_non_null(strstr(r.out, "pg 1.4.5 (C extension, libpq"));
     assert_non_null(strstr(r.out, "pgjdbc 42.7.14 (prepareThreshold=1, text, one query at a time)"));
 
