@@ -51,6 +51,29 @@ static int fz_name_ok(const char *s)
     return 1;
 }
 
+/* A driver's name: a name as above, or NAME@RELEASE (docs/clients.md,
+ * "Releases side by side"): the release of a-z, 0-9 and . _ - +, a digit or
+ * v first; 63 characters in all at most. */
+static int fz_driver_name_ok(const char *s)
+{
+    const char *at = s ? strchr(s, '@') : NULL;
+    if (!at)
+        return fz_name_ok(s);
+    char head[64];
+    size_t base = (size_t)(at - s);
+    if (base == 0 || base >= sizeof head || strlen(s) > 63)
+        return 0;
+    memcpy(head, s, base);
+    head[base] = '\0';
+    if (!fz_name_ok(head) || !((at[1] >= '0' && at[1] <= '9') || at[1] == 'v'))
+        return 0;
+    for (const char *p = at + 1; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '.' || *p == '_' ||
+              *p == '-' || *p == '+'))
+            return 0;
+    return 1;
+}
+
 static size_t measured_of(const struct pgcb_config *cfg)
 {
     size_t measured = 0;
@@ -82,7 +105,7 @@ static void fz_check_ok(const struct pgcb_config *cfg)
     FZ_CHECK(cfg->ndrivers >= 1);
     for (size_t i = 0; i < cfg->ndrivers; i++) {
         const struct pgcb_cfg_driver *d = &cfg->drivers[i];
-        FZ_CHECK(fz_name_ok(d->name));
+        FZ_CHECK(fz_driver_name_ok(d->name));
         FZ_CHECK(d->path && d->path_line > 0 && d->line > 0);
         for (size_t k = 0; k < d->nopts; k++) {
             FZ_CHECK(d->opts[k].key && d->opts[k].value && d->opts[k].line > 0);

@@ -33,6 +33,8 @@
 
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime as DpRuntime};
@@ -87,6 +89,10 @@ pub struct PgClient {
     one: Option<PgConn>,
     /// deadpool-postgres's pool (connect with "pool": P).
     pool: Option<Pool>,
+    /// Connections the pool has opened (its post_create hook): one opened
+    /// during a load means it replaced a broken one (RecyclingMethod::Fast
+    /// drops a closed connection on get and opens another, silently).
+    opened: Arc<AtomicUsize>,
     /// Per bridge statement number: its SQL (prepare_cached on a pool's
     /// connections) and its statement on the one connection.
     sqls: HashMap<i64, String>,
@@ -141,7 +147,14 @@ impl PgClient {
             Some(v) => yes_no("tokio-postgres", "pipeline", v)?,
             None => true,
         };
-        Ok(PgClient { pipeline, one: None, pool: None, sqls: HashMap::new(), stmts: HashMap::new() })
+        Ok(PgClient {
+            pipeline,
+            one: None,
+            pool: None,
+            opened: Arc::new(AtomicUsize::new(0)),
+            sqls: HashMap::new(),
+            stmts: HashMap::new(),
+        })
     }
 
     fn config(conn: &Value) -> Result<Config, Failure> {
@@ -385,8 +398,13 @@ impl Client for PgClient {
             return Ok(());
         }
         let mgr = Manager::from_config(cfg, NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let opened = self.opened.clone();
         let p = Pool::builder(mgr)
             .max_size(pool)
+            .post_create(deadpool_postgres::Hook::sync_fn(move |_, _| {
+                opened.fetch_add(1, Ordering::Relaxed);
+                Ok(())
+            }))
             .runtime(DpRuntime::Tokio1)
             .build()
             .map_err(|e| Failure::new("connect", format!("deadpool-postgres: {}", e)))?;
@@ -466,11 +484,31 @@ impl Client for PgClient {
         };
         let ct = coltypes(want.columns());
         let ct = &ct;
+        // A connection the pool replaced fails the load as the client's own
+        // error would: the load no longer runs on the connections it began with.
+        let (opened, size) = (&*self.opened, pool.status().max_size);
+        let base = opened.load(Ordering::Relaxed);
+        let replaced = move || -> Result<(), Failure> {
+            match opened.load(Ordering::Relaxed) - base {
+                0 => Ok(()),
+                n => Err(Failure::new(
+                    "io",
+                    format!(
+                        "deadpool-postgres replaced {} of its {} connections during the load (one was \
+                         closed: its server process ended)",
+                        n, size
+                    ),
+                )),
+            }
+        };
         let query = |i: usize, mut f: Folder| async move {
             let o = match pool.get().await {
                 Ok(o) => o,
                 Err(e) => return (f, Err(PgClient::pool_failure(e))),
             };
+            if let Err(e) = replaced() {
+                return (f, Err(e));
+            }
             let owned = s.args_for(i).map(text_params).unwrap_or_default();
             let refs = param_refs(&owned);
             let r = match o.prepare_cached(sql).await {
