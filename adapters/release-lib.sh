@@ -9,8 +9,14 @@
 #                        # $RL_CLIENT $RL_RELEASE $RL_DEST, and $RL_TMP: an
 #                        # empty directory beside DEST to install into
 #   ... install into "$RL_TMP" (the adapter's own steps) ...
-#   rl_fail "npm: No matching version found for pg@99.0.0"
-#                        # the one line the bridge quotes; exits 1
+#   rl_unknown "npm: No matching version found for pg@99.0.0"
+#                        # the registry has no such release (or no such
+#                        # client): the one line the bridge quotes; exits 2,
+#                        # and the bridge refuses the run (bad input)
+#   rl_fail "pip (PyPI): no wheel of psycopg-binary 3.1.2 for cp311"
+#                        # the release exists but did not install or build
+#                        # here, or the registry could not be asked: exits 1,
+#                        # and only this driver's cells fail
 #   rl_commit            # stamps RL_TMP, renames it to DEST; exits 0
 #
 # Whatever the install prints goes to the caller's stdout/stderr (the bridge
@@ -22,6 +28,11 @@
 rl_fail() {
     printf '%s\n' "$*"
     exit 1
+}
+
+rl_unknown() {
+    printf '%s\n' "$*"
+    exit 2
 }
 
 rl_begin() {

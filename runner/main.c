@@ -605,6 +605,14 @@ int main(int argc, char **argv)
         pgcb_config_free(&cfg);
         return 0;
     }
+    /* A client that cannot run here (its release did not install or
+     * build): one line now; its cells fail with the reason, the others
+     * are measured, and the exit status is 2. */
+    for (size_t i = 0; i < s.ndrivers; i++)
+        if (s.drivers[i].unavailable[0])
+            fprintf(stderr, "runner: %s:%d: [driver.%s]: %s: its cells fail; the other drivers "
+                    "are measured\n", cfg.file, s.drivers[i].cfg->line, s.drivers[i].cfg->name,
+                    s.drivers[i].unavailable);
 
     /* A profiled run (profile.h): perf must record here, before anything is
      * measured; with profile = try the run goes on unprofiled. The bridge's

@@ -30,7 +30,7 @@ set -eu
 rl_begin "$@"
 RL_TMP=$(cd "$RL_TMP" && pwd) # absolute: the build runs in $RL_TMP/src
 
-gr_client "$RL_CLIENT" "$RL_RELEASE" || rl_fail "Go module proxy: $GR_WHY"
+gr_client "$RL_CLIENT" "$RL_RELEASE" || rl_unknown "Go module proxy: $GR_WHY"
 version=v${RL_RELEASE#v}
 src=${PGCB_GO_SOURCES:-$RL_HERE/../../../adapters/go}
 if [ ! -f "$src/go.mod" ] || [ ! -f "$src/main.go" ]; then
@@ -61,6 +61,10 @@ else
             sed -E 's/^go: //; s/reading [^ ]+: //')
         resp=$(sed -n 's/^[[:space:]]*server response: *//p' "$log" | head -n 1)
         why="$why${resp:+ ($resp)}"
+        # The proxy has no such version: the config is wrong.
+        if grep -qE 'unknown revision|invalid version|no matching versions' "$log"; then
+            rl_unknown "Go module proxy ($proxy): ${why:-go get $GR_MODULE@$version: no such version}"
+        fi
         rl_fail "Go module proxy ($proxy): ${why:-go get $GR_MODULE@$version failed}"
     fi
     if ! (cd "$dir" && "$GO" mod tidy) >"$log" 2>&1; then

@@ -21,7 +21,7 @@ rl_begin "$@"
 
 case $RL_CLIENT in
 pgjdbc) ;;
-*) rl_fail "Maven Central: $RL_CLIENT has no releases here (the java adapter's: pgjdbc)" ;;
+*) rl_unknown "Maven Central: $RL_CLIENT has no releases here (the java adapter's: pgjdbc)" ;;
 esac
 command -v mvn >/dev/null 2>&1 || rl_fail "mvn not found (apt-get install maven): it resolves pgjdbc@$RL_RELEASE"
 if [ ! -d "$RL_HERE/classes" ] || [ ! -f "$RL_HERE/jvm.options" ] || [ ! -e "$RL_HERE/jdk/bin/java" ]; then
@@ -66,6 +66,10 @@ if ! mvn -B -q -f "$RL_TMP/pom.xml" -Dmaven.repo.local="$RL_HERE/m2" dependency:
         sed -e 's/^\[ERROR\] *//' -e 's/^Failed to execute goal.* on project [^:]*: *//' \
             -e 's/^Could not resolve dependencies for project [^:]*:[^:]*:[^:]*:[^:]*: *//' \
             -e 's/ during a previous attempt.*//' -e 's/ *-> \[Help.*//')
+    # Central has no such version: the config is wrong.
+    if grep -q "Could not find artifact org.postgresql:postgresql:jar:$RL_RELEASE" "$log"; then
+        rl_unknown "Maven Central (pgjdbc@$RL_RELEASE): ${why:-no such release}"
+    fi
     rl_fail "Maven Central (pgjdbc@$RL_RELEASE): ${why:-mvn failed (see the messages above)}"
 fi
 rm -f "$log"

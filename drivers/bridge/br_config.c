@@ -417,9 +417,17 @@ static int br_read_builtin(const char *adapter, const char *runtime, const char 
                  "one or the other", cfg->client);
         split = -1;
     }
-    if (split > 0 && br_release_install(dir, b->name, rel_name, rel_rel, &rel_dest, err,
-                                        errlen) != 0)
-        split = -1;
+    /* A release that exists but does not install or build here is
+     * PGCB_ERR_UNSUPPORTED (the runner measures the other drivers); one the
+     * registry does not have, or a bad spelling, PGCB_ERR_CONFIG. */
+    int unsupported = 0;
+    if (split > 0) {
+        int ir = br_release_install(dir, b->name, rel_name, rel_rel, &rel_dest, err, errlen);
+        if (ir != 0) {
+            unsupported = ir == -1;
+            split = -1;
+        }
+    }
     if (split > 0) {
         if (asprintf(&rel_adapter, "%s/adapter", rel_dest) < 0)
             rel_adapter = NULL;
@@ -444,7 +452,7 @@ static int br_read_builtin(const char *adapter, const char *runtime, const char 
         free(dir);
         free(file);
         br_config_free(cfg);
-        return PGCB_ERR_CONFIG;
+        return unsupported ? PGCB_ERR_UNSUPPORTED : PGCB_ERR_CONFIG;
     }
     if (rel_adapter) {
         /* The release's own adapter: the whole command line. */

@@ -13,6 +13,10 @@
  *     for that release (go, rust, java), run instead of the shipped one;
  *   - exit non-zero: the last line it wrote (stdout or stderr) says why,
  *     naming the registry and its answer; the bridge quotes that line.
+ *     Exit 2: the registry answered that it has no such release (the
+ *     config is wrong: the run is refused); any other: the release exists
+ *     but could not be installed or built here, or the registry could not
+ *     be asked (only that driver's cells fail).
  * The script is idempotent and safe to run concurrently (it locks DEST);
  * the bridge does not even start it when the stamp is there.
  */
@@ -191,6 +195,8 @@ int br_release_install(const char *adapters_dir, const char *lang, const char *n
         br_last_line(tail, n, line, sizeof line);
         snprintf(err, errlen, "client = %s@%s: %s", name, release,
                  line[0] ? line : "the release script failed and said nothing");
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 2)
+            rc = -2;
         goto out;
     }
     rc = 0;

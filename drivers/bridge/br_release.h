@@ -18,9 +18,11 @@ int br_release_split(const char *client, char **name, char **release, char *err,
 /* Make sure NAME at RELEASE is installed for adapter LANG: runs
  * ADAPTERS_DIR/LANG/release.sh NAME RELEASE DEST unless DEST/.pgcb-release
  * exists (DEST: ADAPTERS_DIR/../releases/LANG/NAME@RELEASE). 0 with *dest
- * (an absolute path, owned by the caller), or -1 with err: one line naming
- * the client, the release and what the script last said (the registry's
- * answer). Prints nothing. */
+ * (an absolute path, owned by the caller); else err, one line naming the
+ * client, the release and what the script last said (the registry's
+ * answer), and -2 when the registry has no such release (the script's exit
+ * status 2: bad input), -1 when it could not be installed or built here
+ * (anything else). Prints nothing. */
 int br_release_install(const char *adapters_dir, const char *lang, const char *name,
                        const char *release, char **dest, char *err, size_t errlen);
 

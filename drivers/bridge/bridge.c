@@ -158,14 +158,16 @@ static int br_pool_open(const char *conninfo, const struct pgcb_option *opts, si
 /* What a section with these options is, before any connection: an adapter
  * started and asked hello, then closed -- the one path instance() and
  * protocol() share (the runner calls both at load time). *hello is what it
- * answered. PGCB_OK, or PGCB_ERR_CONFIG with err. */
+ * answered. PGCB_OK; PGCB_ERR_UNSUPPORTED with err when the client's
+ * release did not install or build here (br_release.h); else
+ * PGCB_ERR_CONFIG with err. */
 static int br_probe(const struct pgcb_option *opts, size_t nopts, struct br_hello *hello,
                     char *err, size_t errlen)
 {
     struct pgcb_conn *c;
     int rc = br_new(opts, nopts, &c, err, errlen);
     if (rc != PGCB_OK)
-        return PGCB_ERR_CONFIG;
+        return rc == PGCB_ERR_UNSUPPORTED ? rc : PGCB_ERR_CONFIG;
     *hello = c->hello;
     br_close(c);
     return PGCB_OK;

@@ -616,8 +616,13 @@ struct pgcb_driver {
      * pgcb_instance, zeroed by the caller). Called in the runner's own
      * process when the run loads its drivers and by --list-drivers, never
      * in a timed loop. Returns PGCB_OK, or PGCB_ERR_CONFIG (a bad option
-     * value, a client that cannot be loaded) with err. Optional: without
-     * it, the descriptor's caps and links stand for every section. */
+     * value, a client that cannot be loaded) with err; or
+     * PGCB_ERR_UNSUPPORTED with err when the options are right but name a
+     * client that cannot run on this machine (a release that did not
+     * install or build): the runner then fails that driver's cells with err
+     * and measures the others (ABI 1.2 callers that know only CONFIG refuse
+     * the run as before). Optional: without it, the descriptor's caps and
+     * links stand for every section. */
     int (*instance)(const struct pgcb_option *opts, size_t nopts, struct pgcb_instance *out,
                     char *err, size_t errlen);
 

@@ -189,6 +189,11 @@ static int driver_ready(struct pgcb_group_run *gx, size_t d)
     struct pgcb_sdriver *sd = &s->drivers[d];
     struct pgcb_res_cell *c = &gx->gr->cells[d];
     c->status = PGCB_CELL_OK;
+    if (sd->unavailable[0]) { /* its client cannot run here: never started */
+        pgcb_cells_fail(c, "%s", sd->unavailable);
+        gx->gs[d].failed = 1;
+        return -1;
+    }
     if (gx->su->connect && pgcb_sdriver_self_timed(sd)) {
         /* Its connection is an adapter process of its own, started by
          * open: a sample would time a process start, not a client's

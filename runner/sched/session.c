@@ -148,9 +148,11 @@ static int describe_protocol(const struct pgcb_config *cfg, struct pgcb_sdriver 
 }
 
 /* What this section makes of the driver: its instance() for these options
- * (ABI 1.2: a bridge starts its adapter once to ask), else the descriptor. */
-static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver *sd, char *err,
-                             size_t errlen)
+ * (ABI 1.2: a bridge starts its adapter once to ask), else the descriptor.
+ * 0; 1 when instance() said the client cannot run here (PGCB_ERR_UNSUPPORTED:
+ * sd->unavailable says why) and `measured` allows it; -1 with err. */
+static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver *sd,
+                             int measured, char *err, size_t errlen)
 {
     const struct pgcb_driver *d = sd->ld.drv;
     char at[PGCB_ERRLEN];
@@ -161,7 +163,14 @@ static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver 
     struct pgcb_instance in;
     memset(&in, 0, sizeof in);
     char why[PGCB_ERRLEN] = "";
-    if (d->instance(sd->opts, sd->nopts, &in, why, sizeof why) != PGCB_OK) {
+    int rc = d->instance(sd->opts, sd->nopts, &in, why, sizeof why);
+    if (rc == PGCB_ERR_UNSUPPORTED && measured) {
+        snprintf(sd->unavailable, sizeof sd->unavailable, "%s",
+                 why[0] ? why : "the driver says this client cannot run here");
+        snprintf(sd->links, sizeof sd->links, "unavailable here (see its cells)");
+        return 1;
+    }
+    if (rc != PGCB_OK) {
         snprintf(err, errlen, "%s %s", drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at),
                  why[0] ? why : "the driver refused these options");
         return -1;
@@ -179,9 +188,11 @@ static int describe_instance(const struct pgcb_config *cfg, struct pgcb_sdriver 
     return 0;
 }
 
-/* Load driver `cd` into sd. 0, or -1 with one line in err. */
+/* Load driver `cd` into sd (measured: one of the run's drivers, which may
+ * be unavailable; else a background's, which may not). 0, or -1 with one
+ * line in err. */
 static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driver *cd,
-                       struct pgcb_sdriver *sd, char *err, size_t errlen)
+                       int measured, struct pgcb_sdriver *sd, char *err, size_t errlen)
 {
     sd->cfg = cd;
     sd->host = (struct pgcb_host){.cmd_fd = -1, .reply_fd = -1};
@@ -191,8 +202,11 @@ static int load_driver(const struct pgcb_config *cfg, const struct pgcb_cfg_driv
         snprintf(err, errlen, "%s %s", drv_where(cfg, cd, cd->path_line, 0, at, sizeof at), why);
         return -1;
     }
-    if (check_options(cfg, sd, err, errlen) != 0 || describe_instance(cfg, sd, err, errlen) != 0)
+    if (check_options(cfg, sd, err, errlen) != 0)
         return -1;
+    int r = describe_instance(cfg, sd, measured, err, errlen);
+    if (r != 0)
+        return r < 0 ? -1 : 0; /* unavailable: nothing more to ask it */
     return describe_protocol(cfg, sd, err, errlen);
 }
 
@@ -207,13 +221,24 @@ int pgcb_session_load(struct pgcb_session *s, const struct pgcb_config *cfg, cha
     s->drivers = pgcb_xcalloc(cfg->ndrivers, sizeof *s->drivers);
     for (size_t i = 0; i < cfg->ndrivers; i++)
         if (cfg->drivers[i].measure &&
-            load_driver(cfg, &cfg->drivers[i], &s->drivers[s->ndrivers++], err, errlen) != 0)
+            load_driver(cfg, &cfg->drivers[i], 1, &s->drivers[s->ndrivers++], err, errlen) != 0)
             return -1;
+    /* Some driver must be able to run: with none, the first one's reason. */
+    size_t avail = 0;
+    for (size_t d = 0; d < s->ndrivers; d++)
+        avail += !s->drivers[d].unavailable[0];
+    if (s->ndrivers && !avail) {
+        const struct pgcb_sdriver *sd = &s->drivers[0];
+        char at[PGCB_ERRLEN];
+        snprintf(err, errlen, "%s %s (and no other driver can run)",
+                 drv_where(cfg, sd->cfg, sd->cfg->line, 1, at, sizeof at), sd->unavailable);
+        return -1;
+    }
     s->bgs = pgcb_xcalloc(cfg->nbackgrounds ? cfg->nbackgrounds : 1, sizeof *s->bgs);
     for (size_t i = 0; i < cfg->nbackgrounds; i++) {
         s->bgs[i].cfg = &cfg->backgrounds[i];
-        if (load_driver(cfg, &cfg->drivers[cfg->backgrounds[i].driver], &s->bgs[s->nbgs++].sd,
-                        err, errlen) != 0)
+        if (load_driver(cfg, &cfg->drivers[cfg->backgrounds[i].driver], 0,
+                        &s->bgs[s->nbgs++].sd, err, errlen) != 0)
             return -1;
     }
     char why[256];
@@ -329,6 +354,8 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
                      s->drivers[d].cfg->name);
             return -1;
         }
+        if (s->drivers[d].unavailable[0])
+            continue; /* never started: its cells fail (group.c) */
         struct pgcb_host_spec spec =
             pgcb_session_driver_spec(s, d, pgcb_connplan_first(s->plan, cfg));
         if (pgcb_host_start(h, s, &spec, 1, &tick, err, errlen) != 0)
@@ -357,7 +384,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
     const char *first = NULL;
     int runnable = 0, io = 0;
     for (size_t d = 0; d < s->ndrivers; d++) {
-        if (s->drivers[d].caps & PGCB_CAP_NO_IO)
+        if ((s->drivers[d].caps & PGCB_CAP_NO_IO) || s->drivers[d].unavailable[0])
             continue;
         io = 1;
         for (size_t q = 0; q < cfg->nqueries; q++) {

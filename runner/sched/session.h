@@ -49,6 +49,11 @@ struct pgcb_sdriver {
     struct pgcb_protocol proto;
     unsigned proto_explicit, proto_injected;
     struct pgcb_host host;        /* the process that runs it */
+    /* Non-empty: the client these options name cannot run on this machine
+     * (instance() said PGCB_ERR_UNSUPPORTED: its release did not install or
+     * build); its host is never started and every cell of it fails with
+     * this reason, while the other drivers are measured. */
+    char unavailable[PGCB_ERRLEN];
 };
 
 /* The driver times its own blocks (run_block) in this section. */

@@ -327,11 +327,13 @@ def one_client(build, spec, figures):
                   "done %s, frame %s" % (r.get("done"), None if arr is None else len(arr)))
             # Queries never answered (every connection stuck after 500):
             # the load fails, kind io, once none completed for the settle
-            # time after its duration, keeping the 500.
+            # time after its duration, keeping the 500. The duration (1.5 s)
+            # leaves room for the 500 on a loaded machine: beside another
+            # make test the Ruby adapter completed 184 null queries in 200 ms.
             ad.close()
             ad = null_pool(build, lang, client, {"hang_after": "500"})
             t0 = time.monotonic()
-            r, arr = ad.call(load_req(0, duration_ns=200_000_000, min_queries=0))
+            r, arr = ad.call(load_req(0, duration_ns=1_500_000_000, min_queries=0))
             took = time.monotonic() - t0
             check(tag + ": never answered: kind io",
                   r.get("ok") is False and r.get("kind") == "io"
@@ -340,8 +342,8 @@ def one_client(build, spec, figures):
             check(tag + ": never answered: done 500 and their frame",
                   r.get("done") == 500 and arr is not None and len(arr) == 10000,
                   "done %s, frame %s" % (r.get("done"), None if arr is None else len(arr)))
-            check(tag + ": never answered: given up 2 to 6.5 s after the start",
-                  2.0 <= took <= 6.5, "%.2f s" % took)
+            check(tag + ": never answered: given up 1.5 + 2 to 1.5 + 6.5 s after the start",
+                  3.5 <= took <= 8.0, "%.2f s" % took)
             return
 
         # A query the server refuses: kind query, and the pool works after it.

@@ -4,9 +4,13 @@
 # the bridge's contract with an adapter's release.sh (drivers/bridge/
 # br_release.c), with a scripted release.sh in an adapters directory of the
 # test's own (`adapters = DIR`), so that no registry is asked:
-#   - a release the script refuses: exit 1 before anything is measured, one
-#     line on stderr naming the file:line, the driver, the client at its
-#     release and the script's last line (the registry's answer), no result;
+#   - a release the registry does not have (the script's exit 2): exit 1
+#     before anything is measured, one line on stderr naming the file:line,
+#     the driver, the client at its release and the script's last line (the
+#     registry's answer), no result;
+#   - a release that does not build (the script's exit 1): one line on
+#     stderr, its cells failed with the script's last line, the other
+#     driver measured and valid, the result written, exit 2;
 #   - a release installed as an adapter of its own (DEST/adapter, which runs
 #     the fake adapter of tests/fixtures/adapters/): the run is valid, the
 #     result names the driver fake@1.2.3, the script ran once although the
@@ -27,13 +31,15 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { printf 'bridge_release: FAIL: %s\n' "$*"; exit 1; }
 
 mkdir -p "$tmp/adapters/go"
-# The scripted release.sh: counts its runs; 99.x is "not in the registry";
-# anything else becomes DEST/adapter, a wrapper around the fake adapter.
+# The scripted release.sh: counts its runs; 99.x is "not in the registry"
+# (exit 2); 98.x is in it but does not build (exit 1); anything else becomes
+# DEST/adapter, a wrapper around the fake adapter.
 cat >"$tmp/adapters/go/release.sh" <<SH
 #!/bin/sh
 echo run >>"$tmp/runs"
 case \$2 in
-99.*) echo "installing \$1@\$2 ..."; echo "proxy: \$1@\$2: unknown revision v\$2"; exit 1 ;;
+99.*) echo "installing \$1@\$2 ..."; echo "proxy: \$1@\$2: unknown revision v\$2"; exit 2 ;;
+98.*) echo "building \$1@\$2 ..."; echo "go build of \$1@\$2 failed: undefined: pgconn.Foo"; exit 1 ;;
 esac
 mkdir -p "\$3"
 printf '#!/bin/sh\nexec python3 %s "\$@"\n' "$root/tests/fixtures/adapters/fake_adapter.py" >"\$3/adapter"
@@ -84,6 +90,23 @@ grep -qxF "runner: $want" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "unknown 
 [ ! -e "$tmp/out.json" ] || fail "unknown release: a result was written"
 [ ! -s "$tmp/bad.out" ] || { cat "$tmp/bad.out"; fail "unknown release: something printed on stdout"; }
 echo "bridge_release: ok: an unknown release refused in one line, nothing run"
+
+# A release that does not build: only its cells fail.
+ini fake@98.0.0 fake@98.0.0 >"$tmp/build.ini"
+"$build/runner" -c "$tmp/build.ini" >"$tmp/build.out" 2>"$tmp/build.err"
+rc=$?
+[ "$rc" = 2 ] || { cat "$tmp/build.err"; fail "release that does not build: exit $rc, expected 2"; }
+why="client = fake@98.0.0: go build of fake@98.0.0 failed: undefined: pgconn.Foo"
+want="runner: $tmp/build.ini:10: [driver.fake@98.0.0]: $why: its cells fail; the other drivers are measured"
+grep -qxF "$want" "$tmp/build.err" || { cat "$tmp/build.err"; fail "release that does not build: expected '$want'"; }
+[ -s "$tmp/out.json" ] || fail "release that does not build: no result written"
+jq -e --arg why "$why" '[.groups[].results[] | select(.driver == "fake@98.0.0") | .status == "failed" and (.error | contains($why))] | (length == 1 and all)' "$tmp/out.json" >/dev/null ||
+    { jq '.groups[].results[] | {driver, status, error}' "$tmp/out.json"; fail "fake@98.0.0's cell is not failed with the script's reason"; }
+jq -e '[.groups[].results[] | select(.driver == "floor") | .status == "ok"] | (length == 1 and all)' "$tmp/out.json" >/dev/null ||
+    { jq '.groups[].results[] | {driver, status, error}' "$tmp/out.json"; fail "the other driver was not measured"; }
+grep -q 'fake@98.0.0' "$tmp/build.out" || fail "release that does not build: the tables do not name it"
+rm -f "$tmp/out.json"
+echo "bridge_release: ok: a release that does not build fails only its cells (exit 2), the rest measured"
 
 # A release installed once, run under its own name.
 rm -f "$tmp/runs"

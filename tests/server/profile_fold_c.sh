@@ -2,7 +2,8 @@
 # pgcb-test: plain build only: the profile scripts are the same in every build
 # fold.py on a real perf recording of a known C program:
 #           tests/server/profile_fold_c.sh BUILD_DIR
-# compiles a tiny program that busy-loops in pgcb_test_spin_target (-O1,
+# compiles a tiny program that busy-loops in pgcb_test_spin_target for 0.6 s
+# of its own CPU time (-O1,
 # no frame pointers), records it with `perf record -e cpu-clock --call-graph
 # dwarf`, folds it as the runner does, and checks: that function has the most
 # self samples (top.tsv's first function line), its stacks are whole
@@ -35,13 +36,15 @@ __attribute__((noinline)) static unsigned long pgcb_test_spin_target(unsigned lo
 }
 int main(int argc, char **argv)
 {
+    /* secs of the process's own CPU time, not of the wall: cpu-clock
+     * samples its CPU time, so the count holds on a loaded machine. */
     double secs = argc > 1 ? atof(argv[1]) : 0.5;
     struct timespec t0, t;
     unsigned long s = 0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
     do {
         s += pgcb_test_spin_target(200000);
-        clock_gettime(CLOCK_MONOTONIC, &t);
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     } while ((double)(t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
     return s == 42; /* uses s: the loop is not optimised away */
 }
@@ -51,7 +54,7 @@ perf record -q --no-buildid-cache -e cpu-clock -F 999 --call-graph dwarf -o "$tm
     || fail "perf record failed (perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null); root or <= 1 needed)"
 fold "$tmp/spin.perf" "$tmp/spin"
 total=$(check_sums "$tmp/spin")
-((total >= 100)) || fail "only $total samples in 0.6 s at 999 Hz"
+((total >= 100)) || fail "only $total samples in 0.6 s of CPU at 999 Hz"
 first=$(awk -F'\t' '$1 == "function" { print $2 "\t" $3; exit }' "$tmp/spin.top.tsv")
 [[ ${first%%$'\t'*} == "pgcb_test_spin_target (spin)" ]] \
     || fail "the top function is '${first%%$'\t'*}', not pgcb_test_spin_target (spin): $(cat "$tmp/spin.top.tsv")"
