@@ -61,8 +61,9 @@ else
             sed -E 's/^go: //; s/reading [^ ]+: //')
         resp=$(sed -n 's/^[[:space:]]*server response: *//p' "$log" | head -n 1)
         why="$why${resp:+ ($resp)}"
-        # The proxy has no such version: the config is wrong.
-        if grep -qE 'unknown revision|invalid version|no matching versions' "$log"; then
+        # The proxy has no such version: the config is wrong. (A 403, "not
+        # available", is a proxy that does not serve it: it cannot tell.)
+        if grep -qE 'unknown revision|invalid version|no matching versions|404 Not Found|410 Gone' "$log"; then
             rl_unknown "Go module proxy ($proxy): ${why:-go get $GR_MODULE@$version: no such version}"
         fi
         rl_fail "Go module proxy ($proxy): ${why:-go get $GR_MODULE@$version failed}"

@@ -50,17 +50,27 @@ why() {
     printf '%s\n' "${w#ERROR: }"
 }
 
-# pip_failed WHAT: pip's messages on stderr, then exit 2 (rl_unknown) when
-# PyPI lists no such release of the package ("from versions: ..." without
-# it), else 1 (a release PyPI has that installs no wheel here, or PyPI not
-# reached).
+# pip_failed WHAT [PACKAGE]: pip's messages on stderr, then exit 2
+# (rl_unknown) when PyPI's index lists no release RL_RELEASE of PACKAGE (its
+# simple API, JSON: pip's own "from versions" lists only the releases with a
+# build for this Python), else 1 (a release PyPI has that installs nothing
+# here, or PyPI not reached: it cannot tell).
 pip_failed() {
     cat "$log" >&2
-    vers=$(sed -n 's/.*Could not find a version that satisfies the requirement [^ ]* (from versions: \(.*\)).*/\1/p' "$log" | head -n 1)
-    if grep -q 'Could not find a version that satisfies' "$log" &&
-        ! printf '%s\n' "$vers" | tr ', ' '\n\n' | grep -qxF "$RL_RELEASE"; then
-        rl_unknown "$1: $(why)"
+    known=
+    if [ -n "${2:-}" ]; then
+        # 2: PyPI lists no such release; 3: it does; else it could not say.
+        "$py" - "$2" "$RL_RELEASE" <<'PY' 2>/dev/null || known=$?
+import json, sys, urllib.request
+req = urllib.request.Request("https://pypi.org/simple/%s/" % sys.argv[1],
+                             headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+with urllib.request.urlopen(req, timeout=30) as r:
+    versions = json.load(r).get("versions")
+sys.exit(1 if versions is None else 3 if sys.argv[2] in versions else 2)
+PY
     fi
+    [ "$known" = 2 ] && rl_unknown "$1: $(why) (PyPI has no release $RL_RELEASE of $2)"
+    [ "$known" = 3 ] && rl_fail "$1: $(why) (PyPI has $2 $RL_RELEASE, but no wheel of it for this Python and platform)"
     rl_fail "$1: $(why)"
 }
 
@@ -74,9 +84,9 @@ else
     if [ -n "$core" ] && pip "$@" "$core"; then
         :
     elif [ -n "$core" ] && ! grep -q "No matching distribution found for psycopg-binary" "$log"; then
-        pip_failed "pip (PyPI)"
+        pip_failed "pip (PyPI)" "${1%%==*}"
     elif ! pip "$@"; then
-        pip_failed "pip (PyPI)"
+        pip_failed "pip (PyPI)" "${1%%==*}"
     fi
     "$py" -m pip freeze --path "$RL_TMP" >"$RL_TMP/requirements.txt" 2>/dev/null || :
 fi
