@@ -81,11 +81,6 @@ RUNNER_BACK_EDGES = {
     ("runner/config/config.h", "runner/sched/orders.h"),
     ("runner/config/config.h", "runner/server/transport.h"),
     ("runner/config/config_query.c", "runner/server/bulk.h"),
-    # the host sees the whole session (issue 40, item 2)
-    ("runner/host/host.c", "runner/sched/session.h"),
-    ("runner/host/host_child.c", "runner/sched/session.h"),
-    ("runner/host/host_child.h", "runner/sched/session.h"),
-    ("runner/host/host_conn.c", "runner/sched/session.h"),
     ("runner/profile/profile.c", "runner/sched/session.h"),
     ("runner/sys/sysinfo.c", "runner/config/config.h"),
 }

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "sched/session.h"
 #include "sys/sysinfo.h"
 #include "util.h"
 #include "host_child.h"
@@ -109,10 +108,11 @@ static void kill_host(struct pgcb_host *h)
 /* Wait for one byte from the host, watching heartbeats: `beats` are the
  * heartbeats to watch (n of them); tick (host.h) at each wake-up without
  * an answer. Returns the byte, or -1 with err set (the host is gone then). */
-static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint64_t *const *beats,
-                      size_t n, const struct pgcb_host_tick *tick, char *err, size_t errlen)
+static int wait_reply(struct pgcb_host *h, const struct pgcb_host_env *env,
+                      _Atomic uint64_t *const *beats, size_t n, const struct pgcb_host_tick *tick,
+                      char *err, size_t errlen)
 {
-    uint64_t timeout_ns = s->cfg->batch_timeout_ms * 1000000ull;
+    uint64_t timeout_ns = env->cfg->batch_timeout_ms * 1000000ull;
     uint64_t all_done = 0; /* when every watched thread had finished; 0: not yet */
     for (;;) {
         struct pollfd p = {.fd = h->reply_fd, .events = POLLIN};
@@ -134,7 +134,7 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
             kill_host(h);
             return -1;
         }
-        if (*s->stop)
+        if (env->stop && *env->stop)
             atomic_store(&h->sh->stop, 1);
         if (tick && tick->fn)
             tick->fn(tick->arg);
@@ -151,7 +151,7 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
                 kill_host(h);
                 snprintf(err, errlen, "timed out: no progress for %llu ms ([bench] "
                          "batch_timeout_ms): the driver or the server stopped answering; its "
-                         "process was killed", (unsigned long long)s->cfg->batch_timeout_ms);
+                         "process was killed", (unsigned long long)env->cfg->batch_timeout_ms);
                 return -1;
             }
         }
@@ -162,7 +162,7 @@ static int wait_reply(struct pgcb_host *h, struct pgcb_session *s, _Atomic uint6
                 kill_host(h);
                 snprintf(err, errlen, "timed out: every thread finished, but the driver's "
                          "process did not answer for %llu ms ([bench] batch_timeout_ms); it was "
-                         "killed", (unsigned long long)s->cfg->batch_timeout_ms);
+                         "killed", (unsigned long long)env->cfg->batch_timeout_ms);
                 return -1;
             }
         }
@@ -181,21 +181,9 @@ void pgcb_host_tag(char *buf, size_t n, pid_t runner, pid_t host)
         snprintf(buf, n, "pgcb-%d-%d", (int)runner, (int)host);
 }
 
-/* In a new host: close the pipes of every other host of the session. */
-static void close_other_hosts(struct pgcb_session *s, const struct pgcb_host *h)
-{
-    for (size_t i = 0; i < s->ndrivers + s->nbgs; i++) {
-        struct pgcb_host *o = i < s->ndrivers ? &s->drivers[i].host
-                                              : &s->bgs[i - s->ndrivers].sd.host;
-        if (o != h && o->cmd_fd >= 0)
-            close(o->cmd_fd);
-        if (o != h && o->reply_fd >= 0)
-            close(o->reply_fd);
-    }
-}
-
-int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
-                    int check_rows, const struct pgcb_host_tick *tick, char *err, size_t errlen)
+int pgcb_host_start(struct pgcb_host *h, const struct pgcb_host_env *env,
+                    const struct pgcb_host_spec *spec, int check_rows,
+                    const struct pgcb_host_tick *tick, char *err, size_t errlen)
 {
     int cmd[2], reply[2];
     if (pipe2(cmd, O_CLOEXEC) != 0 || pipe2(reply, O_CLOEXEC) != 0) {
@@ -217,8 +205,9 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
         close(cmd[1]);
         close(reply[0]);
         /* The other hosts' pipes must not stay open here. */
-        close_other_hosts(s, h);
-        pgcb_host_child_main(h, s, spec, check_rows, cmd[0], reply[1]);
+        if (env->close_others)
+            env->close_others(env->arg, h);
+        pgcb_host_child_main(h, env, spec, check_rows, cmd[0], reply[1]);
     }
     close(cmd[0]);
     close(reply[1]);
@@ -230,7 +219,7 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
     h->reply_fd = reply[0];
     _Atomic uint64_t *beat = &h->sh->heartbeat_ns;
     char why[256];
-    int c = wait_reply(h, s, &beat, 1, tick, why, sizeof why);
+    int c = wait_reply(h, env, &beat, 1, tick, why, sizeof why);
     if (c == 'R')
         return 0;
     if (c == 'F') {
@@ -241,12 +230,13 @@ int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pg
         kill_host(h);
     } else {
         snprintf(err, errlen, "%s %s %s while connecting and preparing", spec->role,
-                 spec->sd->cfg->name, why);
+                 spec->drv.name, why);
     }
     return -1;
 }
 
-int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen)
+int pgcb_host_send(struct pgcb_host *h, const struct pgcb_host_env *env, char *err,
+                   size_t errlen)
 {
     uint32_t n = h->sh->job.nthreads;
     uint64_t now = pgcb_now_ns();
@@ -255,7 +245,7 @@ int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_
         atomic_store(&h->sh->threads[t].live_ns, 0);
         atomic_store(&h->sh->threads[t].live_batches, 0);
     }
-    atomic_store(&h->sh->stop, *s->stop ? 1 : 0);
+    atomic_store(&h->sh->stop, env->stop && *env->stop ? 1 : 0);
     atomic_store(&h->sh->bg_stop, 0);
     char c = 'J';
     if (write(h->cmd_fd, &c, 1) != 1) {
@@ -267,22 +257,22 @@ int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_
     return 0;
 }
 
-int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
-                  char *err, size_t errlen)
+int pgcb_host_run(struct pgcb_host *h, const struct pgcb_host_env *env,
+                  const struct pgcb_host_tick *tick, char *err, size_t errlen)
 {
-    if (pgcb_host_send(h, s, err, errlen) != 0)
+    if (pgcb_host_send(h, env, err, errlen) != 0)
         return -1;
-    return pgcb_host_wait(h, s, tick, err, errlen);
+    return pgcb_host_wait(h, env, tick, err, errlen);
 }
 
-int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
-                   char *err, size_t errlen)
+int pgcb_host_wait(struct pgcb_host *h, const struct pgcb_host_env *env,
+                   const struct pgcb_host_tick *tick, char *err, size_t errlen)
 {
     uint32_t n = h->sh->job.nthreads;
     _Atomic uint64_t *beats[PGCB_MAX_THREADS];
     for (uint32_t t = 0; t < n; t++)
         beats[t] = &h->sh->threads[t].heartbeat_ns;
-    int r = wait_reply(h, s, beats, n, tick, err, errlen);
+    int r = wait_reply(h, env, beats, n, tick, err, errlen);
     if (r == 'D')
         return 0;
     if (r >= 0) {

@@ -22,13 +22,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "config/config.h"
 #include "server/backend.h"
 #include "hist.h"
 #include "pgcb/driver.h"
 #include "server/transport.h"
 
-struct pgcb_session;
-struct pgcb_sdriver;
+/* Samples per block buffer: a block is at most this many batches. */
+#define PGCB_BLOCK_MAX 65536
+/* Target duration of one block, between budget checks and progress. */
+#define PGCB_BLOCK_TARGET_NS 10000000ull
+/* The same for a self-timed driver (the bridge), whose every block is an
+ * exchange with its adapter outside the samples: longer, so that the
+ * exchange is a small share of the block and the work a language runtime
+ * defers to its idle event loop (V8's scavenge tasks, say) seldom falls
+ * between two blocks, outside every sample (docs/clients.md, "Blocks"). */
+#define PGCB_BLOCK_TARGET_SELF_TIMED_NS 100000000ull
 
 /* Warm up; measure one execution order; or run background load: each
  * thread runs the query at job.rate per second until bg_stop is set. */
@@ -142,10 +151,38 @@ struct pgcb_host {
 /* Map the shared region for nthreads threads and nqueries queries. 0 / -1. */
 int pgcb_host_map(struct pgcb_host *h, uint32_t nthreads, size_t nqueries);
 
+struct pgcb_host;
+
+/* All a host is told of the run, by whoever drives it (the session): so
+ * that the measuring process never sees the run as a whole, and can be run
+ * without one (tests/unit/test_host.c). Owned by the caller and read only;
+ * a host's process keeps the copy it was forked with. */
+struct pgcb_host_env {
+    const struct pgcb_config *cfg;     /* the queries (SQL, parameters, rows, bulk) and
+                                          [bench] batch_timeout_ms */
+    volatile sig_atomic_t *stop;       /* non-zero: the run was asked to stop (a signal) */
+    _Atomic int64_t *seqs;             /* cfg->nseqs parameter sequences, shared with every
+                                          host (mapped before any fork); NULL with none */
+    /* In a new host's process: close what the parent holds of the other
+     * hosts (their pipes), so that none outlives its host. NULL: none. */
+    void (*close_others)(void *arg, const struct pgcb_host *self);
+    void *arg;
+};
+
+/* The driver a host runs, as its caller loaded it (loader.h). */
+struct pgcb_host_driver {
+    const struct pgcb_driver *drv;
+    const char *name;                  /* its [driver.NAME], for messages */
+    const struct pgcb_option *opts;    /* its INI keys (not owned) */
+    size_t nopts;
+    unsigned caps;                     /* what its section makes of it (instance()) */
+    int self_timed;                    /* it times its own blocks (run_block) */
+};
+
 /* Who a host is: its driver, threads (one connection each) and the CPUs
  * they are pinned to, round-robin. */
 struct pgcb_host_spec {
-    struct pgcb_sdriver *sd;
+    struct pgcb_host_driver drv;
     uint32_t nthreads;
     const int *cpus;
     size_t ncpus;
@@ -172,21 +209,23 @@ struct pgcb_host_tick {
  * fatal) and started its pinned threads. With check_rows, a query's first
  * execution must return [query] rows. Returns 0, or -1 with one line in err
  * (the host is gone then). */
-int pgcb_host_start(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_spec *spec,
-                    int check_rows, const struct pgcb_host_tick *tick, char *err, size_t errlen);
+int pgcb_host_start(struct pgcb_host *h, const struct pgcb_host_env *env,
+                    const struct pgcb_host_spec *spec, int check_rows,
+                    const struct pgcb_host_tick *tick, char *err, size_t errlen);
 
 /* Run sh->job (set by the caller) and wait for it, watching the heartbeats.
  * Returns 0 when the host answered (the threads' outcomes are in sh), or -1
  * when the host crashed or was killed for a timeout: err says which (e.g.
  * "crashed (SIGSEGV: Segmentation fault)") and the host is gone. */
-int pgcb_host_run(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
-                  char *err, size_t errlen);
+int pgcb_host_run(struct pgcb_host *h, const struct pgcb_host_env *env,
+                  const struct pgcb_host_tick *tick, char *err, size_t errlen);
 
 /* pgcb_host_run in two steps, for background load: send the job and return
  * at once; later set bg_stop and wait for the answer (as pgcb_host_run). */
-int pgcb_host_send(struct pgcb_host *h, struct pgcb_session *s, char *err, size_t errlen);
-int pgcb_host_wait(struct pgcb_host *h, struct pgcb_session *s, const struct pgcb_host_tick *tick,
-                   char *err, size_t errlen);
+int pgcb_host_send(struct pgcb_host *h, const struct pgcb_host_env *env, char *err,
+                   size_t errlen);
+int pgcb_host_wait(struct pgcb_host *h, const struct pgcb_host_env *env,
+                   const struct pgcb_host_tick *tick, char *err, size_t errlen);
 
 /* Ask the host to exit (closing its connections); kill it if it does not
  * within a few seconds. Accepts a host that is not running. */

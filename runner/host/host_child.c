@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "measure.h"
-#include "sched/session.h"
 #include "sys/sysinfo.h"
 #include "util.h"
 #include "server/bulk.h"
@@ -73,7 +72,7 @@ void pgcb_hchild_failed(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
 int pgcb_hchild_phase(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
                       const struct pgcb_job *job, enum pgcb_phase phase)
 {
-    const struct pgcb_driver *drv = w->c->sd->ld.drv;
+    const struct pgcb_driver *drv = w->c->hd.drv;
     /* A connection job has no connection to tell: each sample opens its own. */
     if (job->connect || !PGCB_DRIVER_HAS(drv, 2, phase))
         return 0;
@@ -91,7 +90,7 @@ static void worker_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
                           const struct pgcb_job *job, struct pgcb_plan *plan, size_t cap)
 {
     struct pgcb_hchild *c = w->c;
-    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
+    const struct pgcb_cfg_query *cq = &c->env->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
     struct pgcb_measured b;
     if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
@@ -174,7 +173,7 @@ static void worker_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
                            const struct pgcb_job *job, const struct pgcb_plan *plan, size_t cap)
 {
     struct pgcb_hchild *c = w->c;
-    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
+    const struct pgcb_cfg_query *cq = &c->env->cfg->queries[job->query];
     uint64_t spent = 0, batches = 0;
     char why[PGCB_ERRLEN] = "";
     if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
@@ -256,7 +255,7 @@ static void worker_background(struct pgcb_hworker *w, struct pgcb_host_thread *h
                               const struct pgcb_job *job, const struct pgcb_plan *plan)
 {
     struct pgcb_hchild *c = w->c;
-    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
+    const struct pgcb_cfg_query *cq = &c->env->cfg->queries[job->query];
     const double period = 1e9 / job->rate;
     char why[PGCB_ERRLEN] = "";
     /* Connections spread over the period, not all due at once. */
@@ -291,7 +290,7 @@ static void run_job(struct pgcb_hworker *w)
 {
     struct pgcb_hchild *c = w->c;
     const struct pgcb_job *job = &c->sh->job;
-    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_config *cfg = c->env->cfg;
     struct pgcb_host_thread *ht = &c->sh->threads[w->index];
     ht->batches = ht->cpu_ns = ht->rows_bad = ht->sum_bad = ht->elapsed_ns = 0;
     ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
@@ -324,7 +323,7 @@ static void run_job(struct pgcb_hworker *w)
     }
     const struct pgcb_cfg_query *cq = &cfg->queries[job->query];
     struct pgcb_plan plan = {
-        .drv = c->sd->ld.drv,
+        .drv = c->hd.drv,
         .conn = c->conns[w->index],
         .stmt = c->stmts[(size_t)w->index * cfg->nqueries + job->query],
         .begin = job->transaction ? c->txn[2 * w->index] : NULL,
@@ -335,7 +334,7 @@ static void run_job(struct pgcb_hworker *w)
         .check_sum = job->check_sum,
         .expect_rows = job->expect_rows,
         .expect_sum = ht->expect_sum,
-        .sums = pgcb_sdriver_self_timed(c->sd) ? w->sums : NULL, /* loads: w->sums */
+        .sums = c->hd.self_timed ? w->sums : NULL, /* loads: w->sums */
     };
     /* A connection job: every sample opens its own connection on the
      * host's connection string (the group's: the session started the host
@@ -343,7 +342,7 @@ static void run_job(struct pgcb_hworker *w)
      * connections do. */
     char stmt_name[80];
     struct pgcb_connect connect = {.conninfo = c->conninfo,
-                                   .opts = c->sd->opts, .nopts = c->sd->nopts,
+                                   .opts = c->hd.opts, .nopts = c->hd.nopts,
                                    .name = stmt_name, .sql = cq->sql};
     snprintf(stmt_name, sizeof stmt_name, "pgcb_%s", cq->name);
     const struct pgcb_bulk *bk = cq->bulk;
@@ -420,7 +419,7 @@ static void child_fail(struct pgcb_hchild *c, int reply_fd, const char *why)
     _exit(2);
 }
 
-void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
+void pgcb_host_child_main(struct pgcb_host *h, const struct pgcb_host_env *env,
                           const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
                           int reply_fd)
 {
@@ -442,10 +441,10 @@ void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
     if (tag[0])
         setenv("PGAPPNAME", tag, 1);
 
-    struct pgcb_hchild c = {.s = s, .sd = spec->sd, .sh = h->sh, .nthreads = spec->nthreads,
+    struct pgcb_hchild c = {.env = env, .hd = spec->drv, .sh = h->sh, .nthreads = spec->nthreads,
                       .role = spec->role, .conninfo = spec->conninfo ? spec->conninfo : "",
                       .pool = spec->pool};
-    size_t nq = s->cfg->nqueries;
+    size_t nq = env->cfg->nqueries;
     c.conns = pgcb_xcalloc(c.nthreads, sizeof *c.conns);
     c.stmts = pgcb_xcalloc((size_t)c.nthreads * (nq ? nq : 1), sizeof *c.stmts);
     c.txn = pgcb_xcalloc((size_t)c.nthreads * 2, sizeof *c.txn);
@@ -468,7 +467,7 @@ void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
         w->block_ns = PGCB_BLOCK_TARGET_NS;
         if (c.pool) /* a load's sums, one per query */
             w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
-        if (pgcb_sdriver_self_timed(c.sd)) {
+        if (c.hd.self_timed) {
             if (!w->sums)
                 w->sums = pgcb_xcalloc(PGCB_BLOCK_MAX, sizeof *w->sums);
             w->block_ns = PGCB_BLOCK_TARGET_SELF_TIMED_NS;

@@ -15,7 +15,6 @@
 
 #include "host.h"
 #include "measure.h"
-#include "sched/session.h"
 
 /* Parameter rows drawn per block at most (a block is cut to fit), and the
  * most arena bytes they may take (one batch always fits). */
@@ -45,8 +44,8 @@ struct pgcb_hworker {
 };
 
 struct pgcb_hchild {
-    struct pgcb_session *s;
-    struct pgcb_sdriver *sd;
+    const struct pgcb_host_env *env; /* the run, as the caller told it (host.h) */
+    struct pgcb_host_driver hd;      /* the driver (the spec's) */
     struct pgcb_host_shared *sh;
     const char *role;
     const char *conninfo;       /* every connection's (the spec's) */
@@ -70,7 +69,7 @@ enum { BULK_READ_BACK = 0, BULK_SOURCE, BULK_TRUNCATE, BULK_NSTMTS };
 void pgcb_host_tag(char *buf, size_t n, pid_t runner, pid_t host);
 
 /* The host process after fork(): never returns (exits with its status). */
-void pgcb_host_child_main(struct pgcb_host *h, struct pgcb_session *s,
+void pgcb_host_child_main(struct pgcb_host *h, const struct pgcb_host_env *env,
                           const struct pgcb_host_spec *spec, int check_rows, int cmd_fd,
                           int reply_fd) __attribute__((noreturn));
 

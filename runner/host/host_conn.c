@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "measure.h"
-#include "sched/session.h"
 #include "util.h"
 #include "server/bulk.h"
 
@@ -33,9 +32,9 @@ static int txn_used(const struct pgcb_config *cfg)
 
 void pgcb_hconn_close(struct pgcb_hchild *c, uint32_t t)
 {
-    size_t nq = c->s->cfg->nqueries;
+    size_t nq = c->env->cfg->nqueries;
     if (c->conns[t])
-        c->sd->ld.drv->close(c->conns[t]);
+        c->hd.drv->close(c->conns[t]);
     c->conns[t] = NULL;
     memset(&c->stmts[(size_t)t * nq], 0, nq * sizeof *c->stmts);
     memset(&c->bulk[(size_t)t * nq * BULK_NSTMTS], 0, nq * BULK_NSTMTS * sizeof *c->bulk);
@@ -78,7 +77,7 @@ void pgcb_hconn_params_draw(struct pgcb_hworker *w, const struct pgcb_cfg_query 
                         size_t batches)
 {
     if (q->nparams)
-        pgcb_gen_fill(q->params, q->nparams, &w->rng, w->c->s->seqs, batches * depth, w->values,
+        pgcb_gen_fill(q->params, q->nparams, &w->rng, w->c->env->seqs, batches * depth, w->values,
                       w->lengths, w->arena);
 }
 
@@ -86,8 +85,8 @@ void pgcb_hconn_params_draw(struct pgcb_hworker *w, const struct pgcb_cfg_query 
 static int bulk_step(struct pgcb_hchild *c, uint32_t t, size_t q, int k, const char *what,
                      struct pgcb_sum *sum, char *why, size_t n)
 {
-    const struct pgcb_driver *drv = c->sd->ld.drv;
-    struct pgcb_stmt *st = c->bulk[((size_t)t * c->s->cfg->nqueries + q) * BULK_NSTMTS + k];
+    const struct pgcb_driver *drv = c->hd.drv;
+    struct pgcb_stmt *st = c->bulk[((size_t)t * c->env->cfg->nqueries + q) * BULK_NSTMTS + k];
     char e[PGCB_ERRLEN] = "";
     memset(sum, 0, sizeof *sum);
     int rc = drv->run_batch(c->conns[t], st, 1, sum, e, sizeof e);
@@ -105,10 +104,10 @@ static int bulk_step(struct pgcb_hchild *c, uint32_t t, size_t q, int k, const c
 static int bulk_verify(struct pgcb_hchild *c, uint32_t t, size_t q, const char *who, char *err,
                        size_t errlen)
 {
-    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_config *cfg = c->env->cfg;
     const struct pgcb_cfg_query *cq = &cfg->queries[q];
     const struct pgcb_bulk *b = cq->bulk;
-    const struct pgcb_driver *drv = c->sd->ld.drv;
+    const struct pgcb_driver *drv = c->hd.drv;
     struct pgcb_host_query *hq = &c->sh->queries[q];
     char why[PGCB_ERRLEN + 96] = "", e[PGCB_ERRLEN] = "";
     struct pgcb_sum back, src, ignored;
@@ -169,10 +168,10 @@ static int bulk_verify(struct pgcb_hchild *c, uint32_t t, size_t q, const char *
 static int bulk_open(struct pgcb_hchild *c, uint32_t t, size_t q, const char *who, char *err,
                      size_t errlen)
 {
-    const struct pgcb_config *cfg = c->s->cfg;
+    const struct pgcb_config *cfg = c->env->cfg;
     const struct pgcb_cfg_query *cq = &cfg->queries[q];
     const struct pgcb_bulk *b = cq->bulk;
-    const struct pgcb_driver *drv = c->sd->ld.drv;
+    const struct pgcb_driver *drv = c->hd.drv;
     struct pgcb_host_query *hq = &c->sh->queries[q];
     const char *sql[BULK_NSTMTS] = {b->read_back_sql, b->source_sql, b->truncate_sql};
     static const char *const what[BULK_NSTMTS] = {"rb", "src", "tr"};
@@ -209,23 +208,23 @@ static int bulk_open(struct pgcb_hchild *c, uint32_t t, size_t q, const char *wh
  * connection is recorded in sh->queries; anything else fails (-1). */
 int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err, size_t errlen)
 {
-    const struct pgcb_config *cfg = c->s->cfg;
-    const struct pgcb_driver *drv = c->sd->ld.drv;
+    const struct pgcb_config *cfg = c->env->cfg;
+    const struct pgcb_driver *drv = c->hd.drv;
     const int has_params = PGCB_DRIVER_HAS(drv, 1, run_batch_params);
     char why[PGCB_ERRLEN] = "", who[112];
     if (c->nthreads > 1)
-        snprintf(who, sizeof who, "%s %s (connection %u)", c->role, c->sd->cfg->name, t + 1);
+        snprintf(who, sizeof who, "%s %s (connection %u)", c->role, c->hd.name, t + 1);
     else
-        snprintf(who, sizeof who, "%s %s", c->role, c->sd->cfg->name);
+        snprintf(who, sizeof who, "%s %s", c->role, c->hd.name);
     pgcb_hconn_close(c, t);
     atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
     /* A concurrency suite's host: each thread's connection is a pool
      * (ABI 1.5; the session starts such a host only for a driver that has
      * pool_open), prepared, primed and used as one connection besides its
      * loads. */
-    int rc = c->pool ? drv->pool_open(c->conninfo, c->sd->opts, c->sd->nopts, c->pool,
+    int rc = c->pool ? drv->pool_open(c->conninfo, c->hd.opts, c->hd.nopts, c->pool,
                                       &c->conns[t], why, sizeof why)
-                     : drv->open(c->conninfo, c->sd->opts, c->sd->nopts, &c->conns[t], why,
+                     : drv->open(c->conninfo, c->hd.opts, c->hd.nopts, &c->conns[t], why,
                                  sizeof why);
     if (rc != PGCB_OK) {
         c->conns[t] = NULL;
@@ -254,7 +253,7 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
                 hq->failed = hq->skipped = 1;
                 snprintf(hq->err, sizeof hq->err, "skipped: query %s has parameters and driver "
                          "%s has ABI %u.%u, without run_batch_params (ABI 1.1)", cq->name,
-                         c->sd->cfg->name, (unsigned)drv->abi_major, (unsigned)drv->abi_minor);
+                         c->hd.name, (unsigned)drv->abi_major, (unsigned)drv->abi_minor);
             }
             continue;
         }
@@ -264,18 +263,18 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
                 if (drv->abi_minor < 4)
                     snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
                              "%s has ABI %u.%u, without run_copy (ABI 1.4)", cq->name,
-                             c->sd->cfg->name, (unsigned)drv->abi_major,
+                             c->hd.name, (unsigned)drv->abi_major,
                              (unsigned)drv->abi_minor);
                 else
                     snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
                              "%s has no run_copy (ABI 1.4, optional)", cq->name,
-                             c->sd->cfg->name);
+                             c->hd.name);
             }
             continue;
         }
         struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
         /* A driver without I/O writes nothing: there is nothing to read back. */
-        if (cq->bulk && cq->bulk->read_back_sql && !(c->sd->caps & PGCB_CAP_NO_IO)) {
+        if (cq->bulk && cq->bulk->read_back_sql && !(c->hd.caps & PGCB_CAP_NO_IO)) {
             int v = bulk_open(c, t, q, who, err, errlen);
             if (v < 0)
                 return -1;
@@ -322,7 +321,7 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
             arena = pgcb_xmalloc(bytes);
             struct pgcb_rng rng;
             pgcb_rng_seed(&rng, cfg->seed, q, PGCB_STREAM_PRIME, t, 0);
-            pgcb_gen_fill(cq->params, cq->nparams, &rng, c->s->seqs, 1, values, lengths, arena);
+            pgcb_gen_fill(cq->params, cq->nparams, &rng, c->env->seqs, 1, values, lengths, arena);
         }
         rc = pgcb_measure_batch(&plan, 0, &sum, why, sizeof why);
         free(arena);
@@ -355,7 +354,7 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
     for (size_t q = 0; q < cfg->nqueries; q++) {
         const struct pgcb_cfg_query *cq = &cfg->queries[q];
         if (t != 0 || !query_used(cfg, q) || c->sh->queries[q].failed || cq->copy || !cq->bulk ||
-            !cq->bulk->read_back_sql || (c->sd->caps & PGCB_CAP_NO_IO))
+            !cq->bulk->read_back_sql || (c->hd.caps & PGCB_CAP_NO_IO))
             continue;
         if (bulk_verify(c, t, q, who, err, errlen) != 0)
             return -1;

@@ -43,7 +43,7 @@ static void hload_block(struct pgcb_hworker *w, const struct pgcb_job *job,
                         uint64_t min_queries, double est_qps, struct pgcb_measured_load *m,
                         char *why, size_t whylen)
 {
-    const struct pgcb_cfg_query *cq = &w->c->s->cfg->queries[job->query];
+    const struct pgcb_cfg_query *cq = &w->c->env->cfg->queries[job->query];
     struct pgcb_load shape = {.mode = (uint32_t)job->load_mode,
                               .concurrency = job->concurrency, .rate = job->load_rate,
                               .duration_ns = ns, .min_queries = min_queries};
@@ -61,7 +61,7 @@ void pgcb_hload_warmup(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
                        const struct pgcb_job *job, struct pgcb_plan *plan, size_t cap)
 {
     struct pgcb_hchild *c = w->c;
-    const struct pgcb_cfg_query *cq = &c->s->cfg->queries[job->query];
+    const struct pgcb_cfg_query *cq = &c->env->cfg->queries[job->query];
     char why[PGCB_ERRLEN] = "";
     if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_WARMUP) != 0)
         return;
@@ -115,7 +115,7 @@ void pgcb_hload_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
     char why[PGCB_ERRLEN] = "";
     if (pgcb_hchild_phase(w, ht, job, PGCB_PHASE_ORDER) != 0)
         return;
-    const int self_timed = pgcb_sdriver_self_timed(c->sd);
+    const int self_timed = c->hd.self_timed;
     double est = w->est_ns > 0 ? 1e9 / w->est_ns : 0;
     uint64_t spent = 0, done = 0, inv0, vol0, inv1, vol1;
     pgcb_hchild_switches(&inv0, &vol0);

@@ -18,7 +18,8 @@ struct pgcb_host_spec pgcb_bgload_spec(struct pgcb_session *s, size_t b)
     const struct pgcb_cfg_background *cb = s->bgs[b].cfg;
     /* Background load is load on the server: [server] conninfo, whatever
      * the group's transport. */
-    return (struct pgcb_host_spec){.sd = &s->bgs[b].sd, .nthreads = cb->connections,
+    return (struct pgcb_host_spec){.drv = pgcb_session_host_driver(&s->bgs[b].sd),
+                                   .nthreads = cb->connections,
                                    .cpus = cb->cpus, .ncpus = cb->ncpus,
                                    .role = "background", .conninfo = s->cfg->conninfo};
 }
@@ -27,6 +28,7 @@ void pgcb_bgload_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t
                        size_t ngroups, const struct pgcb_cfg_suite *su)
 {
     const struct pgcb_host_tick tick = pgcb_session_tick(s);
+    const struct pgcb_host_env env = pgcb_session_env(s);
     gr->nbackgrounds = su->nbackgrounds;
     gr->backgrounds = pgcb_xcalloc(su->nbackgrounds ? su->nbackgrounds : 1,
                                    sizeof *gr->backgrounds);
@@ -50,7 +52,7 @@ void pgcb_bgload_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t
         rb->cpus = pgcb_xstrdup(cpus);
         char why[PGCB_ERRLEN + 256];
         struct pgcb_host_spec spec = pgcb_bgload_spec(s, b);
-        if (h->pid == 0 && pgcb_host_start(h, s, &spec, 0, &tick, why, sizeof why) != 0) {
+        if (h->pid == 0 && pgcb_host_start(h, &env, &spec, 0, &tick, why, sizeof why) != 0) {
             rb->error = pgcb_xasprintf("restart failed: %s", why);
             continue;
         }
@@ -59,7 +61,7 @@ void pgcb_bgload_start(struct pgcb_session *s, struct pgcb_res_group *gr, size_t
                                  .ngroups = ngroups, .depth = 1, .nthreads = cb->connections,
                                  .stream = PGCB_STREAM_BACKGROUND, .rate = cb->rate};
         snprintf(job->label, sizeof job->label, "background %s", cb->name);
-        if (pgcb_host_send(h, s, why, sizeof why) != 0)
+        if (pgcb_host_send(h, &env, why, sizeof why) != 0)
             rb->error = pgcb_xasprintf("background %s %s", cb->name, why);
     }
 }
@@ -68,6 +70,7 @@ void pgcb_bgload_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
                       const struct pgcb_cfg_suite *su)
 {
     const struct pgcb_host_tick tick = pgcb_session_tick(s);
+    const struct pgcb_host_env env = pgcb_session_env(s);
     struct pgcb_hist lat;
     if (pgcb_hist_init(&lat) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -80,7 +83,7 @@ void pgcb_bgload_stop(struct pgcb_session *s, struct pgcb_res_group *gr,
         if (!rb->error) {
             char why[PGCB_ERRLEN + 256];
             atomic_store(&h->sh->bg_stop, 1);
-            if (pgcb_host_wait(h, s, &tick, why, sizeof why) != 0)
+            if (pgcb_host_wait(h, &env, &tick, why, sizeof why) != 0)
                 rb->error = pgcb_xasprintf("background %s %s", rb->name, why);
         }
         if (!rb->error) {

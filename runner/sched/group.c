@@ -89,7 +89,8 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     const struct pgcb_cfg_query *cq = &cfg->queries[q];
     const struct pgcb_cfg_suite *su = suite_of(cfg, gr->suite);
     *gx = (struct pgcb_group_run){.s = s, .r = r, .g = g, .q = q, .gr = gr, .cq = cq, .su = su,
-                                  .nthreads = gr->threads, .tick = pgcb_session_tick(s)};
+                                  .nthreads = gr->threads, .tick = pgcb_session_tick(s),
+                                  .env = pgcb_session_env(s)};
     gx->gs = pgcb_xcalloc(s->ndrivers, sizeof *gx->gs);
     /* A fixed-operation step has no warm-up, hence no reference checksum. */
     gx->check_sum = cq->check == PGCB_CHECK_CHECKSUM && !su->ops;
@@ -166,7 +167,7 @@ static int ensure_host(struct pgcb_group_run *gx, size_t d)
         pgcb_host_stop(&sd->host);
     if (sd->host.pid != 0)
         return 0;
-    if (pgcb_host_start(&sd->host, s, &spec, 0, &gx->tick, why, sizeof why) != 0) {
+    if (pgcb_host_start(&sd->host, &gx->env, &spec, 0, &gx->tick, why, sizeof why) != 0) {
         pgcb_cells_fail(c, "%s failed: %s", switched ? "reconnecting with the group's "
                                                        "connection string"
                                      : repooled ? "opening the group's pools" : "restart", why);

@@ -63,6 +63,7 @@ struct pgcb_group_run {
     struct pgcb_eta_group budget; /* pgcb_session_budget()'s */
     struct pgcb_job base;         /* what every job of the group shares */
     struct pgcb_host_tick tick;   /* what each wait on a host does (pgcb_session_tick) */
+    struct pgcb_host_env env;     /* what its hosts are told of the run (pgcb_session_env) */
     struct pgcb_gstate *gs;       /* one per driver of s */
     struct pgcb_hist order_hist;  /* one order's samples of one driver (scratch) */
     int stopped;                  /* the run was asked to stop (*s->stop) */
@@ -74,6 +75,14 @@ struct pgcb_group_run {
 /* The tick of every wait of the session on a host (host.h): it feeds the
  * progress line, s->progress (progress.h; nothing while that is NULL). */
 struct pgcb_host_tick pgcb_session_tick(struct pgcb_session *s);
+
+/* What every host of the session is told of the run (host.h): the config,
+ * the stop flag, the sequences, and how a new host closes the others'
+ * pipes. Valid while s is. */
+struct pgcb_host_env pgcb_session_env(struct pgcb_session *s);
+
+/* Section sd's driver as a host runs it (host.h). */
+struct pgcb_host_driver pgcb_session_host_driver(const struct pgcb_sdriver *sd);
 
 /* Driver d's host, its connections opened with `conninfo` (not copied: it
  * must outlive the host). */

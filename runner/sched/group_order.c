@@ -23,7 +23,7 @@ int pgcb_group_run_job(struct pgcb_group_run *gx, size_t d)
     struct pgcb_session *s = gx->s;
     struct pgcb_sdriver *sd = &s->drivers[d];
     char why[PGCB_ERRLEN + 256];
-    if (pgcb_host_run(&sd->host, s, &gx->tick, why, sizeof why) == 0)
+    if (pgcb_host_run(&sd->host, &gx->env, &gx->tick, why, sizeof why) == 0)
         return 0;
     const struct pgcb_res_group *gr = gx->gr;
     /* The host is gone (crashed, exited, or killed as hung): what its

@@ -284,10 +284,39 @@ int pgcb_session_thread_cpu(const struct pgcb_session *s, uint32_t t)
     return s->cfg->cpus[t % s->cfg->ncpus];
 }
 
+/* In a new host's process (host.h, close_others): the pipes of every
+ * other host of the session. */
+static void close_other_hosts(void *arg, const struct pgcb_host *self)
+{
+    struct pgcb_session *s = arg;
+    for (size_t i = 0; i < s->ndrivers + s->nbgs; i++) {
+        struct pgcb_host *o = i < s->ndrivers ? &s->drivers[i].host
+                                              : &s->bgs[i - s->ndrivers].sd.host;
+        if (o != self && o->cmd_fd >= 0)
+            close(o->cmd_fd);
+        if (o != self && o->reply_fd >= 0)
+            close(o->reply_fd);
+    }
+}
+
+struct pgcb_host_env pgcb_session_env(struct pgcb_session *s)
+{
+    return (struct pgcb_host_env){.cfg = s->cfg, .stop = s->stop, .seqs = s->seqs,
+                                  .close_others = close_other_hosts, .arg = s};
+}
+
+struct pgcb_host_driver pgcb_session_host_driver(const struct pgcb_sdriver *sd)
+{
+    return (struct pgcb_host_driver){.drv = sd->ld.drv, .name = sd->cfg->name,
+                                     .opts = sd->opts, .nopts = sd->nopts, .caps = sd->caps,
+                                     .self_timed = pgcb_sdriver_self_timed(sd)};
+}
+
 struct pgcb_host_spec pgcb_session_driver_spec(struct pgcb_session *s, size_t d,
                                                const char *conninfo)
 {
-    return (struct pgcb_host_spec){.sd = &s->drivers[d], .nthreads = s->nthreads,
+    return (struct pgcb_host_spec){.drv = pgcb_session_host_driver(&s->drivers[d]),
+                                   .nthreads = s->nthreads,
                                    .cpus = s->cfg->cpus, .ncpus = s->cfg->ncpus,
                                    .role = "driver", .conninfo = conninfo};
 }
@@ -347,6 +376,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
         return -1;
     }
     s->seqs = p;
+    const struct pgcb_host_env env = pgcb_session_env(s);
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_host *h = &s->drivers[d].host;
         if (pgcb_host_map(h, s->nthreads, cfg->nqueries) != 0) {
@@ -358,7 +388,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
             continue; /* never started: its cells fail (group.c) */
         struct pgcb_host_spec spec =
             pgcb_session_driver_spec(s, d, pgcb_connplan_first(s->plan, cfg));
-        if (pgcb_host_start(h, s, &spec, 1, &tick, err, errlen) != 0)
+        if (pgcb_host_start(h, &env, &spec, 1, &tick, err, errlen) != 0)
             return -1;
         pgcb_session_find_backends(s, d);
     }
@@ -370,7 +400,7 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
             return -1;
         }
         struct pgcb_host_spec spec = pgcb_bgload_spec(s, b);
-        if (pgcb_host_start(h, s, &spec, 1, &tick, err, errlen) != 0)
+        if (pgcb_host_start(h, &env, &spec, 1, &tick, err, errlen) != 0)
             return -1;
         const struct pgcb_host_query *hq = &h->sh->queries[s->bgs[b].cfg->query];
         if (hq->failed) {

@@ -22,16 +22,6 @@
 #include "host/loader.h"
 #include "result.h"
 
-/* Samples per block buffer: a block is at most this many batches. */
-#define PGCB_BLOCK_MAX 65536
-/* Target duration of one block, between budget checks and progress. */
-#define PGCB_BLOCK_TARGET_NS 10000000ull
-/* The same for a self-timed driver (the bridge), whose every block is an
- * exchange with its adapter outside the samples: longer, so that the
- * exchange is a small share of the block and the work a language runtime
- * defers to its idle event loop (V8's scavenge tasks, say) seldom falls
- * between two blocks, outside every sample (docs/clients.md, "Blocks"). */
-#define PGCB_BLOCK_TARGET_SELF_TIMED_NS 100000000ull
 
 struct pgcb_sdriver {
     const struct pgcb_cfg_driver *cfg;
