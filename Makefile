@@ -42,7 +42,7 @@ LDFLAGS  += $(SANFLAGS)
 SOFLAGS   = -fPIC -shared -fvisibility=hidden
 
 COMMON_SRC = $(wildcard common/*.c)
-RUNNER_SRC = $(filter-out runner/main.c,$(wildcard runner/*/*.c))
+RUNNER_SRC = $(wildcard runner/*/*.c)
 COMMON_OBJ = $(COMMON_SRC:%.c=$(B)/obj/%.o)
 RUNNER_OBJ = $(RUNNER_SRC:%.c=$(B)/obj/%.o)
 # The static libraries of lib/NAME/ ($(B)/lib/libNAME.a): code that several
@@ -239,7 +239,7 @@ $(B)/version.stamp: FORCE
 	@echo '$(VERSION)' > $@.tmp; cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 FORCE:
 
-$(B)/runner: $(B)/obj/runner/main.o $(RUNNER_LINK)
+$(B)/runner: $(B)/obj/runner/main.o $(B)/obj/runner/run.o $(RUNNER_LINK)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DEP_LIBS)
 
 $(B)/aggregate: $(AGG_OBJ) $(B)/libpgcbcommon.a
