@@ -249,6 +249,199 @@ static int usage_error(struct chk *c, const char *fmt, ...)
     return 2;
 }
 
+/* The check's settings: the timeout, the label, the file, the queries and
+ * the connection string. 0, or the exit status of a usage error (said). */
+static int chk_setup(struct chk *c, const char *so_path, const struct pgcb_config *cfg)
+{
+    c->timeout_s = PGCB_CHECK_TIMEOUT_S;
+    const char *tv = getenv("PGCB_CHECK_TIMEOUT");
+    if (tv && *tv) {
+        uint64_t u;
+        if (pgcb_parse_u64(tv, 1, 3600, &u) != 0)
+            return usage_error(c, "PGCB_CHECK_TIMEOUT: '%s' is not a number of seconds from 1 "
+                               "to 3600", tv);
+        c->timeout_s = (int)u;
+    }
+    const char *base = strrchr(so_path, '/');
+    base = base ? base + 1 : so_path;
+    size_t bl = strlen(base);
+    if (bl > 3 && strcmp(base + bl - 3, ".so") == 0)
+        bl -= 3;
+    snprintf(c->label, sizeof c->label, "%.*s", (int)(bl < 63 ? bl : 63), base);
+
+    struct stat st;
+    if (stat(so_path, &st) != 0)
+        return usage_error(c, "driver %s (%s): cannot open: %s (build it with 'make'?)",
+                           c->label, so_path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return usage_error(c, "driver %s (%s): not a regular file", c->label, so_path);
+
+    /* The queries and the connection string. */
+    if (cfg) {
+        if (cfg->nqueries == 0)
+            return usage_error(c, "%s: no [query.NAME] section", cfg->file);
+        c->nq = cfg->nqueries;
+        c->q = pgcb_xcalloc(c->nq, sizeof *c->q);
+        for (size_t i = 0; i < c->nq; i++)
+            c->q[i] = (struct chk_query){cfg->queries[i].name, cfg->queries[i].sql,
+                                         cfg->queries[i].rows,
+                                         cfg->queries[i].check == PGCB_CHECK_ROWS};
+        c->conninfo = cfg->conninfo ? cfg->conninfo : "";
+    } else {
+        c->nq = sizeof builtin_queries / sizeof builtin_queries[0];
+        c->q = pgcb_xcalloc(c->nq, sizeof *c->q);
+        memcpy(c->q, builtin_queries, sizeof builtin_queries);
+        const char *env = getenv("PGCB_CONNINFO");
+        c->conninfo = env ? env : "";
+    }
+    c->sum = pgcb_xcalloc(c->nq, sizeof *c->sum);
+    c->ref = pgcb_xcalloc(c->nq, sizeof *c->ref);
+    c->ref_qerr = pgcb_xcalloc(c->nq, sizeof *c->ref_qerr);
+    c->expect = pgcb_xcalloc(c->nq, sizeof *c->expect);
+    return 0;
+}
+
+/* What the tasks after the descriptor need: a server (prepared) and the
+ * reference driver's figures; then each query's expected rows. 0, or the
+ * exit status of a usage error (said). */
+static int chk_server_and_reference(struct chk *c, const char *so_path,
+                                    const struct pgcb_config *cfg)
+{
+    FILE *out = c->out;
+    int no_io = (c->caps & PGCB_CAP_NO_IO) != 0, reference = (c->caps & PGCB_CAP_REFERENCE) != 0;
+    const char *how = NULL;
+    c->ref_path = find_reference(so_path, &how);
+    char *redacted = pgcb_conninfo_redact(c->conninfo);
+    char qlist[512] = "";
+    for (size_t i = 0; i < c->nq; i++)
+        snprintf(qlist + strlen(qlist), sizeof qlist - strlen(qlist), "%s%s", i ? ", " : "",
+                 c->q[i].name);
+    fprintf(out, "Queries: %s (%s); depths 1, 10 and 1000; at most %d s per driver call (a batch: "
+                 "per %llu rows it returns)\n", qlist,
+            cfg ? cfg->file : "built in", c->timeout_s, PGCB_CHECK_ROWS_PER_TIMEOUT);
+    if (!c->ref_path && !reference) {
+        free(redacted);
+        return usage_error(c, "no reference driver: %s.so is neither next to %s nor in the "
+                           "program's drivers/ or ../lib/pgclientbench/drivers/ directory; set "
+                           "PGCB_CHECK_REFERENCE=PATH", CHK_REF_NAME, so_path);
+    }
+    if (c->ref_path && !file_exists(c->ref_path) && !reference) {
+        int ret = usage_error(c, "reference driver %s (%s): no such file", c->ref_path, how);
+        free(redacted);
+        return ret;
+    }
+    int need_server = !no_io || !reference; /* the driver's own I/O, or the comparison */
+    char err[PGCB_ERRLEN], info[512] = "";
+    int server_ok = 0;
+    if (need_server || c->ref_path) {
+        int rc;
+        if (cfg) {
+            struct pgcb_server_info si;
+            rc = pgcb_server_prepare(c->conninfo, cfg->setup, &si, err, sizeof err);
+            if (rc == 0)
+                snprintf(info, sizeof info, "PostgreSQL %s via %s%s%s", si.version, si.where,
+                         cfg->setup ? "; setup " : "", cfg->setup ? cfg->setup : "");
+        } else {
+            rc = prepare_builtin(c->conninfo, info, sizeof info, err, sizeof err);
+        }
+        if (rc != 0 && need_server) {
+            int ret = usage_error(c, "%s (conninfo \"%s\"%s)", err, redacted,
+                                  c->conninfo[0] ? "" : ": the PG* variables");
+            free(redacted);
+            return ret;
+        }
+        server_ok = rc == 0;
+        if (!server_ok)
+            snprintf(c->ref_err, sizeof c->ref_err, "no server: %s", err);
+    }
+    if (server_ok)
+        fprintf(out, "Server: %s (conninfo \"%s\"%s)\n", info, redacted,
+                c->conninfo[0] ? "" : ": the PG* variables");
+    free(redacted);
+
+    if (c->ref_path && server_ok) {
+        fprintf(out, "Reference: %s (%s)\n", c->ref_path, how);
+        fflush(out);
+        pgcb_chk_run_task(c, pgcb_chk_task_reference, "reference", 1);
+        if (c->ref_err[0])
+            fprintf(out, "Reference: %s\n", c->ref_err);
+    } else if (!c->ref_path) {
+        snprintf(c->ref_err, sizeof c->ref_err, "%s.so not found", CHK_REF_NAME);
+        fprintf(out, "Reference: none (%s)\n", c->ref_err);
+    } else {
+        fprintf(out, "Reference: %s (%s), not run: %s\n", c->ref_path, how, c->ref_err);
+    }
+    /* Rows per execution: the config's, else (for a driver that does I/O)
+     * the reference's, else the driver's own at depth 1. */
+    for (size_t i = 0; i < c->nq; i++) {
+        c->expect[i] = c->q[i].rows;
+        if (c->expect[i] < 0 && !no_io && c->ref[i][0].have)
+            c->expect[i] = (int64_t)c->ref[i][0].rows;
+    }
+    return 0;
+}
+
+/* The tasks from open to close_clean, each optional slot's skipped in one
+ * line when the driver has none. */
+static void chk_run_tasks(struct chk *c)
+{
+    FILE *out = c->out;
+    int no_io = (c->caps & PGCB_CAP_NO_IO) != 0;
+    pgcb_chk_run_task(c, pgcb_chk_task_open, "open", 0);
+    pgcb_chk_run_task(c, pgcb_chk_task_options, "options", 0);
+    pgcb_chk_run_task(c, pgcb_chk_task_prepare, "prepare", 0);
+    for (size_t i = 0; i < c->nq; i++) {
+        char what[CHK_NAME];
+        snprintf(what, sizeof what, "batch %s", c->q[i].name);
+        c->arg_q = i;
+        pgcb_chk_run_task(c, pgcb_chk_task_batches, what, 0);
+        report_checksums(c, i);
+    }
+    pgcb_chk_run_task(c, pgcb_chk_task_errors, "errors", 0);
+    if (c->has_params) {
+        pgcb_chk_run_task(c, pgcb_chk_task_params, "params", 0);
+    } else {
+        /* Not a failure: the slot is optional; the runner skips such a
+         * driver for parameterized queries. One line, no check. */
+        if (c->abi_minor < 1)
+            fprintf(out, "SKIP params: the driver has ABI %d.%u; run_batch_params came in ABI "
+                    "%d.1: parameterized queries skip it\n", PGCB_ABI_MAJOR, c->abi_minor,
+                    PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP params: run_batch_params is not set (optional): parameterized "
+                    "queries skip the driver\n");
+        fflush(out);
+    }
+    if (c->has_copy && !no_io)
+        pgcb_chk_run_task(c, pgcb_chk_task_copy, "copy", 0);
+    else if (!no_io) {
+        /* Optional, as run_batch_params: COPY queries skip such a driver. */
+        if (c->abi_minor < 4)
+            fprintf(out, "SKIP copy: the driver has ABI %d.%u; run_copy came in ABI %d.4: COPY "
+                    "queries skip it\n", PGCB_ABI_MAJOR, c->abi_minor, PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP copy: run_copy (ABI %d.4) is not set (optional): COPY queries "
+                    "skip the driver\n", PGCB_ABI_MAJOR);
+        fflush(out);
+    }
+    if (c->has_block || c->has_phase)
+        pgcb_chk_run_task(c, pgcb_chk_task_block, "block", 0);
+    if (c->has_load && c->nq > 0) {
+        pgcb_chk_run_task(c, pgcb_chk_task_load_pool, "pool", 0);
+    } else if (c->nq > 0) {
+        /* Optional: a concurrency suite skips such a driver, saying so. */
+        if (c->abi_minor < 5)
+            fprintf(out, "SKIP pool: the driver has ABI %d.%u; pool_open and run_load came in "
+                    "ABI %d.5: concurrency suites skip it\n", PGCB_ABI_MAJOR, c->abi_minor,
+                    PGCB_ABI_MAJOR);
+        else
+            fprintf(out, "SKIP pool: pool_open and run_load (ABI %d.5) are not set "
+                    "(optional): concurrency suites skip the driver\n", PGCB_ABI_MAJOR);
+        fflush(out);
+    }
+    pgcb_chk_run_task(c, pgcb_chk_task_close_clean, "close_clean", 0);
+}
+
 int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_t nopts,
                       const struct pgcb_config *cfg, FILE *out)
 {
@@ -258,54 +451,9 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
     c.path = so_path;
     c.opts = opts;
     c.nopts = nopts;
-    c.timeout_s = PGCB_CHECK_TIMEOUT_S;
-    int ret;
-
-    const char *tv = getenv("PGCB_CHECK_TIMEOUT");
-    if (tv && *tv) {
-        uint64_t u;
-        if (pgcb_parse_u64(tv, 1, 3600, &u) != 0)
-            return usage_error(&c, "PGCB_CHECK_TIMEOUT: '%s' is not a number of seconds from 1 "
-                               "to 3600", tv);
-        c.timeout_s = (int)u;
-    }
-    const char *base = strrchr(so_path, '/');
-    base = base ? base + 1 : so_path;
-    size_t bl = strlen(base);
-    if (bl > 3 && strcmp(base + bl - 3, ".so") == 0)
-        bl -= 3;
-    snprintf(c.label, sizeof c.label, "%.*s", (int)(bl < 63 ? bl : 63), base);
-
-    struct stat st;
-    if (stat(so_path, &st) != 0)
-        return usage_error(&c, "driver %s (%s): cannot open: %s (build it with 'make'?)", c.label,
-                           so_path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return usage_error(&c, "driver %s (%s): not a regular file", c.label, so_path);
-
-    /* The queries and the connection string. */
-    if (cfg) {
-        if (cfg->nqueries == 0)
-            return usage_error(&c, "%s: no [query.NAME] section", cfg->file);
-        c.nq = cfg->nqueries;
-        c.q = pgcb_xcalloc(c.nq, sizeof *c.q);
-        for (size_t i = 0; i < c.nq; i++)
-            c.q[i] = (struct chk_query){cfg->queries[i].name, cfg->queries[i].sql,
-                                        cfg->queries[i].rows,
-                                        cfg->queries[i].check == PGCB_CHECK_ROWS};
-        c.conninfo = cfg->conninfo ? cfg->conninfo : "";
-    } else {
-        c.nq = sizeof builtin_queries / sizeof builtin_queries[0];
-        c.q = pgcb_xcalloc(c.nq, sizeof *c.q);
-        memcpy(c.q, builtin_queries, sizeof builtin_queries);
-        const char *env = getenv("PGCB_CONNINFO");
-        c.conninfo = env ? env : "";
-    }
-    c.sum = pgcb_xcalloc(c.nq, sizeof *c.sum);
-    c.ref = pgcb_xcalloc(c.nq, sizeof *c.ref);
-    c.ref_qerr = pgcb_xcalloc(c.nq, sizeof *c.ref_qerr);
-    c.expect = pgcb_xcalloc(c.nq, sizeof *c.expect);
-
+    int ret = chk_setup(&c, so_path, cfg);
+    if (ret != 0)
+        goto out;
     fprintf(out, "Checking %s against the pgclientbench driver ABI %d.%d\n", so_path,
             PGCB_ABI_MAJOR, PGCB_ABI_MINOR);
     if (nopts) {
@@ -318,142 +466,16 @@ int pgcb_check_driver(const char *so_path, const struct pgcb_option *opts, size_
 
     pgcb_chk_run_task(&c, pgcb_chk_task_load, "load", 0);
     if (!pgcb_chk_passed(&c, "load")) {
-        if (c.unloadable) {
-            ret = usage_error(&c, "%s cannot be loaded (dlopen failed): nothing to check",
-                              so_path);
-            goto out;
-        }
-        ret = finish(&c);
+        ret = c.unloadable ? usage_error(&c, "%s cannot be loaded (dlopen failed): nothing to "
+                                         "check", so_path)
+                           : finish(&c);
         goto out;
     }
     pgcb_chk_run_task(&c, pgcb_chk_task_descriptor, "descriptor", 0);
-
-    /* What the rest needs: a server, a reference. */
-    int no_io = (c.caps & PGCB_CAP_NO_IO) != 0, reference = (c.caps & PGCB_CAP_REFERENCE) != 0;
-    const char *how = NULL;
-    c.ref_path = find_reference(so_path, &how);
-    char *redacted = pgcb_conninfo_redact(c.conninfo);
-    char qlist[512] = "";
-    for (size_t i = 0; i < c.nq; i++)
-        snprintf(qlist + strlen(qlist), sizeof qlist - strlen(qlist), "%s%s", i ? ", " : "",
-                 c.q[i].name);
-    fprintf(out, "Queries: %s (%s); depths 1, 10 and 1000; at most %d s per driver call (a batch: "
-                 "per %llu rows it returns)\n", qlist,
-            cfg ? cfg->file : "built in", c.timeout_s, PGCB_CHECK_ROWS_PER_TIMEOUT);
-    if (!c.ref_path && !reference) {
-        free(redacted);
-        ret = usage_error(&c, "no reference driver: %s.so is neither next to %s nor in the "
-                          "program's drivers/ or ../lib/pgclientbench/drivers/ directory; set "
-                          "PGCB_CHECK_REFERENCE=PATH", CHK_REF_NAME, so_path);
+    ret = chk_server_and_reference(&c, so_path, cfg);
+    if (ret != 0)
         goto out;
-    }
-    if (c.ref_path && !file_exists(c.ref_path) && !reference) {
-        ret = usage_error(&c, "reference driver %s (%s): no such file", c.ref_path, how);
-        free(redacted);
-        goto out;
-    }
-    int need_server = !no_io || !reference; /* the driver's own I/O, or the comparison */
-    char err[PGCB_ERRLEN], info[512] = "";
-    int server_ok = 0;
-    if (need_server || c.ref_path) {
-        int rc;
-        if (cfg) {
-            struct pgcb_server_info si;
-            rc = pgcb_server_prepare(c.conninfo, cfg->setup, &si, err, sizeof err);
-            if (rc == 0)
-                snprintf(info, sizeof info, "PostgreSQL %s via %s%s%s", si.version, si.where,
-                         cfg->setup ? "; setup " : "", cfg->setup ? cfg->setup : "");
-        } else {
-            rc = prepare_builtin(c.conninfo, info, sizeof info, err, sizeof err);
-        }
-        if (rc != 0 && need_server) {
-            ret = usage_error(&c, "%s (conninfo \"%s\"%s)", err, redacted,
-                              c.conninfo[0] ? "" : ": the PG* variables");
-            free(redacted);
-            goto out;
-        }
-        server_ok = rc == 0;
-        if (!server_ok)
-            snprintf(c.ref_err, sizeof c.ref_err, "no server: %s", err);
-    }
-    if (server_ok)
-        fprintf(out, "Server: %s (conninfo \"%s\"%s)\n", info, redacted,
-                c.conninfo[0] ? "" : ": the PG* variables");
-    free(redacted);
-
-    if (c.ref_path && server_ok) {
-        fprintf(out, "Reference: %s (%s)\n", c.ref_path, how);
-        fflush(out);
-        pgcb_chk_run_task(&c, pgcb_chk_task_reference, "reference", 1);
-        if (c.ref_err[0])
-            fprintf(out, "Reference: %s\n", c.ref_err);
-    } else if (!c.ref_path) {
-        snprintf(c.ref_err, sizeof c.ref_err, "%s.so not found", CHK_REF_NAME);
-        fprintf(out, "Reference: none (%s)\n", c.ref_err);
-    } else {
-        fprintf(out, "Reference: %s (%s), not run: %s\n", c.ref_path, how, c.ref_err);
-    }
-    /* Rows per execution: the config's, else (for a driver that does I/O)
-     * the reference's, else the driver's own at depth 1. */
-    for (size_t i = 0; i < c.nq; i++) {
-        c.expect[i] = c.q[i].rows;
-        if (c.expect[i] < 0 && !no_io && c.ref[i][0].have)
-            c.expect[i] = (int64_t)c.ref[i][0].rows;
-    }
-
-    pgcb_chk_run_task(&c, pgcb_chk_task_open, "open", 0);
-    pgcb_chk_run_task(&c, pgcb_chk_task_options, "options", 0);
-    pgcb_chk_run_task(&c, pgcb_chk_task_prepare, "prepare", 0);
-    for (size_t i = 0; i < c.nq; i++) {
-        char what[CHK_NAME];
-        snprintf(what, sizeof what, "batch %s", c.q[i].name);
-        c.arg_q = i;
-        pgcb_chk_run_task(&c, pgcb_chk_task_batches, what, 0);
-        report_checksums(&c, i);
-    }
-    pgcb_chk_run_task(&c, pgcb_chk_task_errors, "errors", 0);
-    if (c.has_params) {
-        pgcb_chk_run_task(&c, pgcb_chk_task_params, "params", 0);
-    } else {
-        /* Not a failure: the slot is optional; the runner skips such a
-         * driver for parameterized queries. One line, no check. */
-        if (c.abi_minor < 1)
-            fprintf(out, "SKIP params: the driver has ABI %d.%u; run_batch_params came in ABI "
-                    "%d.1: parameterized queries skip it\n", PGCB_ABI_MAJOR, c.abi_minor,
-                    PGCB_ABI_MAJOR);
-        else
-            fprintf(out, "SKIP params: run_batch_params is not set (optional): parameterized "
-                    "queries skip the driver\n");
-        fflush(out);
-    }
-    if (c.has_copy && !no_io)
-        pgcb_chk_run_task(&c, pgcb_chk_task_copy, "copy", 0);
-    else if (!no_io) {
-        /* Optional, as run_batch_params: COPY queries skip such a driver. */
-        if (c.abi_minor < 4)
-            fprintf(out, "SKIP copy: the driver has ABI %d.%u; run_copy came in ABI %d.4: COPY "
-                    "queries skip it\n", PGCB_ABI_MAJOR, c.abi_minor, PGCB_ABI_MAJOR);
-        else
-            fprintf(out, "SKIP copy: run_copy (ABI %d.4) is not set (optional): COPY queries "
-                    "skip the driver\n", PGCB_ABI_MAJOR);
-        fflush(out);
-    }
-    if (c.has_block || c.has_phase)
-        pgcb_chk_run_task(&c, pgcb_chk_task_block, "block", 0);
-    if (c.has_load && c.nq > 0) {
-        pgcb_chk_run_task(&c, pgcb_chk_task_load_pool, "pool", 0);
-    } else if (c.nq > 0) {
-        /* Optional: a concurrency suite skips such a driver, saying so. */
-        if (c.abi_minor < 5)
-            fprintf(out, "SKIP pool: the driver has ABI %d.%u; pool_open and run_load came in "
-                    "ABI %d.5: concurrency suites skip it\n", PGCB_ABI_MAJOR, c.abi_minor,
-                    PGCB_ABI_MAJOR);
-        else
-            fprintf(out, "SKIP pool: pool_open and run_load (ABI %d.5) are not set "
-                    "(optional): concurrency suites skip the driver\n", PGCB_ABI_MAJOR);
-        fflush(out);
-    }
-    pgcb_chk_run_task(&c, pgcb_chk_task_close_clean, "close_clean", 0);
+    chk_run_tasks(&c);
     ret = finish(&c);
 out:
     free(c.ref_path);
