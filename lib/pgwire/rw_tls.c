@@ -579,16 +579,6 @@ int rw_tls_endpoint_hash(const struct pgcb_conn *c, unsigned char out[64], size_
     return 0;
 }
 
-const char *rw_tls_version(const struct pgcb_conn *c)
-{
-    return c->ssl ? SSL_get_version(c->ssl) : NULL;
-}
-
-const char *rw_tls_cipher(const struct pgcb_conn *c)
-{
-    return c->ssl ? SSL_get_cipher_name(c->ssl) : NULL;
-}
-
 void rw_tls_close(struct pgcb_conn *c, const char *bytes, size_t n)
 {
     if (!c)

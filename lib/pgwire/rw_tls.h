@@ -84,10 +84,6 @@ size_t rw_tls_pending(const struct pgcb_conn *c);
 int rw_tls_endpoint_hash(const struct pgcb_conn *c, unsigned char out[64], size_t *n, char *err,
                          size_t errlen);
 
-/* "TLSv1.3" / the cipher's name, for the record; NULL without TLS. */
-const char *rw_tls_version(const struct pgcb_conn *c);
-const char *rw_tls_cipher(const struct pgcb_conn *c);
-
 /* Best effort: send `bytes` (Terminate) through TLS without waiting, send
  * close_notify, free the TLS state (also what a failed handshake left).
  * c->ssl is NULL after. NULL-safe. */

@@ -311,21 +311,6 @@ int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *er
     return n;
 }
 
-int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
-                            char *err, size_t errlen)
-{
-    PGresult *res = query_tagged(conninfo,
-                                 "SELECT pid FROM pg_stat_activity WHERE application_name = $1 "
-                                 "AND pid <> pg_backend_pid() ORDER BY pid", tag, err, errlen);
-    if (!res)
-        return -1;
-    int n = PQntuples(res);
-    for (int i = 0; i < n && (size_t)i < max; i++)
-        pids[i] = atoi(PQgetvalue(res, i, 0));
-    PQclear(res);
-    return n;
-}
-
 int pgcb_server_tagged_conns(const char *conninfo, const char *tag,
                              struct pgcb_transport_conn *out, size_t max, char *err,
                              size_t errlen)

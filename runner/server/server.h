@@ -51,17 +51,9 @@ int pgcb_server_terminate_tagged(const char *conninfo, const char *tag, char *er
                                  size_t errlen);
 
 /*
- * The pids of the backends whose application_name is `tag` (a host's tag,
- * host.h), from a session of the runner's own (pg_stat_activity): the
- * first `max` into pids. Returns how many the server lists, or -1 with a
- * one-line message in err.
- */
-int pgcb_server_tagged_pids(const char *conninfo, const char *tag, int *pids, size_t max,
-                            char *err, size_t errlen);
-
-/*
- * The backends whose application_name is `tag`, as pgcb_server_tagged_pids,
- * with how each is connected: pg_stat_ssl (ssl, version, cipher, bits) and
+ * The backends whose application_name is `tag` (a host's tag, host.h),
+ * from a session of the runner's own (pg_stat_activity), with how each is
+ * connected: pg_stat_ssl (ssl, version, cipher, bits) and
  * pg_stat_activity (client_addr, client_port: -1 for the unix socket). A
  * backend whose details the runner's session may not see has ssl = -1.
  * Returns how many the server lists (the first `max` in out), or -1 with a
