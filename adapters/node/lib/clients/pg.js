@@ -114,6 +114,13 @@ function create(variant, options, resultFormat) {
     } else {
         links = `pg ${pgVersion} (pure JavaScript, pg-protocol ${packageVersion('pg-protocol', pgDir)}), ` +
             `${typesText}; ${nodeRuntime()}`;
+        // A release of pg without the `pipeline` client config (pg 8.11,
+        // say: `client = pg@8.11.5`) runs a batch's queries one after
+        // another whatever it is asked: hello says so, and so does links.
+        if (opts.pipeline === 'yes' && new Client({ pipeline: true }).pipeline !== true) {
+            opts.pipeline = 'no';
+            links = links.replace(' (pure JavaScript, ', ' (pure JavaScript, no pipeline option: one query after another, ');
+        }
     }
     if (native && opts.flush_fix === 'yes') links = links.replace(' native (', ' native (flush fix, ');
     const binary = !native && resultFormat === 'binary';
