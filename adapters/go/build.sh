@@ -8,7 +8,7 @@
 #
 # DIR: the main package to build, a directory of adapters/go (default .,
 # the adapter); `adapters/go/build.sh build/adapters/go/pgcb-standalone-go
-# standalone` builds the standalone pgx program (adapters/go/standalone/,
+# standalone` builds the standalone pgx and pq program (adapters/go/standalone/,
 # scripts/compare-standalone.sh) the same way, with the same -X versions.
 # Runs, in adapters/go/:
 #

@@ -1,14 +1,15 @@
-// pgcb-standalone-go -- one Go client, pgx, timed in the tightest plain
-// loop Go allows, outside pgclientbench: no benchmark library, no bridge.
-// scripts/compare-standalone.sh runs it before and after the runner
-// measures the same client through the bridge, on the same server, query
-// and pinning, to show that the bridge adds nothing to what it measures. It
-// shares only the query text with the adapter (adapters/go/, its own main
-// package: nothing of the adapter is compiled in): pgx is set up here with
-// its public API the way adapters/go/client_pgx.go sets it up for its
-// default options (pipeline=yes; docs/clients.md): one *pgx.Conn from
-// pgx.ConnectConfig of a keyword=value string (connect), the PG* variables
-// removed from the environment first as clearPGEnv does; the statement
+// pgcb-standalone-go -- one Go client, pgx or lib/pq, timed in the
+// tightest plain loop Go allows, outside pgclientbench: no benchmark
+// library, no bridge. scripts/compare-standalone.sh runs it before and after
+// the runner measures the same client through the bridge, on the same
+// server, query and pinning, to show that the bridge adds nothing to what it
+// measures. It shares only the query text with the adapter (adapters/go/,
+// its own main package: nothing of the adapter is compiled in): each client
+// is set up here with its public API the way the adapter's client file sets
+// it up for its default options (docs/clients.md).
+//
+// pgx (adapters/go/client_pgx.go, pipeline=yes): one *pgx.Conn from
+// pgx.ConnectConfig of a keyword=value string (connect); the statement
 // prepared with conn.Prepare(ctx, name, sql) and run by name (prepare);
 // runBatch and consume: DEPTH 1, conn.Query and rows.Values() for every
 // row (pgx's default conversion: binary format for the types pgx knows);
@@ -16,16 +17,32 @@
 // write, one Sync), each result read in order with br.Query(), then
 // br.Close().
 //
-//	pgcb-standalone-go pgx DEPTH TIME_MS SQL
+// pq (adapters/go/client_pq.go, default options; pq.go here): lib/pq
+// through database/sql: sql.OpenDB of pq.NewConnector(the keyword=value
+// string, the password in it), SetMaxOpenConns(1), SetMaxIdleConns(1), no
+// lifetime or idle limit, the one connection opened and pinged before the
+// statement is prepared with db.PrepareContext(ctx, sql) (an *sql.Stmt);
+// every batch DEPTH executions one after another (lib/pq runs one query at
+// a time), each stmt.QueryContext(ctx), rows.Next() and rows.Scan() of
+// every row into typed values chosen once from the first result's column
+// types as the adapter chooses them (sql.Null[int32] for an int4,
+// sql.Null[string] for a text, sql.Null[bool] for a bool ...), rows.Close()
+// and rows.Err(). lib/pq asks binary results for int2/4/8, bytea and uuid,
+// text for the rest.
+//
+// Both: the PG* variables removed from the environment once the connection
+// string is built, as the adapter's clearPGEnv does.
+//
+//	pgcb-standalone-go pgx|pq DEPTH TIME_MS SQL
 //
 // Built by adapters/go/build.sh OUT standalone (module mode, offline, from
 // the adapter's go.mod and the module cache install.sh filled, the module
-// versions set with -ldflags -X as for the adapter); make builds it into
-// build/adapters/go/pgcb-standalone-go.
-// CLIENT: pgx. DEPTH: executions per batch (>= 1). TIME_MS: how long the
-// timed loop runs. Connection: PGHOST (a socket directory; default
+// versions set with -ldflags -X as for the adapter: main.pgxVersion,
+// main.pqVersion); make builds it into build/adapters/go/pgcb-standalone-go.
+// CLIENT: pgx or pq. DEPTH: executions per batch (>= 1). TIME_MS: how long
+// the timed loop runs. Connection: PGHOST (a socket directory; default
 // /var/run/postgresql), PGPORT (default 5432), PGUSER, PGDATABASE,
-// PGPASSWORD if set (else PGPASSFILE, or pgconn's ~/.pgpass), PGSSLMODE if
+// PGPASSWORD if set (else PGPASSFILE, or the client's own ~/.pgpass), PGSSLMODE if
 // set (else disable, what the bridge hands the adapter for a connection
 // without TLS). One priming batch, runtime.GC(), then an untimed warm-up of
 // 1 s and at least 200 batches (no collection between it and the timed
@@ -36,10 +53,10 @@
 // benchmark_rows). The process's CPU time (getrusage RUSAGE_SELF: every
 // thread, the collector's included) is read just before the first batch and
 // just after the last. Prints one JSON line: client, depth, batches,
-// median_ns, mean_ns, p90_ns, cpu_ns_per_query, sink, links (pgx's and
-// Go's versions, as the adapter's hello says them: pgx v5 is one module,
-// pgconn, pgtype and pgproto3 its packages). Bad arguments: a usage line,
-// exit 2; a failure: one line, exit 1.
+// median_ns, mean_ns, p90_ns, cpu_ns_per_query, sink, links (the client's
+// and Go's versions, as the adapter's hello says them: pgx v5 is one module,
+// pgconn, pgtype and pgproto3 its packages; lib/pq through database/sql).
+// Bad arguments: a usage line, exit 2; a failure: one line, exit 1.
 package main
 
 import (
@@ -65,14 +82,17 @@ var pgxVersion = "unknown"
 
 const (
 	prog     = "pgcb-standalone-go"
-	usage    = "usage: pgcb-standalone-go pgx DEPTH TIME_MS SQL"
+	usage    = "usage: pgcb-standalone-go pgx|pq DEPTH TIME_MS SQL"
 	stmtName = "standalone"
 	capacity = 1 << 22 // samples at most, as the Node.js script
 )
 
+// clientName is the client measured (pgx or pq), for fail's messages.
+var clientName = "pgx"
+
 func fail(format string, args ...interface{}) {
 	msg := strings.Join(strings.Fields(fmt.Sprintf(format, args...)), " ")
-	fmt.Fprintf(os.Stderr, "%s: pgx: %s\n", prog, msg)
+	fmt.Fprintf(os.Stderr, "%s: %s: %s\n", prog, clientName, msg)
 	os.Exit(1)
 }
 
@@ -90,31 +110,33 @@ func dsnValue(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
-// connect opens the connection from the PG* variables, which it then
-// removes from the environment (so that pgconn adds nothing of its own).
-func connect(ctx context.Context) *pgx.Conn {
+// connInfo is the keyword=value connection string of the PG* variables
+// (without the password, returned apart: no quoting to get wrong), which
+// it then removes from the environment (so that the client adds nothing
+// of its own).
+func connInfo() (dsn string, password string, hasPassword bool) {
 	get := func(k, def string) string {
 		if v := os.Getenv(k); v != "" {
 			return v
 		}
 		return def
 	}
-	var dsn strings.Builder
+	var b strings.Builder
 	add := func(k, v string) {
 		if v == "" {
 			return
 		}
-		if dsn.Len() > 0 {
-			dsn.WriteByte(' ')
+		if b.Len() > 0 {
+			b.WriteByte(' ')
 		}
-		dsn.WriteString(k + "=" + dsnValue(v))
+		b.WriteString(k + "=" + dsnValue(v))
 	}
 	add("host", get("PGHOST", "/var/run/postgresql"))
 	add("port", get("PGPORT", "5432"))
 	add("user", get("PGUSER", ""))
 	add("dbname", get("PGDATABASE", ""))
 	add("sslmode", get("PGSSLMODE", "disable"))
-	password, hasPassword := os.LookupEnv("PGPASSWORD")
+	password, hasPassword = os.LookupEnv("PGPASSWORD")
 	if !hasPassword {
 		add("passfile", get("PGPASSFILE", ""))
 	}
@@ -123,7 +145,13 @@ func connect(ctx context.Context) *pgx.Conn {
 			os.Unsetenv(k)
 		}
 	}
-	cfg, err := pgx.ParseConfig(dsn.String())
+	return b.String(), password, hasPassword
+}
+
+// connect opens pgx's connection from the PG* variables (connInfo).
+func connect(ctx context.Context) *pgx.Conn {
+	dsn, password, hasPassword := connInfo()
+	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		fail("%v", err)
 	}
@@ -171,8 +199,9 @@ func integer(v interface{}) (int64, bool) {
 
 var sink int64
 
-// consume is the public benchmark's consume(): every value of every row
-// (rows.Values(), as the adapter's consume), the sum checked; it closes rows.
+// consume is the public benchmark's consume() on pgx's rows: every value
+// of every row (rows.Values(), as the adapter's consume), the sum checked;
+// it closes rows. (lib/pq's: pqScanner.consume, pq.go.)
 func consume(rows pgx.Rows) error {
 	var sum, n int64
 	for rows.Next() {
@@ -234,21 +263,9 @@ type output struct {
 	Links         string `json:"links"`
 }
 
-func main() {
-	args := os.Args[1:]
-	if len(args) != 4 || args[0] != "pgx" || args[3] == "" {
-		fmt.Fprintln(os.Stderr, usage)
-		os.Exit(2)
-	}
-	depth, err1 := strconv.Atoi(args[1])
-	timeMs, err2 := strconv.ParseFloat(args[2], 64)
-	if err1 != nil || err2 != nil || depth < 1 || !(timeMs > 0) || math.IsInf(timeMs, 1) {
-		fmt.Fprintln(os.Stderr, usage)
-		os.Exit(2)
-	}
-	sql := args[3]
-
-	ctx := context.Background()
+// pgxSetup connects, prepares and returns pgx's batch of depth executions
+// and what closes the connection.
+func pgxSetup(ctx context.Context, depth int, sql string) (batch func() error, done func()) {
 	conn := connect(ctx)
 	sd, err := conn.Prepare(ctx, stmtName, sql)
 	if err != nil {
@@ -260,7 +277,6 @@ func main() {
 	}
 	bindColumns(names)
 
-	var batch func() error
 	if depth == 1 {
 		batch = func() error {
 			rows, err := conn.Query(ctx, stmtName)
@@ -291,6 +307,42 @@ func main() {
 			}
 			return br.Close()
 		}
+	}
+	return batch, func() { conn.Close(ctx) }
+}
+
+// As the adapter's hello says it (pgxClient.info, pipeline=yes).
+func pgxLinks() string {
+	return fmt.Sprintf("pgx %s (its pgconn, pgtype, pgproto3; pure Go; binary format for the types pgx knows; "+
+		"depth > 1 as one pgx.Batch (SendBatch)); Go %s",
+		pgxVersion, strings.TrimPrefix(runtime.Version(), "go"))
+}
+
+func main() {
+	args := os.Args[1:]
+	if len(args) != 4 || (args[0] != "pgx" && args[0] != "pq") || args[3] == "" {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	depth, err1 := strconv.Atoi(args[1])
+	timeMs, err2 := strconv.ParseFloat(args[2], 64)
+	if err1 != nil || err2 != nil || depth < 1 || !(timeMs > 0) || math.IsInf(timeMs, 1) {
+		fmt.Fprintln(os.Stderr, usage)
+		os.Exit(2)
+	}
+	sql := args[3]
+	clientName = args[0]
+
+	ctx := context.Background()
+	var batch func() error
+	var done func()
+	var links string
+	if clientName == "pq" {
+		batch, done = pqSetup(ctx, depth, sql)
+		links = pqLinks()
+	} else {
+		batch, done = pgxSetup(ctx, depth, sql)
+		links = pgxLinks()
 	}
 
 	// Priming, then a collection, then the warm-up: 1 s and at least 200
@@ -324,7 +376,7 @@ func main() {
 		}
 	}
 	cpu1 := cpuNS()
-	conn.Close(ctx)
+	done()
 
 	s := samples[:n]
 	sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
@@ -344,12 +396,9 @@ func main() {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(output{
-		Client: "pgx", Depth: depth, Batches: n, MedianNS: round(median), MeanNS: round(total / float64(n)),
+		Client: clientName, Depth: depth, Batches: n, MedianNS: round(median), MeanNS: round(total / float64(n)),
 		P90NS: p90, CPUNSPerQuery: round(float64(cpu1-cpu0) / float64(n*depth)), Sink: sink > 0,
-		// As the adapter's hello says it (pgxClient.info, pipeline=yes).
-		Links: fmt.Sprintf("pgx %s (its pgconn, pgtype, pgproto3; pure Go; binary format for the types pgx knows; "+
-			"depth > 1 as one pgx.Batch (SendBatch)); Go %s",
-			pgxVersion, strings.TrimPrefix(runtime.Version(), "go")),
+		Links: links,
 	}); err != nil {
 		fail("%v", err)
 	}
