@@ -17,7 +17,7 @@
 #
 # -> OUTDIR/pgcb-adapter-java.jar (the bridge's `adapter = java`, run as
 #    OUTDIR/jdk/bin/java @OUTDIR/jvm.options -jar OUTDIR/pgcb-adapter-java.jar),
-#    OUTDIR/pgcb-standalone-java.jar (scripts/compare-standalone.sh pgjdbc),
+#    OUTDIR/pgcb-standalone-java.jar (scripts/compare-standalone.sh pgjdbc|vertx),
 #    OUTDIR/jvm.options (the JVM's flags, one file for both: a copy of
 #    adapters/java/jvm.options) and OUTDIR/classes/ (the adapter's classes
 #    alone, without the jar's Class-Path: tests run the adapter on a class

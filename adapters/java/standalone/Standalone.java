@@ -10,35 +10,46 @@ import java.util.Arrays;
 import java.util.Properties;
 
 /**
- * pgcb-standalone-java -- one Java client, pgjdbc, timed in the tightest
- * plain loop Java allows, outside pgclientbench: no benchmark library, no
- * bridge. scripts/compare-standalone.sh runs it before and after the runner
- * measures the same client through the bridge, on the same server, query
- * and pinning, with the same JVM flags (java @jvm.options -jar). It shares
- * only the query text with the adapter (nothing of adapters/java/src is
- * compiled in): pgjdbc is set up here with its public API the way the
- * adapter's PgjdbcClient sets it up for its defaults (docs/clients.md):
- * one Connection from DriverManager.getConnection(url, properties) with
- * prepareThreshold=1 and binaryTransfer=false (text results, as the
- * runner's default result_format), a Unix-domain socket through
- * junixsocket's socket factory when PGHOST is a directory; the statement
- * conn.prepareStatement(sql); a batch of DEPTH is DEPTH executeQuery() one
- * after another (pgjdbc cannot pipeline queries with results).
+ * pgcb-standalone-java -- one Java client, pgjdbc or vertx, timed in the
+ * tightest plain loop Java allows, outside pgclientbench: no benchmark
+ * library, no bridge. scripts/compare-standalone.sh runs it before and
+ * after the runner measures the same client through the bridge, on the same
+ * server, query and pinning, with the same JVM flags (java @jvm.options
+ * -jar). It shares only the query text with the adapter (nothing of
+ * adapters/java/src is compiled in): each client is set up here with its
+ * public API the way the adapter sets it up for its defaults
+ * (docs/clients.md).
  *
- *   java @jvm.options -jar pgcb-standalone-java.jar pgjdbc DEPTH TIME_MS SQL
+ * pgjdbc, as the adapter's PgjdbcClient: one Connection from
+ * DriverManager.getConnection(url, properties) with prepareThreshold=1 and
+ * binaryTransfer=false (text results, as the runner's default
+ * result_format), a Unix-domain socket through junixsocket's socket factory
+ * when PGHOST is a directory; the statement conn.prepareStatement(sql); a
+ * batch of DEPTH is DEPTH executeQuery() one after another (pgjdbc cannot
+ * pipeline queries with results), on the main thread.
+ *
+ * vertx (vertx-pg-client 5), as the adapter's VertxClient:
+ * VertxStandalone.java (one event loop on Netty's epoll transport, one
+ * PgConnection, prepared statements cached, pipelining limit 1024; a batch
+ * is DEPTH preparedQuery(sql).execute(tuple) issued at once, pipelined on
+ * the one connection; the loops run on the event loop, the main thread
+ * waits for each; binary results read with Row's typed getters).
+ *
+ *   java @jvm.options -jar pgcb-standalone-java.jar pgjdbc|vertx DEPTH TIME_MS SQL
  *
  * Connection: PGHOST (a socket directory or a host; default
  * /var/run/postgresql), PGPORT (default 5432), PGUSER, PGDATABASE,
- * PGPASSWORD if set (in the Properties, as the adapter passes it). One
+ * PGPASSWORD if set (as the adapter passes it to the client). One
  * priming batch, then an untimed warm-up of WARMUP_NS (the JIT's: the
  * adapter's bound on its own warm-up, 10 s; from a cold start HotSpot's
  * compilers fall idle after about 7 s at LIMIT 1 and 10 s at LIMIT 500)
  * and at least 200 batches, then batches for TIME_MS: one
  * System.nanoTime() (CLOCK_MONOTONIC) per batch, the end of one is the
  * start of the next, each sample stored in a preallocated array, every
- * value of every row read with its getter (getInt, getString, getBoolean:
- * the public benchmark's consume(), the sum checked: 1340 a row of
- * benchmark_rows besides its id). The process's CPU time is read just
+ * value of every row read with its getter (pgjdbc's getInt, getString,
+ * getBoolean; vertx's getInteger, getString, getBoolean: the public
+ * benchmark's consume(), the sum checked: 1340 a row of benchmark_rows
+ * besides its id). The process's CPU time is read just
  * before the first batch and just after the last. Prints one JSON line:
  * client, depth, batches, median_ns, mean_ns, p90_ns, cpu_ns_per_query,
  * gc_collections and gc_ms (the collectors' work over the timed batches),
@@ -55,14 +66,17 @@ import java.util.Properties;
  */
 public final class Standalone {
     private static final String PROG = "pgcb-standalone-java";
-    private static final String USAGE = "usage: java @jvm.options -jar pgcb-standalone-java.jar pgjdbc DEPTH TIME_MS SQL";
-    private static final int CAPACITY = 1 << 22; // samples at most, as the Node.js script
-    private static final long WARMUP_NS = 10_000_000_000L;
+    private static final String USAGE = "usage: java @jvm.options -jar pgcb-standalone-java.jar pgjdbc|vertx DEPTH "
+            + "TIME_MS SQL";
+    static final int CAPACITY = 1 << 22; // samples at most, as the Node.js script
+    static final long WARMUP_NS = 10_000_000_000L;
+    /** The client measured (for fail's message). */
+    private static String client = "pgjdbc";
 
     private Standalone() {}
 
-    private static void fail(Object msg) {
-        System.err.println(PROG + ": pgjdbc: " + String.valueOf(msg).replaceAll("\\s+", " ").trim());
+    static void fail(Object msg) {
+        System.err.println(PROG + ": " + client + ": " + String.valueOf(msg).replaceAll("\\s+", " ").trim());
         System.exit(1);
     }
 
@@ -71,12 +85,12 @@ public final class Standalone {
         System.exit(2);
     }
 
-    private static long cpuNs() {
+    static long cpuNs() {
         return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();
     }
 
-    private static String env(String k, String def) {
+    static String env(String k, String def) {
         String v = System.getenv(k);
         return v == null || v.isEmpty() ? def : v;
     }
@@ -140,8 +154,9 @@ public final class Standalone {
     }
 
     public static void main(String[] args) {
-        if (args.length != 4 || !args[0].equals("pgjdbc") || args[3].isEmpty())
+        if (args.length != 4 || !(args[0].equals("pgjdbc") || args[0].equals("vertx")) || args[3].isEmpty())
             usage();
+        client = args[0];
         int depth = 0;
         double timeMs = 0;
         try {
@@ -160,6 +175,10 @@ public final class Standalone {
             } catch (NumberFormatException e) {
                 usage();
             }
+        }
+        if (client.equals("vertx")) {
+            VertxStandalone.main(depth, timeMs, chunkNs, args[3]);
+            return;
         }
         try (Connection c = connect(); PreparedStatement ps = c.prepareStatement(args[3])) {
             batch(ps, depth); // priming
@@ -185,8 +204,11 @@ public final class Standalone {
             }
             long cpu1 = cpuNs();
             long[] gc1 = gc();
-            report(Arrays.copyOf(samples, n), depth, cpu1 - cpu0, new long[] {gc1[0] - gc0[0], gc1[1] - gc0[1]},
-                    c.getMetaData().getDriverVersion());
+            String flags = String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
+            String links = "pgjdbc " + c.getMetaData().getDriverVersion() + " (prepareThreshold=1, text; one query at "
+                    + "a time); OpenJDK " + System.getProperty("java.version") + " " + flags;
+            report("pgjdbc", Arrays.copyOf(samples, n), depth, cpu1 - cpu0,
+                    new long[] {gc1[0] - gc0[0], gc1[1] - gc0[1]}, sink > 0, links);
         } catch (SQLException e) {
             fail(e.getMessage());
         }
@@ -217,7 +239,7 @@ public final class Standalone {
     }
 
     /** The collectors' collections and their time (ms) so far. */
-    private static long[] gc() {
+    static long[] gc() {
         long[] g = new long[2];
         for (java.lang.management.GarbageCollectorMXBean b : ManagementFactory.getGarbageCollectorMXBeans()) {
             g[0] += Math.max(0, b.getCollectionCount());
@@ -226,7 +248,8 @@ public final class Standalone {
         return g;
     }
 
-    private static void report(long[] samples, int depth, long cpu, long[] gc, String version) {
+    /** The one JSON line: the timed batches' statistics, the client's links. */
+    static void report(String name, long[] samples, int depth, long cpu, long[] gc, boolean sinkOk, String links) {
         int n = samples.length;
         long[] s = samples.clone();
         Arrays.sort(s);
@@ -236,15 +259,13 @@ public final class Standalone {
             mean += x;
         mean /= n;
         long p90 = s[Math.min(n - 1, (int) Math.floor(0.9 * n))];
-        String flags = String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments());
-        String links = "pgjdbc " + version + " (prepareThreshold=1, text; one query at a time); OpenJDK "
-                + System.getProperty("java.version") + " " + flags;
         String gcs = ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(java.lang.management.GarbageCollectorMXBean::getName).collect(java.util.stream.Collectors.joining(", "));
-        System.out.printf("{\"client\": \"pgjdbc\", \"depth\": %d, \"batches\": %d, \"median_ns\": %d, "
+        System.out.printf("{\"client\": \"%s\", \"depth\": %d, \"batches\": %d, \"median_ns\": %d, "
                 + "\"mean_ns\": %d, \"p90_ns\": %d, \"cpu_ns_per_query\": %d, \"gc_collections\": %d, \"gc_ms\": %d, "
                 + "\"collectors\": \"%s\", \"sink\": %b, \"links\": \"%s\"}%n",
-                depth, n, Math.round(median), Math.round(mean), p90, Math.round((double) cpu / ((double) n * depth)),
-                gc[0], gc[1], gcs, sink > 0, links.replace("\\", "\\\\").replace("\"", "\\\""));
+                name, depth, n, Math.round(median), Math.round(mean), p90,
+                Math.round((double) cpu / ((double) n * depth)), gc[0], gc[1], gcs, sinkOk,
+                links.replace("\\", "\\\\").replace("\"", "\\\""));
     }
 }
