@@ -4,9 +4,9 @@
 #
 #   scripts/compare-standalone.sh CLIENT [SECONDS [ROUNDS]]   (default 3 s, 1 round)
 #
-# CLIENT: pg, pg-native, postgres (Node.js), psycopg, psycopg_python, psycopg2, asyncpg (Python), pgx
-# (Go), tokio-postgres (Rust), ruby-pg (Ruby's pg gem: the runner's driver ruby_pg, client pg),
-# pgjdbc (Java).
+# CLIENT: pg, pg-native, postgres (Node.js), psycopg, psycopg_python, psycopg2, asyncpg (Python), pgx,
+# pq (Go: lib/pq under database/sql), tokio-postgres, sqlx (Rust), ruby-pg (Ruby's pg gem: the
+# runner's driver ruby_pg, client pg), pgjdbc, vertx (Java: vertx-pg-client).
 # For each group of the seed's config (sequential and pipelined x10,
 # LIMIT 1, 100 and 500):
 # 1. the client's standalone script (adapters/node/standalone.mjs,
@@ -58,7 +58,7 @@
 set -euo pipefail
 
 prog=compare-standalone.sh
-usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|psycopg_python|psycopg2|asyncpg|pgx|tokio-postgres|ruby-pg|pgjdbc [SECONDS [ROUNDS]]\n' "$0" >&2; exit 2; }
+usage() { printf 'usage: %s pg|pg-native|postgres|psycopg|psycopg_python|psycopg2|asyncpg|pgx|pq|tokio-postgres|sqlx|ruby-pg|pgjdbc|vertx [SECONDS [ROUNDS]]\n' "$0" >&2; exit 2; }
 (($# >= 1 && $# <= 3)) || usage
 client=$1
 secs=${2:-3}
@@ -82,11 +82,11 @@ psycopg|psycopg_python|psycopg2|asyncpg)
     standalone=("$root/build/adapters/python/venv/bin/python3" "$root/build/adapters/python/standalone.py")
     [[ -x ${standalone[0]} ]] || die "no Python venv: scripts/install-deps.sh"
     [[ -f ${standalone[1]} ]] || die "build first: make" ;;
-pgx)
+pgx|pq)
     adapter=go
     standalone=("$root/build/adapters/go/pgcb-standalone-go")
     [[ -x ${standalone[0]} ]] || die "build first: make" ;;
-tokio-postgres)
+tokio-postgres|sqlx)
     adapter=rust
     standalone=("$root/build/adapters/rust/pgcb-standalone-rust")
     [[ -x ${standalone[0]} ]] || die "build first: make" ;;
@@ -95,7 +95,7 @@ ruby-pg)
     adapter_client=pg
     standalone=(/usr/bin/ruby "$root/build/adapters/ruby/standalone.rb")
     [[ -f ${standalone[1]} ]] || die "build first: make" ;;
-pgjdbc)
+pgjdbc|vertx)
     adapter=java
     standalone=("$root/build/adapters/java/jdk/bin/java" "@$root/build/adapters/java/jvm.options" -jar
                 "$root/build/adapters/java/pgcb-standalone-java.jar")

@@ -331,7 +331,7 @@ impl Client for SqlxClient {
             client: "sqlx",
             client_version: version("sqlx").to_string(),
             links: format!(
-                "sqlx {} (sqlx-postgres {}; statement cache; binary; one query at a time); PgPool; rust_decimal {}; \
+                "sqlx {} (sqlx-postgres {}; statement cache; binary; one query at a time; pools: PgPool); rust_decimal {}; \
                  tokio {} current-thread; Rust {}",
                 version("sqlx"),
                 version("sqlx-postgres"),

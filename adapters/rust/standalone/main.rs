@@ -304,7 +304,7 @@ async fn run_sqlx(depth: usize, time_ms: f64, sql: &str) {
     let _ = conn.close().await;
     // As the adapter's hello says it (client_sqlx.rs).
     let links = format!(
-        "sqlx {} (sqlx-postgres {}; statement cache; binary; one query at a time); PgPool; rust_decimal {}; \
+        "sqlx {} (sqlx-postgres {}; statement cache; binary; one query at a time; pools: PgPool); rust_decimal {}; \
          tokio {} current-thread; Rust {}",
         v("sqlx"),
         v("sqlx-postgres"),
