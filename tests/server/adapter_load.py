@@ -302,16 +302,17 @@ def one_client(build, spec, figures):
             # the load ends by 999 ms + the longest latency (5 ms for the
             # clock reads around it). A loop that paces from completions and
             # times from its late sends ends later than that, whatever
-            # late_ns it reports; and the lateness stays under a third of
-            # the load.
+            # late_ns it reports; and the last query is issued less than the
+            # load's duration behind its due time (beside another make test
+            # it was 525 ms behind in a 1 s load: a third was too tight).
             late = r.get("late_ns", -1)
             lat, _, _ = split(arr, r["done"])
             bound = 999_000_000 + max(lat) + 5_000_000
             check(tag + ": rate paced: at most 20% above the rate, every intended query sent, "
                   "the wall time within the last due time + the longest latency, late under "
-                  "a third of the load",
+                  "the load's duration",
                   got <= 1.2 * rate and r["done"] == rate and r["wall_ns"] <= bound
-                  and 0 <= late < 333_000_000,
+                  and 0 <= late < 1_000_000_000,
                   "%.0f queries/s, done %d, wall_ns %d (bound %d), late_ns %d"
                   % (got, r["done"], r["wall_ns"], bound, late))
 

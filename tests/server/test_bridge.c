@@ -731,7 +731,10 @@ static void test_fake_load_hang(void **state)
         fail_msg("the load's timeout: %s", err);
     drvtest_assert_one_line(err);
     assert_int_equal(out.done, 0);
-    assert_true(ms >= 490 && ms < 3000);
+    /* Not before the duration + start_timeout_ms; the upper bound only
+     * says "not never": beside another make test, under valgrind, the give
+     * up came 3 s or more late. */
+    assert_true(ms >= 490 && ms < 30000);
     br.d->close(c);
     assert_int_equal(child_with("fake_adapter.py"), 0);
 }

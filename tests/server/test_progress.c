@@ -5,9 +5,10 @@
  *
  *   - -P 1 with stderr to a file: plain lines only (no carriage return, no
  *     escape), each with its fields -- elapsed, steps done/total, group,
- *     driver and phase, eta --, the i-th at >= i seconds, the eta going
- *     down, the first line's elapsed + eta within half of the real length,
- *     a last "finished" line with every step done and eta 0; the step total
+ *     driver and phase, eta --, the i-th at >= i seconds, an eta on the
+ *     first (its arithmetic is test_eta's, on fixed inputs: on a busy
+ *     machine it may rise), a last "finished" line with every step done
+ *     and eta 0; the step total
  *     is what the result file's orders make;
  *   - without -P and without a terminal, and with -q -P 1: no progress;
  *   - on a terminal (a pty): the line redrawn in place, with elapsed and
@@ -163,24 +164,17 @@ static void test_plain_lines(void **state)
             continue;
         const struct line *q = &lines[i - 1];
         assert_true(p->elapsed > q->elapsed);
-        assert_true(p->elapsed - q->elapsed < 3.0); /* not stuck */
+        assert_true(p->elapsed - q->elapsed < 30.0); /* not stuck (a loaded machine: seconds) */
         assert_true(p->done >= q->done);
         assert_true(p->group >= q->group);
-        if (!(p->eta <= q->eta + 0.25)) {
-            print_error("eta went up: %.1f s at %.1f s, then %.1f s at %.1f s\n", q->eta,
-                        q->elapsed, p->eta, p->elapsed);
-            fail();
-        }
     }
+    /* The estimate itself (what it adds up, how it moves) is pinned on
+     * fixed inputs by tests/unit/test_eta.c; here only that there is one.
+     * Its size against the run's length is not checked: beside another
+     * make test it went from 3.6 s to 75.4 s between two lines of a 6 s
+     * run (a stall in one job weighs on every job left), which a busy
+     * machine may always do. */
     assert_true(lines[0].eta > 0);
-    /* The estimate is from the measurements: the first line's idea of the
-     * whole run is within half of what it took. */
-    double predicted = lines[0].elapsed + lines[0].eta;
-    if (!(predicted > 0.5 * last.elapsed && predicted < 1.5 * last.elapsed)) {
-        print_error("first line: %.1f s + eta %.1f s; the run took %.1f s\n", lines[0].elapsed,
-                    lines[0].eta, last.elapsed);
-        fail();
-    }
     e2e_run_free(&r);
 }
 
