@@ -25,6 +25,7 @@
 #include "report.h"
 #include "result.h"
 #include "server/server.h"
+#include "sched/group.h"
 #include "sched/session.h"
 #include "sys/steal.h"
 #include "sys/sysinfo.h"
@@ -556,7 +557,7 @@ static void run_progress(struct run *u)
     for (size_t d = 0; d < s->ndrivers; d++)
         names[d] = s->drivers[d].cfg->name;
     for (size_t g = 0; g < ngroups; g++)
-        pgcb_session_budget(s, &u->r.groups[g], &budgets[g]);
+        pgcb_group_budget(s, &u->r.groups[g], &budgets[g]);
     s->progress = pgcb_progress_new(names, s->ndrivers, budgets, ngroups, u->o->quiet,
                                     u->o->progress_s, u->o->t0_ns);
     free(names);
@@ -590,7 +591,7 @@ static size_t run_measure(struct run *u)
     size_t done = 0;
     for (size_t g = 0; g < r->ngroups; g++) {
         int kept = o->resume && u->resumed.groups[g]; /* measured before the interruption */
-        int stopped = kept ? 0 : pgcb_session_run_group(&u->s, r, g, u->query_of[g]);
+        int stopped = kept ? 0 : pgcb_group_run(&u->s, r, g, u->query_of[g]);
         if (!stopped && !kept)
             pgcb_journal_group(&u->journal, r, g);
         if (!o->quiet) {

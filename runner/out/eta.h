@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 /* The budget of one group, the same for each of its drivers (group.c,
- * pgcb_session_budget, computes it with the formula the run uses). */
+ * pgcb_group_budget, computes it with the formula the run uses). */
 struct pgcb_eta_group {
     int warmup;                 /* each driver warms up before the orders */
     uint64_t warmup_ns;         /* ... for this much timed time (at least one batch) */

@@ -43,7 +43,7 @@ int pgcb_progress_parse_interval(const char *s, unsigned *out);
 /* The progress of a run that is about to measure ngroups groups of ndrivers
  * drivers, named names[d] (strings that outlive it; the array is copied),
  * budgets[g] each group's budget as the run computes it
- * (pgcb_session_budget; copied), started at t0_ns (CLOCK_MONOTONIC: elapsed
+ * (pgcb_group_budget; copied), started at t0_ns (CLOCK_MONOTONIC: elapsed
  * counts from there); every_s > 0: plain lines that often. Its caller feeds
  * it (job, tick, ends): it never calls up into the scheduler. NULL when
  * nothing is to be shown: quiet, or neither every_s nor a terminal on

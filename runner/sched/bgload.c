@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "group_int.h"
+#include "session_int.h"
 #include "util.h"
 
 struct pgcb_host_spec pgcb_bgload_spec(struct pgcb_session *s, size_t b)

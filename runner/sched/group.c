@@ -1,6 +1,6 @@
 /*
- * group.c -- the measurement of one group (pgcb_session_run_group,
- * session.h) and its budget. Every driver runs in its own host process
+ * group.c -- the measurement of one group (pgcb_group_run,
+ * group.h) and its budget. Every driver runs in its own host process
  * (host.c); this file, in the runner's process, hands the hosts one job at
  * a time -- warm up, or measure in order O -- and has their records turned
  * into figures. A group is measured as:
@@ -20,7 +20,9 @@
  * started again for the next group. The phases share a struct
  * pgcb_group_run (group_int.h).
  */
+#include "group.h"
 #include "group_int.h"
+#include "session_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -52,7 +54,7 @@ static const char *group_conninfo(const struct pgcb_session *s, const struct pgc
     return pgcb_connplan_get(s->plan, s->cfg, su ? (size_t)(su - s->cfg->suites) : 0, ti);
 }
 
-void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
+void pgcb_group_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
                          struct pgcb_eta_group *out)
 {
     const struct pgcb_config *cfg = s->cfg;
@@ -104,7 +106,7 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     gx->cross_sum = gx->check_sum ||
                     (cq->check == PGCB_CHECK_ROWS && cq->nparams && !seq && !su->ops &&
                      !su->nbackgrounds && pgcb_config_read_only(cq->sql));
-    pgcb_session_budget(s, gr, &gx->budget);
+    pgcb_group_budget(s, gr, &gx->budget);
     gr->transaction = su->transaction;
     gr->ops = su->ops;
     gr->connect = su->connect;
@@ -342,7 +344,7 @@ static void group_free(struct pgcb_group_run *gx)
     free(gx->gs);
 }
 
-int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
+int pgcb_group_run(struct pgcb_session *s, struct pgcb_result *r, size_t g, size_t q)
 {
     struct pgcb_group_run gx;
     group_setup(&gx, s, r, g, q);

@@ -1,9 +1,9 @@
 /*
  * group_int.h -- what the files that measure a group share (runner/sched/group.c,
- * group_order.c, cells.c, bgload.c) and what session.c lends them. Internal:
- * no other file includes it.
+ * group_order.c, cells.c, cells_conc.c, bgload.c). Internal: no other file
+ * includes it. What session.c lends them: session_int.h.
  *
- * A group is measured by pgcb_session_run_group() (session.h) in phases,
+ * A group is measured by pgcb_group_run() (group.h) in phases,
  * each a function of its own over one struct pgcb_group_run: set-up; per
  * driver, its host, the query's readiness and the warm-up (group.c); the
  * execution orders, one driver in one order at a time (group_order.c); the
@@ -48,7 +48,7 @@ struct pgcb_gstate {
 };
 
 /* One group being measured: what its phases share. Set up and freed by
- * pgcb_session_run_group(); gs and order_hist are owned, the rest points
+ * pgcb_group_run(); gs and order_hist are owned, the rest points
  * into the session, the config and the result. */
 struct pgcb_group_run {
     struct pgcb_session *s;
@@ -60,7 +60,7 @@ struct pgcb_group_run {
     uint32_t nthreads;
     int check_sum;                /* each driver's checksum is checked (within it) */
     int cross_sum;                /* the drivers' checksums are compared */
-    struct pgcb_eta_group budget; /* pgcb_session_budget()'s */
+    struct pgcb_eta_group budget; /* pgcb_group_budget()'s */
     struct pgcb_job base;         /* what every job of the group shares */
     struct pgcb_host_tick tick;   /* what each wait on a host does (pgcb_session_tick) */
     struct pgcb_host_env env;     /* what its hosts are told of the run (pgcb_session_env) */
@@ -69,32 +69,6 @@ struct pgcb_group_run {
     int stopped;                  /* the run was asked to stop (*s->stop) */
     size_t complete_orders;       /* the orders every driver finished */
 };
-
-/* ---- session.c ---------------------------------------------------------- */
-
-/* The tick of every wait of the session on a host (host.h): it feeds the
- * progress line, s->progress (progress.h; nothing while that is NULL). */
-struct pgcb_host_tick pgcb_session_tick(struct pgcb_session *s);
-
-/* What every host of the session is told of the run (host.h): the config,
- * the stop flag, the sequences, and how a new host closes the others'
- * pipes. Valid while s is. */
-struct pgcb_host_env pgcb_session_env(struct pgcb_session *s);
-
-/* Section sd's driver as a host runs it (host.h). */
-struct pgcb_host_driver pgcb_session_host_driver(const struct pgcb_sdriver *sd);
-
-/* Driver d's host, its connections opened with `conninfo` (not copied: it
- * must outlive the host). */
-struct pgcb_host_spec pgcb_session_driver_spec(struct pgcb_session *s, size_t d,
-                                               const char *conninfo);
-
-/* Driver d's host has just started (or may have reopened a connection):
- * find its backends (backend.h) by the host's tag, or record in its set why
- * they cannot be known, and how the server sees its connections
- * (transport.h; also for a server elsewhere). Nothing for a driver that
- * does no I/O. */
-void pgcb_session_find_backends(struct pgcb_session *s, size_t d);
 
 /* ---- cells_conc.c ------------------------------------------------------ */
 

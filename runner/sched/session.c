@@ -19,6 +19,7 @@
 #include "bgload.h"
 #include "server/connplan.h"
 #include "group_int.h"
+#include "session_int.h"
 #include "orders.h"
 #include "out/progress.h"
 #include "proto.h"

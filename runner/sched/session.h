@@ -116,21 +116,4 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r);
 /* Stop the hosts (closing every connection), unload the drivers. */
 void pgcb_session_free(struct pgcb_session *s);
 
-/* ---- group.c: measuring one group (its phases: group_int.h) ----------- */
-
-/* The budget of group gr (one of r's groups, built from s->cfg): its
- * warm-up, floors per order and orders, as pgcb_session_run_group() runs
- * them; for the progress line's estimate (eta.h). */
-void pgcb_session_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
-                         struct pgcb_eta_group *out);
-
-/* Measure group `g` of r (suite/query/depth/threads/transport set, cells
- * zeroed): a host whose connections were opened with another connection
- * string than the group's is restarted with the group's first (outside any
- * timing), then warm-up, then every execution order. Each cell records what
- * its driver's connections used (transport). Fills every cell. Returns 0, or 1 if
- * the run was asked to stop (cells not reached stay NOT_RUN). */
-int pgcb_session_run_group(struct pgcb_session *s, struct pgcb_result *r, size_t g,
-                           size_t query_index);
-
 #endif
