@@ -181,9 +181,5 @@ func (s *pqScanner) consume(rows *sql.Rows) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	if 1340*n != sum {
-		return fmt.Errorf("unexpected sum %d for %d rows", sum, n)
-	}
-	sink += sum
-	return nil
+	return settle(n, sum)
 }
