@@ -54,6 +54,15 @@ static const struct pgcb_res_cell *cell(const struct pgcb_result *r, size_t g, c
     return NULL;
 }
 
+/* The cell of `label` in group g measured: else fail with its reason. */
+static void expect_ok(const struct pgcb_result *r, size_t g, const char *label)
+{
+    const struct pgcb_res_cell *c = cell(r, g, label);
+    if (c->status != PGCB_CELL_OK)
+        fail_msg("%s in group %zu: %s: %s", label, g + 1, pgcb_cell_status_str(c->status),
+                 c->error ? c->error : "");
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -273,7 +282,9 @@ static void test_skipping_adapter_is_invalid(void **state)
 
 /* An adapter that crashes in its second group, and one that hangs there:
  * those groups FAILED with one line naming driver, adapter and group; the
- * other groups and drivers measured; the result written (exit 2). */
+ * other groups and drivers measured; the result written (exit 2). The batch
+ * timeout is 4 s: at 1.5 s libpq_sync itself failed beside another make
+ * test (the hang costs the timeout once). */
 static void test_crash_and_hang_fail_their_group(void **state)
 {
     (void)state;
@@ -286,7 +297,7 @@ static void test_crash_and_hang_fail_their_group(void **state)
              "[suite.s]\ndepth = 1\n", e2e_build, crash, hang, queries);
     char head[800];
     snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 20\nwarmup_ms = 20\n"
-             "batch_timeout_ms = 1500\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+             "batch_timeout_ms = 4000\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
     const char *ini = e2e_write_file("crash", head, body);
     const char *out = e2e_json_path("crash");
     struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
@@ -297,14 +308,14 @@ static void test_crash_and_hang_fail_their_group(void **state)
     assert_non_null(strstr(g2, "fake_crash: failed: first batch: adapter fake (client fake) was "
                                "killed by SIGSEGV (Segmentation fault) while answering run"));
     /* The hung one: its host killed, said at once on stderr. */
-    assert_non_null(strstr(r.err, "runner: driver fake_hang timed out: no progress for 1500 ms"));
+    assert_non_null(strstr(r.err, "runner: driver fake_hang timed out: no progress for 4000 ms"));
     assert_non_null(strstr(r.err, "in group s / limit_100 (depth 1)"));
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
     assert_int_equal(res.ngroups, 2);
     for (size_t g = 0; g < 2; g++)
-        assert_int_equal(cell(&res, g, "libpq_sync")->status, PGCB_CELL_OK);
+        expect_ok(&res, g, "libpq_sync");
     const struct pgcb_res_cell *c0 = cell(&res, 0, "fake_crash"), *c1 = cell(&res, 1, "fake_crash");
     assert_int_equal(c0->status, PGCB_CELL_OK);
     assert_int_equal(c1->status, PGCB_CELL_FAILED);
@@ -313,7 +324,7 @@ static void test_crash_and_hang_fail_their_group(void **state)
     const struct pgcb_res_cell *h1 = cell(&res, 1, "fake_hang");
     assert_int_equal(cell(&res, 0, "fake_hang")->status, PGCB_CELL_OK);
     assert_int_equal(h1->status, PGCB_CELL_FAILED);
-    assert_non_null(strstr(h1->error, "timed out: no progress for 1500 ms"));
+    assert_non_null(strstr(h1->error, "timed out: no progress for 4000 ms"));
     pgcb_result_free(&res);
     e2e_run_free(&r);
 }
@@ -344,20 +355,20 @@ static void test_java_faults_fail_their_cell(void **state)
              "options = pause_rows=100 pause_ms=6000 jit_warmup_ms=200\n"
              "%s[suite.s]\ndepth = 1\n", e2e_build, e2e_build, e2e_build, queries);
     snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 20\nwarmup_ms = 20\n"
-             "batch_timeout_ms = 1500\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+             "batch_timeout_ms = 3000\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
     const char *ini = e2e_write_file("javafaults", head, body);
     const char *out = e2e_json_path("javafaults");
     struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
     if (r.status != 2)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "runner: driver java_pause timed out: no progress for 1500 ms"));
+    assert_non_null(strstr(r.err, "runner: driver java_pause timed out: no progress for 3000 ms"));
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
     assert_int_equal(res.ngroups, 2);
     for (size_t g = 0; g < 2; g++)
-        assert_int_equal(cell(&res, g, "libpq_sync")->status, PGCB_CELL_OK);
+        expect_ok(&res, g, "libpq_sync");
     assert_int_equal(cell(&res, 0, "java_oom")->status, PGCB_CELL_OK);
     assert_int_equal(cell(&res, 0, "java_pause")->status, PGCB_CELL_OK);
     const struct pgcb_res_cell *oom = cell(&res, 1, "java_oom"), *pause = cell(&res, 1, "java_pause");
@@ -366,7 +377,7 @@ static void test_java_faults_fail_their_cell(void **state)
                             "Terminating due to java.lang.OutOfMemoryError: Java heap space"))
         fail_msg("java_oom's reason: %s", oom->error);
     assert_int_equal(pause->status, PGCB_CELL_FAILED);
-    if (!strstr(pause->error, "timed out: no progress for 1500 ms"))
+    if (!strstr(pause->error, "timed out: no progress for 3000 ms"))
         fail_msg("java_pause's reason: %s", pause->error);
     pgcb_result_free(&res);
     e2e_run_free(&r);

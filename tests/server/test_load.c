@@ -232,15 +232,16 @@ static void test_rate(void **state)
          * the last at 299.5 ms, and each query's latency counts from its due
          * time, so the load ends at the latest due time + latency: at least
          * 299.5 ms, at most 299.5 ms + the longest latency. Lateness: under
-         * a third of the load (a deschedule of tens of ms is no failure);
-         * the schedule itself is checked on a fake clock (test_pl_loop). */
+         * the load's duration (a third was exceeded by the AddressSanitizer
+         * build beside another make test); the schedule itself is checked
+         * on a fake clock (test_pl_loop). */
         assert_int_equal(out.done, 600);
         uint64_t max_lat = 0;
         for (uint32_t q = 0; q < out.done; q++)
             max_lat = out.latency_ns[q] > max_lat ? out.latency_ns[q] : max_lat;
         assert_true(out.wall_ns >= 299500000ull);
         assert_true(out.wall_ns <= 299500000ull + max_lat);
-        assert_true(out.late_ns < 100000000ull);
+        assert_true(out.late_ns < ld.duration_ns);
         t->d->close(c);
     }
 }
