@@ -384,7 +384,10 @@ def one_client(build, spec, figures):
                 killed.append(pids[0])
         k = threading.Thread(target=kill)
         k.start()
-        r, arr = ad.call(load_req(0, duration_ns=3_000_000_000, min_queries=0))
+        # A 6 s load: a loop that ignores the lost connection runs it out;
+        # one that stops ends soon after the kill at 0.4 s (beside another
+        # make test the kill itself can come seconds late, hence 5.5 s).
+        r, arr = ad.call(load_req(0, duration_ns=6_000_000_000, min_queries=0))
         k.join()
         check(tag + ": terminate: a backend was terminated", bool(killed))
         kind_ok = r.get("ok") is False and (r.get("kind") == "io" or (
@@ -399,8 +402,8 @@ def one_client(build, spec, figures):
             lat, rows, folds = split(arr, done)
             check(tag + ": terminate: the completed queries are whole",
                   min(lat) > 0 and set(rows) == {1} and set(folds) == {fold})
-        check(tag + ": terminate: wall_ns < 3 s (issuing stopped)",
-              0 < r.get("wall_ns", 0) < 3_000_000_000, "wall_ns %s" % r.get("wall_ns"))
+        check(tag + ": terminate: wall_ns < 5.5 s of the 6 s load (issuing stopped)",
+              0 < r.get("wall_ns", 0) < 5_500_000_000, "wall_ns %s" % r.get("wall_ns"))
         admin.close()
     except Exception as e:
         check(tag + ": no exception", False, "%s: %s" % (type(e).__name__, e))
