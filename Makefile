@@ -290,6 +290,9 @@ TEST_OBJS_test_rawwire_copy          = $(B)/obj/drivers/rawwire/rw_copy_reply.pi
 TEST_OBJS_test_pl_loop               = $(PGLOAD_A)
 TEST_OBJS_test_br_dump               = $(B)/obj/drivers/bridge/br_dump.pic.o $(PGVALUE_A) \
                                        $(B)/obj/drivers/bridge/br_dumpval.pic.o
+TEST_OBJS_test_vectors               = $(B)/obj/drivers/bridge/br_dump.pic.o $(PGVALUE_A) \
+                                       $(B)/obj/drivers/bridge/br_dumpval.pic.o \
+                                       $(B)/obj/drivers/bridge/br_arrays.pic.o
 $(foreach t,$(filter test_rawwire_%,$(notdir $(UNIT_BIN))),$(eval TEST_LIBS_$(t) = $(PGWIRE_LIBS)))
 
 $(B)/tests/%: tests/unit/%.c $$(TEST_OBJS_$$*) $(B)/libpgcbtest.a $(RUNNER_LINK)

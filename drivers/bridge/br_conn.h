@@ -17,6 +17,7 @@
 
 #include <pgcb/driver.h>
 
+#include "br_arrays.h"
 #include "br_dump.h"
 #include "br_proc.h"
 
@@ -148,9 +149,8 @@ int br_run_load(struct pgcb_conn *c, const struct pgcb_load *load, struct pgcb_l
 /* What br_run.c shares with br_load.c. */
 
 /* The samples (latencies), rows and folds of the n entries a reply
- * accounts for, into the caller's arrays: from the arrays frame that
- * followed it (exactly 20 x n bytes), else from its "samples", "rows" and
- * "folds" fields. 0, or -1 with why. */
+ * accounts for, into the caller's arrays: br_arrays_decode of the arrays
+ * frame that followed it on c (br_arrays.h). 0, or -1 with why. */
 int br_arrays(const struct pgcb_conn *c, const json_t *r, size_t n, uint64_t *samples,
               uint64_t *rows, uint32_t *folds, char *why, size_t whylen);
 
