@@ -203,6 +203,97 @@ static int bulk_open(struct pgcb_hchild *c, uint32_t t, size_t q, const char *wh
     return hq->failed ? 1 : 0;
 }
 
+/* Whether driver c cannot run query q at all (parameters without ABI 1.1's
+ * run_batch_params, a COPY without run_copy): then 1, and on the first
+ * connection the query is recorded as skipped with the reason. */
+static int driver_lacks(struct pgcb_hchild *c, uint32_t t, size_t q)
+{
+    const struct pgcb_driver *drv = c->hd.drv;
+    const struct pgcb_cfg_query *cq = &c->env->cfg->queries[q];
+    struct pgcb_host_query *hq = &c->sh->queries[q];
+    if (cq->nparams && !PGCB_DRIVER_HAS(drv, 1, run_batch_params)) {
+        if (t == 0) {
+            hq->failed = hq->skipped = 1;
+            snprintf(hq->err, sizeof hq->err, "skipped: query %s has parameters and driver "
+                     "%s has ABI %u.%u, without run_batch_params (ABI 1.1)", cq->name,
+                     c->hd.name, (unsigned)drv->abi_major, (unsigned)drv->abi_minor);
+        }
+        return 1;
+    }
+    if (cq->copy && !PGCB_DRIVER_HAS(drv, 4, run_copy)) {
+        if (t == 0) {
+            hq->failed = hq->skipped = 1;
+            if (drv->abi_minor < 4)
+                snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                         "%s has ABI %u.%u, without run_copy (ABI 1.4)", cq->name,
+                         c->hd.name, (unsigned)drv->abi_major,
+                         (unsigned)drv->abi_minor);
+            else
+                snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
+                         "%s has no run_copy (ABI 1.4, optional)", cq->name,
+                         c->hd.name);
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* Prime query q's statement `stmt` on thread t's connection: one
+ * execution, with the first row of a stream every driver shares; with
+ * check_rows, its rows against [query] rows. Returns 0 (primed, or refused
+ * by the server on the first connection: recorded in the query), or -1
+ * (err set; the connection closed). */
+static int prime_query(struct pgcb_hchild *c, uint32_t t, size_t q, struct pgcb_stmt *stmt,
+                       int check_rows, const char *who, char *err, size_t errlen)
+{
+    const struct pgcb_config *cfg = c->env->cfg;
+    const struct pgcb_cfg_query *cq = &cfg->queries[q];
+    struct pgcb_host_query *hq = &c->sh->queries[q];
+    char why[PGCB_ERRLEN] = "";
+    struct pgcb_sum sum = {0, 0};
+    const char *values[PGCB_MAX_PARAMS];
+    int lengths[PGCB_MAX_PARAMS];
+    char *arena = NULL;
+    struct pgcb_plan plan = {.drv = c->hd.drv, .conn = c->conns[t], .stmt = stmt, .depth = 1,
+                             .nparams = (uint32_t)cq->nparams, .values = values,
+                             .lengths = lengths};
+    if (cq->nparams) {
+        size_t bytes = 1;
+        for (size_t j = 0; j < cq->nparams; j++)
+            bytes += pgcb_gen_max_len(&cq->params[j]);
+        arena = pgcb_xmalloc(bytes);
+        struct pgcb_rng rng;
+        pgcb_rng_seed(&rng, cfg->seed, q, PGCB_STREAM_PRIME, t, 0);
+        pgcb_gen_fill(cq->params, cq->nparams, &rng, c->env->seqs, 1, values, lengths, arena);
+    }
+    int rc = pgcb_measure_batch(&plan, 0, &sum, why, sizeof why);
+    free(arena);
+    if (rc == PGCB_ERR_QUERY && t == 0) {
+        hq->failed = 1;
+        snprintf(hq->err, sizeof hq->err, "query %s: %s: first execution failed: %s",
+                 cq->name, who, why);
+        return 0;
+    }
+    if (rc != PGCB_OK) {
+        snprintf(err, errlen, "query %s: %s: first execution failed: %s", cq->name, who, why);
+        pgcb_hconn_close(c, t);
+        return -1;
+    }
+    if (check_rows && cq->rows >= 0 && cq->check != PGCB_CHECK_NONE &&
+        sum.rows != (uint64_t)cq->rows) {
+        snprintf(err, errlen, "query %s: expected %lld rows per execution ([query.%s] rows "
+                 "at %s:%d), %s got %llu", cq->name, (long long)cq->rows, cq->name,
+                 cfg->file, cq->line, who, (unsigned long long)sum.rows);
+        pgcb_hconn_close(c, t);
+        return -1;
+    }
+    if (t == 0) {
+        hq->prime_rows = sum.rows;
+        hq->primed = 1;
+    }
+    return 0;
+}
+
 /* Connect thread t, prepare and prime every used query the first
  * connection could prepare. A query the server refuses on the first
  * connection is recorded in sh->queries; anything else fails (-1). */
@@ -210,7 +301,6 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
 {
     const struct pgcb_config *cfg = c->env->cfg;
     const struct pgcb_driver *drv = c->hd.drv;
-    const int has_params = PGCB_DRIVER_HAS(drv, 1, run_batch_params);
     char why[PGCB_ERRLEN] = "", who[112];
     if (c->nthreads > 1)
         snprintf(who, sizeof who, "%s %s (connection %u)", c->role, c->hd.name, t + 1);
@@ -248,30 +338,8 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
         atomic_store(&c->sh->heartbeat_ns, pgcb_now_ns());
         const struct pgcb_cfg_query *cq = &cfg->queries[q];
         struct pgcb_host_query *hq = &c->sh->queries[q];
-        if (cq->nparams && !has_params) {
-            if (t == 0) {
-                hq->failed = hq->skipped = 1;
-                snprintf(hq->err, sizeof hq->err, "skipped: query %s has parameters and driver "
-                         "%s has ABI %u.%u, without run_batch_params (ABI 1.1)", cq->name,
-                         c->hd.name, (unsigned)drv->abi_major, (unsigned)drv->abi_minor);
-            }
+        if (driver_lacks(c, t, q))
             continue;
-        }
-        if (cq->copy && !PGCB_DRIVER_HAS(drv, 4, run_copy)) {
-            if (t == 0) {
-                hq->failed = hq->skipped = 1;
-                if (drv->abi_minor < 4)
-                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
-                             "%s has ABI %u.%u, without run_copy (ABI 1.4)", cq->name,
-                             c->hd.name, (unsigned)drv->abi_major,
-                             (unsigned)drv->abi_minor);
-                else
-                    snprintf(hq->err, sizeof hq->err, "skipped: query %s is a COPY and driver "
-                             "%s has no run_copy (ABI 1.4, optional)", cq->name,
-                             c->hd.name);
-            }
-            continue;
-        }
         struct pgcb_stmt **stmt = &c->stmts[(size_t)t * cfg->nqueries + q];
         /* A driver without I/O writes nothing: there is nothing to read back. */
         if (cq->bulk && cq->bulk->read_back_sql && !(c->hd.caps & PGCB_CAP_NO_IO)) {
@@ -304,50 +372,8 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
             pgcb_hconn_close(c, t);
             return -1;
         }
-        if (!cq->prime)
-            continue;
-        /* One execution, with the first row of a stream every driver shares. */
-        struct pgcb_sum sum = {0, 0};
-        const char *values[PGCB_MAX_PARAMS];
-        int lengths[PGCB_MAX_PARAMS];
-        char *arena = NULL;
-        struct pgcb_plan plan = {.drv = drv, .conn = c->conns[t], .stmt = *stmt, .depth = 1,
-                                 .nparams = (uint32_t)cq->nparams, .values = values,
-                                 .lengths = lengths};
-        if (cq->nparams) {
-            size_t bytes = 1;
-            for (size_t j = 0; j < cq->nparams; j++)
-                bytes += pgcb_gen_max_len(&cq->params[j]);
-            arena = pgcb_xmalloc(bytes);
-            struct pgcb_rng rng;
-            pgcb_rng_seed(&rng, cfg->seed, q, PGCB_STREAM_PRIME, t, 0);
-            pgcb_gen_fill(cq->params, cq->nparams, &rng, c->env->seqs, 1, values, lengths, arena);
-        }
-        rc = pgcb_measure_batch(&plan, 0, &sum, why, sizeof why);
-        free(arena);
-        if (rc == PGCB_ERR_QUERY && t == 0) {
-            hq->failed = 1;
-            snprintf(hq->err, sizeof hq->err, "query %s: %s: first execution failed: %s",
-                     cq->name, who, why);
-            continue;
-        }
-        if (rc != PGCB_OK) {
-            snprintf(err, errlen, "query %s: %s: first execution failed: %s", cq->name, who, why);
-            pgcb_hconn_close(c, t);
+        if (cq->prime && prime_query(c, t, q, *stmt, check_rows, who, err, errlen) != 0)
             return -1;
-        }
-        if (check_rows && cq->rows >= 0 && cq->check != PGCB_CHECK_NONE &&
-            sum.rows != (uint64_t)cq->rows) {
-            snprintf(err, errlen, "query %s: expected %lld rows per execution ([query.%s] rows "
-                     "at %s:%d), %s got %llu", cq->name, (long long)cq->rows, cq->name,
-                     cfg->file, cq->line, who, (unsigned long long)sum.rows);
-            pgcb_hconn_close(c, t);
-            return -1;
-        }
-        if (t == 0) {
-            hq->prime_rows = sum.rows;
-            hq->primed = 1;
-        }
     }
     /* The insert batches read back (bulk.h): now that the statement is
      * prepared, on the first connection. */
