@@ -101,16 +101,23 @@ PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
 # build/adapters/node/node_modules, which another build directory links to.
 ADAPTER_SRC = $(shell find adapters -type f \( -name '*.js' -o -name '*.mjs' -o -name '*.py' -o -name '*.rb' -o -name 'package*.json' -o -name 'release*.sh' -o -path 'adapters/*/releases/*' \) \
                 -not -path '*/node_modules/*' -not -path '*/__pycache__/*' 2>/dev/null)
-ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go
+ADAPTER_OUT = $(ADAPTER_SRC:%=$(B)/%) $(B)/adapters/go/pgcb-adapter-go $(B)/adapters/go/pgcb-standalone-go \
+              $(B)/adapters/go/pgcb-vectors-go
 # QUICK=1 (make check's build): without the Rust adapter, whose release build
 # takes about 2 minutes on 2 CPUs; its clients' tests are skipped there.
 ifneq ($(QUICK),1)
-ADAPTER_OUT += $(B)/adapters/rust/pgcb-adapter-rust $(B)/adapters/rust/pgcb-standalone-rust
+ADAPTER_OUT += $(B)/adapters/rust/pgcb-adapter-rust $(B)/adapters/rust/pgcb-standalone-rust \
+               $(B)/adapters/rust/pgcb-vectors-rust
 endif
 # The Java adapter builds in seconds (javac and jar): make check has it too.
 ADAPTER_OUT += $(B)/adapters/java/pgcb-adapter-java.jar $(B)/adapters/java/pgcb-standalone-java.jar \
                $(B)/adapters/java/jvm.options $(B)/adapters/java/jdk $(B)/adapters/java/lib
 NODE_MODULES = build/adapters/node/node_modules
+# The adapters' self-tests against the shared vectors (tests/vectors/,
+# run by tests/unit/test_adapter_vectors.c): built and copied with the
+# adapters, never installed (mk/install.mk).
+ADAPTER_SELFTESTS = $(filter %/test_vectors.js %/test_vectors.py %/vectors_test.rb %/pgcb-vectors-go \
+                             %/pgcb-vectors-rust,$(ADAPTER_OUT))
 
 # Extra targets `make test` runs after the test suites (lint, fuzzing ...),
 # appended to by the fragments in mk/.
@@ -147,6 +154,12 @@ build/adapters/go/pgcb-adapter-go: $(wildcard adapters/go/*.go) $(GO_DEPS)
 	adapters/go/install.sh build/adapters/go
 	adapters/go/build.sh $@
 
+# Its self-test against the shared vectors (vectors_test.go, a `go test -c`
+# binary: tests/unit/test_adapter_vectors.c runs it).
+build/adapters/go/pgcb-vectors-go: $(wildcard adapters/go/*.go) $(GO_DEPS)
+	adapters/go/install.sh build/adapters/go
+	adapters/go/build.sh --test $@
+
 # Its standalone counterpart (scripts/compare-standalone.sh), built the same way.
 build/adapters/go/pgcb-standalone-go: $(wildcard adapters/go/standalone/*.go) $(GO_DEPS)
 	adapters/go/install.sh build/adapters/go
@@ -163,11 +176,13 @@ endif
 # when Cargo.lock changed; about 100 s from nothing on 2 CPUs), always into
 # build/; another build directory (build-san) links build's binaries instead
 # of compiling them a second time.
-RUST_SRC = $(wildcard adapters/rust/*.rs adapters/rust/src/*.rs adapters/rust/standalone/*.rs) adapters/rust/Cargo.toml \
+RUST_SRC = $(wildcard adapters/rust/*.rs adapters/rust/src/*.rs adapters/rust/standalone/*.rs adapters/rust/tests/*.rs) \
+           adapters/rust/Cargo.toml \
            adapters/rust/Cargo.lock adapters/rust/build.sh adapters/rust/install.sh adapters/rust/toolchain.sh
 build/adapters/rust/pgcb-adapter-rust: $(RUST_SRC)
 	adapters/rust/build.sh build/adapters/rust
 build/adapters/rust/pgcb-standalone-rust: build/adapters/rust/pgcb-adapter-rust
+build/adapters/rust/pgcb-vectors-rust: build/adapters/rust/pgcb-adapter-rust
 ifneq ($(B),build)
 $(B)/adapters/rust/%: build/adapters/rust/%
 	@mkdir -p $(dir $@)

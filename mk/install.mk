@@ -28,7 +28,7 @@ pkgconfigdir ?= $(libdir)/pkgconfig
 
 # The shipped drivers and adapters, as the Makefile builds them into $(B).
 INSTALL_ENV = PGCB_B='$(B)' PGCB_DRIVERS='$(DRIVERS)' \
-              PGCB_ADAPTERS='$(patsubst $(B)/adapters/%,%,$(ADAPTER_OUT))' \
+              PGCB_ADAPTERS='$(patsubst $(B)/adapters/%,%,$(filter-out $(ADAPTER_SELFTESTS),$(ADAPTER_OUT)))' \
               DESTDIR='$(DESTDIR)' PREFIX='$(PREFIX)' bindir='$(bindir)' libdir='$(libdir)' \
               includedir='$(includedir)' datarootdir='$(datarootdir)' pkgconfigdir='$(pkgconfigdir)'
 

@@ -5,6 +5,11 @@
 #   adapters/go/build.sh [OUT [DIR]]  (default OUT: build/adapters/go/pgcb-adapter-go)
 #   adapters/go/build.sh --vet        gofmt -l and go vet of the adapter and the
 #                                     standalone program, the same way (make lint)
+#   adapters/go/build.sh --test [OUT] the adapter's self-test against the shared
+#                                     vectors (vectors_test.go), a test binary
+#                                     (go test -c; default OUT:
+#                                     build/adapters/go/pgcb-vectors-go), run
+#                                     from the checkout's top: OUT [-test.v]
 #
 # DIR: the main package to build, a directory of adapters/go (default .,
 # the adapter); `adapters/go/build.sh build/adapters/go/pgcb-standalone-go
@@ -28,11 +33,15 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 vet=0
+test=0
 if [ "${1:-}" = --vet ]; then
     vet=1
     shift
+elif [ "${1:-}" = --test ]; then
+    test=1
+    shift
 fi
-out=${1:-build/adapters/go/pgcb-adapter-go}
+if [ "$test" = 1 ]; then out=${1:-build/adapters/go/pgcb-vectors-go}; else out=${1:-build/adapters/go/pgcb-adapter-go}; fi
 pkg=${2:-.}
 [ -d "$here/$pkg" ] || { echo "build.sh: $here/$pkg: no such directory" >&2; exit 1; }
 go=${GO:-}
@@ -67,4 +76,5 @@ flags="-X main.pgxVersion=$(version_of github.com/jackc/pgx/v5)"
 flags="$flags -X main.puddleVersion=$(version_of github.com/jackc/puddle/v2)"
 flags="$flags -X main.pqVersion=$(version_of github.com/lib/pq)"
 [ "$vet" = 0 ] || exec "$go" vet . ./standalone
+[ "$test" = 0 ] || exec "$go" test -c -trimpath -ldflags "$flags" -o "$outabs" .
 exec "$go" build -trimpath -ldflags "$flags" -o "$outabs" "./$pkg"

@@ -22,7 +22,7 @@
 process.noDeprecation = true;
 
 const net = require('net');
-const { FrameReader, encodeFrame, encodeFrameText, encodeAsciiFrame, MAX_FRAME } = require('./lib/frames');
+const { FrameReader, parseRequest, encodeFrame, encodeFrameText, encodeAsciiFrame, MAX_FRAME } = require('./lib/frames');
 const { AdapterError, registerSecret, failureReply, oneLine, messageOf } = require('./lib/errors');
 const { createClient } = require('./lib/clients');
 const { setModuleDir, packageDir } = require('./lib/modules');
@@ -32,7 +32,7 @@ function clientDirs(name) {
     const pkgs = name === 'pg-native' ? ['pg', 'pg-native'] : [name];
     return pkgs.map((p) => packageDir(p)).join(', ');
 }
-const { FoldCache, KIND_NAMES } = require('./lib/fold');
+const { FoldCache, KIND_NAMES, kindsKeyOf } = require('./lib/fold');
 const { BlockBuffers, runBlock } = require('./lib/block');
 const { nodeRuntime } = require('./lib/runtime');
 const { runLoad } = require('./lib/load');
@@ -123,15 +123,10 @@ process.on('unhandledRejection', (err) => fatal('unhandled rejection', err));
 async function handleFrame(payload) {
     let req;
     try {
-        req = JSON.parse(payload.toString('utf8'));
+        req = parseRequest(payload);
     } catch (err) {
         pending = null;
-        send({ ok: false, kind: 'protocol', error: oneLine(`request is not JSON: ${messageOf(err)}`) });
-        return;
-    }
-    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
-        pending = null;
-        send({ ok: false, kind: 'protocol', error: 'request is not a JSON object' });
+        send({ ok: false, kind: 'protocol', error: oneLine(err.message) });
         return;
     }
     pending = { op: req.op, replied: false };
@@ -325,7 +320,7 @@ function checkRun(req) {
         batches: req.batches,
         params,
         kinds,
-        kindsKey: kinds === null ? '' : kinds.join(','),
+        kindsKey: kindsKeyOf(kinds),
         dump,
     };
 }
@@ -416,7 +411,7 @@ function checkLoad(req) {
         maxQueries: req.max_queries,
         params,
         kinds,
-        kindsKey: kinds === null ? '' : kinds.join(','),
+        kindsKey: kindsKeyOf(kinds),
     };
 }
 
@@ -449,7 +444,7 @@ async function load(req) {
         }
         reply = failureReply(err, 'protocol', head);
     }
-    const arrays = n > 0 ? bufs.arraysFrame(n) : null;
+    const arrays = bufs.arraysFrame(n);
     if (arrays !== null && arrays.length - 4 <= MAX_FRAME) {
         reply.arrays = 'frame';
         return Buffer.concat([encodeFrame(reply), arrays]);

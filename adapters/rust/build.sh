@@ -5,12 +5,15 @@
 #   adapters/rust/build.sh [OUTDIR]           (default build/adapters/rust)
 #   adapters/rust/build.sh --lint [OUTDIR]    rustfmt --check, then cargo clippy
 #                                             -D warnings (target OUTDIR/clippy-target)
+#                                             of the binaries and tests/vectors.rs
 #   adapters/rust/build.sh --fmt [OUTDIR]     rustfmt --check only
 #   adapters/rust/build.sh --online [OUTDIR]  --locked, but what CARGO_HOME lacks is
 #                                             fetched (release.sh: a release's crates)
 #
-# -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`) and
-#    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh), with the
+# -> OUTDIR/pgcb-adapter-rust (the bridge's `adapter = rust`),
+#    OUTDIR/pgcb-standalone-rust (scripts/compare-standalone.sh) and
+#    OUTDIR/pgcb-vectors-rust (the self-test against tests/vectors/*.json:
+#    tests/vectors.rs; run it from the checkout's top), with the
 #    cargo target directory in OUTDIR/target. The crates: OUTDIR/cargo-home
 #    (a CARGO_HOME of its own, filled by install.sh from the committed
 #    Cargo.lock; run here first when its stamp does not match Cargo.lock).
@@ -70,7 +73,7 @@ if [ "$lint" != 0 ]; then
         exit 1
     fi
     "$bindir/rustfmt" --edition 2021 --check --config-path "$src/rustfmt.toml" \
-        "$src/src/main.rs" "$src/standalone/main.rs"
+        "$src/src/main.rs" "$src/standalone/main.rs" "$src/tests/vectors.rs"
     [ "$lint" = 1 ] || exit 0
 fi
 
@@ -82,7 +85,7 @@ fi
 if [ "$lint" = 1 ]; then
     exec env PATH="$bindir:/usr/bin:/bin" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" \
         "$cargo" clippy --release --locked --offline --quiet --manifest-path "$src/Cargo.toml" \
-        --target-dir "$outabs/clippy-target" -- -D warnings
+        --target-dir "$outabs/clippy-target" --bins --test vectors -- -D warnings
 fi
 
 # PGCB_RUST_BINS: the binaries to build (release.sh: the adapter only).
@@ -92,9 +95,30 @@ for b in $bins; do set -- "$@" --bin "$b"; done
 env PATH="$bindir:$PATH" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
     "$cargo" build --release --locked $offline --quiet --manifest-path "$src/Cargo.toml" \
     --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}" "$@"
-for b in $bins; do
-    # A private name, then a rename: a concurrent build (make's two build
+copy() { # A private name, then a rename: a concurrent build (make's two build
     # directories) never sees a half-copied binary.
-    cp "${PGCB_CARGO_TARGET:-$outabs/target}/release/$b" "$outabs/$b.tmp.$$"
-    mv -f "$outabs/$b.tmp.$$" "$outabs/$b"
+    cp "$1" "$outabs/$2.tmp.$$"
+    mv -f "$outabs/$2.tmp.$$" "$outabs/$2"
+}
+for b in $bins; do
+    copy "${PGCB_CARGO_TARGET:-$outabs/target}/release/$b" "$b"
 done
+
+# The self-test against the shared vectors (tests/vectors.rs), unless
+# PGCB_RUST_BINS chose the binaries (release.sh: the adapter alone): `cargo
+# test --no-run` in the release profile, from the crates just compiled
+# (nothing rebuilt but the test: about 6 s), its executable named in
+# cargo's JSON.
+[ -z "${PGCB_RUST_BINS:-}" ] || exit 0
+json=$outabs/.vectors.json.$$
+if ! env PATH="$bindir:$PATH" CARGO_HOME="$home" RUSTC="$rustc" RUSTFLAGS="" CARGO_BUILD_RUSTC_WRAPPER="" \
+    "$cargo" test --release --locked $offline --quiet --no-run --test vectors \
+    --message-format=json-render-diagnostics --manifest-path "$src/Cargo.toml" \
+    --target-dir "${PGCB_CARGO_TARGET:-$outabs/target}" >"$json"; then
+    rm -f "$json"
+    exit 1
+fi
+vectors=$(grep '"kind":\["test"\]' "$json" | sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1)
+rm -f "$json"
+[ -n "$vectors" ] || { echo "build.sh: cargo test --no-run named no executable for tests/vectors.rs" >&2; exit 1; }
+copy "$vectors" pgcb-vectors-rust

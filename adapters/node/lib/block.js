@@ -52,8 +52,10 @@ class BlockBuffers {
     // The arrays frame of the first n batches (docs/bridge-protocol.md,
     // "arrays": "frame"): the frame's length, then the samples and the rows
     // as little-endian u64, the folds as little-endian u32: copied, not encoded.
+    // null for n = 0 (a frame is never empty) and on a big-endian host: the
+    // caller then sends the three arrays as base64.
     arraysFrame(n) {
-        if (!this.littleEndian) return null; // the caller falls back to base64
+        if (n === 0 || !this.littleEndian) return null;
         const len = 20 * n;
         const buf = Buffer.allocUnsafe(4 + len);
         buf.writeUInt32BE(len, 0);

@@ -86,6 +86,12 @@ function compileFold(names, kinds) {
     return new Function('addWide', '"use strict";\n' + lines.join('\n'))(addWide);
 }
 
+// The key of a request's kinds (null, or an array of kind names) in a
+// FoldCache: '' for null (every column `any`), else the names joined by ','.
+function kindsKeyOf(kinds) {
+    return kinds === null ? '' : kinds.join(',');
+}
+
 // Compiled folds of one statement, by column names and kinds. lookup() and
 // get() are called once per block, never per batch.
 class FoldCache {
@@ -122,4 +128,4 @@ function sameNames(a, b) {
     return true;
 }
 
-module.exports = { FOLD_START, KIND_NAMES, mix, compileFold, FoldCache, addWide };
+module.exports = { FOLD_START, KIND_NAMES, mix, compileFold, FoldCache, addWide, kindsKeyOf };

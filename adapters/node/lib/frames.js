@@ -6,10 +6,13 @@
 // Contract: FrameReader.push() takes the bytes read from the socket in any
 // chunking and calls onFrame(buffer) once per complete payload, in order, or
 // onError(message) once when a length is out of range (then the stream cannot
-// be resynchronised and the reader stops). encodeFrame() makes the bytes of one
+// be resynchronised and the reader stops). parseRequest() makes the request
+// object of one payload. encodeFrame() makes the bytes of one
 // frame from a JSON-serialisable object (encodeFrameText: from the JSON text
 // of one object; encodeAsciiFrame: from ASCII pieces of it), or throws a RangeError when its
 // payload would exceed the limit.
+
+const { messageOf } = require('./errors');
 
 const MAX_FRAME = 64 * 1024 * 1024;
 
@@ -71,6 +74,22 @@ class FrameReader {
     }
 }
 
+// The request a frame's payload holds: the object its UTF-8 JSON text
+// parses to. Throws an Error whose message is the reply's one-line `error`
+// when the payload is not JSON, or JSON but not an object.
+function parseRequest(payload) {
+    let req;
+    try {
+        req = JSON.parse(payload.toString('utf8'));
+    } catch (err) {
+        throw new Error(`request is not JSON: ${messageOf(err)}`);
+    }
+    if (req === null || typeof req !== 'object' || Array.isArray(req)) {
+        throw new Error('request is not a JSON object');
+    }
+    return req;
+}
+
 // The bytes of one frame holding `obj` as JSON.
 function encodeFrame(obj) {
     return encodeFrameText(JSON.stringify(obj));
@@ -105,4 +124,4 @@ function encodeAsciiFrame(parts) {
     return buf;
 }
 
-module.exports = { FrameReader, encodeFrame, encodeFrameText, encodeAsciiFrame, MAX_FRAME };
+module.exports = { FrameReader, parseRequest, encodeFrame, encodeFrameText, encodeAsciiFrame, MAX_FRAME };

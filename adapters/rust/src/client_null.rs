@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
-use crate::fold::{Folder, Kind, FNV_OFFSET};
+use crate::fold::{Contribution, Folder, FNV_OFFSET};
 use crate::frames::Failure;
 use crate::load::{run_load, LoadResult, LoadSpec};
 use crate::run::{BlockResult, Plan};
@@ -94,9 +94,9 @@ fn fold_rows(f: &mut Folder, rows: &[Vec<NVal>], h: u32) -> u32 {
             let k = f.kind(j);
             let c = match v {
                 NVal::Null => None,
-                NVal::Int(x) => Some(if k == Kind::Int { *x as u32 } else { 0 }),
-                NVal::Str(s) => Some(if k == Kind::Str { s.len() as u32 } else { 0 }),
-                NVal::Bool(b) => Some((k == Kind::Bool && *b) as u32),
+                NVal::Int(x) => Some((*x).contribution(k)),
+                NVal::Str(s) => Some(s.as_str().contribution(k)),
+                NVal::Bool(b) => Some((*b).contribution(k)),
             };
             f.value(j, c);
         }

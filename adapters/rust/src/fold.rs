@@ -2,7 +2,9 @@
 //! FNV-1a's step on 32 bits over each execution's row count and, per
 //! column, its null count and the sum of its values' contributions, by the
 //! kinds the bridge sent. The caller reads each value from the row the
-//! client returned and passes its contribution (None for a null).
+//! client returned and passes its contribution (None for a null), which
+//! the value's Rust type gives (Contribution). tests/vectors.rs checks both
+//! against the shared vectors (tests/vectors/folds.json).
 
 use serde_json::Value;
 
@@ -14,6 +16,59 @@ pub enum Kind {
     Bool,
     Str,
 }
+
+/// What a non-null value contributes to its column's sum, by the column's
+/// kind (docs/bridge-protocol.md, "The fold"): under kind int an integer
+/// its value mod 2^32 (a negative one's two's complement), under kind bool
+/// a boolean 1 if true, under kind str a string its length in UTF-8 bytes
+/// (hello's text_length "bytes"); anything else 0. Every Rust type a
+/// client delivers implements it, taking the value as the client gave it:
+/// the integers, bool and &str below, the opaque ones (floats, bytes,
+/// arrays here; dates, decimals, uuids, JSON in values.rs and
+/// values_sqlx.rs) with the default, 0.
+pub trait Contribution: Sized {
+    #[inline]
+    fn contribution(self, _k: Kind) -> u32 {
+        0
+    }
+}
+
+impl Contribution for bool {
+    #[inline]
+    fn contribution(self, k: Kind) -> u32 {
+        (k == Kind::Bool && self) as u32
+    }
+}
+
+/// int2 (i16), int4 (i32), int8 (i64), oid (u32), "char" (i8): `as u32`
+/// is the value mod 2^32, sign-extended first.
+macro_rules! int_contribution {
+    ($($t:ty),*) => {$(
+        impl Contribution for $t {
+            #[inline]
+            fn contribution(self, k: Kind) -> u32 {
+                if k == Kind::Int { self as u32 } else { 0 }
+            }
+        }
+    )*};
+}
+int_contribution!(i8, i16, i32, i64, u32);
+
+impl Contribution for &str {
+    #[inline]
+    fn contribution(self, k: Kind) -> u32 {
+        if k == Kind::Str {
+            self.len() as u32
+        } else {
+            0
+        }
+    }
+}
+
+impl Contribution for f32 {}
+impl Contribution for f64 {}
+impl Contribution for &[u8] {}
+impl<T> Contribution for Vec<Option<T>> {}
 
 pub const FNV_OFFSET: u32 = 2166136261;
 const FNV_PRIME: u32 = 16777619;

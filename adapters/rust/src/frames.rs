@@ -1,7 +1,9 @@
 //! frames.rs -- the protocol's frames on fd 3 (docs/bridge-protocol.md,
 //! "Frames"): a 4-byte big-endian length, then that many bytes of one JSON
 //! object; the raw arrays frame after a timed reply; failures and the
-//! password scrub of every error line.
+//! password scrub of every error line. tests/vectors.rs checks the reader,
+//! decode, the reply writer and the arrays' encodings against the shared
+//! vectors (tests/vectors/frames.json).
 
 use std::fs::File;
 use std::io::{self, BufReader, Read, Write};
@@ -171,6 +173,15 @@ impl Channel {
             self.out.extend_from_slice(a);
         }
         self.w.write_all(&self.out)
+    }
+}
+
+/// A request frame's payload decoded: one JSON object, else kind protocol.
+pub fn decode(payload: &[u8]) -> Result<Value, Failure> {
+    match serde_json::from_slice(payload) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(_) => Err(Failure::protocol("request is not a JSON object")),
+        Err(e) => Err(Failure::protocol(format!("request is not a JSON object: {}", e))),
     }
 }
 

@@ -177,10 +177,9 @@ impl Adapter {
 
     /// The reply to one request; true: exit after sending it.
     fn handle(&mut self, payload: &[u8]) -> (Reply, bool) {
-        let rq: Value = match serde_json::from_slice(payload) {
-            Ok(v @ Value::Object(_)) => v,
-            Ok(_) => return (fail(&Failure::protocol("request is not a JSON object")), false),
-            Err(e) => return (fail(&Failure::protocol(format!("request is not a JSON object: {}", e))), false),
+        let rq = match frames::decode(payload) {
+            Ok(v) => v,
+            Err(f) => return (fail(&f), false),
         };
         let op = str_field(&rq, "op").unwrap_or("").to_string();
         if op != "hello" && op != "close" && self.cl.is_none() {

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio_postgres::types::{FromSql, Type};
 use tokio_postgres::Row;
 
-use crate::fold::{Folder, Kind};
+use crate::fold::{Contribution, Folder};
 use crate::frames::Failure;
 
 /// The Rust type a column's values are read as.
@@ -97,43 +97,51 @@ fn unsupported(row: &Row, j: usize) -> Failure {
     ))
 }
 
+/// The opaque types tokio-postgres and sqlx deliver: kind any, 0.
+impl Contribution for uuid::Uuid {}
+impl Contribution for Value {}
+impl Contribution for NaiveDate {}
+impl Contribution for NaiveTime {}
+impl Contribution for NaiveDateTime {}
+impl Contribution for DateTime<Utc> {}
+impl Contribution for Decimal {}
+
 /// Convert every value of row (types ct) and fold it with f.
 pub fn fold_row(f: &mut Folder, row: &Row, ct: &[ColType]) -> Result<(), Failure> {
     f.row();
     for (j, &t) in ct.iter().enumerate() {
         let k = f.kind(j);
         macro_rules! get {
-            ($t:ty, $c:expr) => {{
+            ($t:ty) => {{
                 match row.try_get::<_, Option<$t>>(j) {
-                    Ok(Some(v)) => Some($c(v)),
+                    Ok(Some(v)) => Some(v.contribution(k)),
                     Ok(None) => None,
                     Err(e) => return Err(conv_failure(row, j, e)),
                 }
             }};
         }
-        let int = |x: u32| if k == Kind::Int { x } else { 0 };
         let c: Option<u32> = match t {
-            ColType::Bool => get!(bool, |v: bool| (k == Kind::Bool && v) as u32),
-            ColType::Char => get!(i8, |v: i8| int(v as u32)),
-            ColType::I16 => get!(i16, |v: i16| int(v as u32)),
-            ColType::I32 => get!(i32, |v: i32| int(v as u32)),
-            ColType::I64 => get!(i64, |v: i64| int(v as u32)),
-            ColType::Oid => get!(u32, int),
-            ColType::F32 => get!(f32, |_v: f32| 0),
-            ColType::F64 => get!(f64, |_v: f64| 0),
-            ColType::Text => get!(&str, |v: &str| if k == Kind::Str { v.len() as u32 } else { 0 }),
-            ColType::Bytea => get!(&[u8], |_v: &[u8]| 0),
-            ColType::Uuid => get!(uuid::Uuid, |_v| 0),
-            ColType::Json => get!(Value, |_v| 0),
-            ColType::Date => get!(NaiveDate, |_v| 0),
-            ColType::Time => get!(NaiveTime, |_v| 0),
-            ColType::Timestamp => get!(NaiveDateTime, |_v| 0),
-            ColType::Timestamptz => get!(DateTime<Utc>, |_v| 0),
-            ColType::Numeric => get!(Decimal, |_v| 0),
-            ColType::ArrI32 => get!(Vec<Option<i32>>, |_v| 0),
-            ColType::ArrI64 => get!(Vec<Option<i64>>, |_v| 0),
-            ColType::ArrText => get!(Vec<Option<String>>, |_v| 0),
-            ColType::ArrF64 => get!(Vec<Option<f64>>, |_v| 0),
+            ColType::Bool => get!(bool),
+            ColType::Char => get!(i8),
+            ColType::I16 => get!(i16),
+            ColType::I32 => get!(i32),
+            ColType::I64 => get!(i64),
+            ColType::Oid => get!(u32),
+            ColType::F32 => get!(f32),
+            ColType::F64 => get!(f64),
+            ColType::Text => get!(&str),
+            ColType::Bytea => get!(&[u8]),
+            ColType::Uuid => get!(uuid::Uuid),
+            ColType::Json => get!(Value),
+            ColType::Date => get!(NaiveDate),
+            ColType::Time => get!(NaiveTime),
+            ColType::Timestamp => get!(NaiveDateTime),
+            ColType::Timestamptz => get!(DateTime<Utc>),
+            ColType::Numeric => get!(Decimal),
+            ColType::ArrI32 => get!(Vec<Option<i32>>),
+            ColType::ArrI64 => get!(Vec<Option<i64>>),
+            ColType::ArrText => get!(Vec<Option<String>>),
+            ColType::ArrF64 => get!(Vec<Option<f64>>),
             ColType::Unsupported => return Err(unsupported(row, j)),
         };
         f.value(j, c);

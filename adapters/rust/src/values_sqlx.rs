@@ -21,7 +21,7 @@ use sqlx::postgres::types::{Oid, PgInterval};
 use sqlx::postgres::{PgRow, PgTypeInfo, Postgres};
 use sqlx::{Column, Row, Type, TypeInfo};
 
-use crate::fold::{Folder, Kind};
+use crate::fold::{Contribution, Folder, Kind};
 use crate::frames::Failure;
 use crate::values::{arr, clock_text, date_text, float_json, hex, int_json, other, stamp_text};
 
@@ -91,44 +91,52 @@ fn unsupported(row: &PgRow, j: usize) -> Failure {
     ))
 }
 
+/// sqlx's own types: an oid an integer (kind int), an interval opaque.
+impl Contribution for Oid {
+    #[inline]
+    fn contribution(self, k: Kind) -> u32 {
+        self.0.contribution(k)
+    }
+}
+impl Contribution for PgInterval {}
+
 /// Convert every value of row (types ct) and fold it with f.
 pub fn fold_row(f: &mut Folder, row: &PgRow, ct: &[SqlxType]) -> Result<(), Failure> {
     f.row();
     for (j, &t) in ct.iter().enumerate() {
         let k = f.kind(j);
         macro_rules! get {
-            ($t:ty, $c:expr) => {{
+            ($t:ty) => {{
                 match row.try_get::<Option<$t>, usize>(j) {
-                    Ok(Some(v)) => Some($c(v)),
+                    Ok(Some(v)) => Some(v.contribution(k)),
                     Ok(None) => None,
                     Err(e) => return Err(conv_failure(row, j, e)),
                 }
             }};
         }
-        let int = |x: u32| if k == Kind::Int { x } else { 0 };
         let c: Option<u32> = match t {
-            SqlxType::Bool => get!(bool, |v: bool| (k == Kind::Bool && v) as u32),
-            SqlxType::Char => get!(i8, |v: i8| int(v as u32)),
-            SqlxType::I16 => get!(i16, |v: i16| int(v as u32)),
-            SqlxType::I32 => get!(i32, |v: i32| int(v as u32)),
-            SqlxType::I64 => get!(i64, |v: i64| int(v as u32)),
-            SqlxType::Oid => get!(Oid, |v: Oid| int(v.0)),
-            SqlxType::F32 => get!(f32, |_v: f32| 0),
-            SqlxType::F64 => get!(f64, |_v: f64| 0),
-            SqlxType::Text => get!(&str, |v: &str| if k == Kind::Str { v.len() as u32 } else { 0 }),
-            SqlxType::Bytea => get!(&[u8], |_v: &[u8]| 0),
-            SqlxType::Uuid => get!(uuid::Uuid, |_v| 0),
-            SqlxType::Json => get!(Value, |_v| 0),
-            SqlxType::Date => get!(NaiveDate, |_v| 0),
-            SqlxType::Time => get!(NaiveTime, |_v| 0),
-            SqlxType::Timestamp => get!(NaiveDateTime, |_v| 0),
-            SqlxType::Timestamptz => get!(DateTime<Utc>, |_v| 0),
-            SqlxType::Interval => get!(PgInterval, |_v| 0),
-            SqlxType::Numeric => get!(Decimal, |_v| 0),
-            SqlxType::ArrI32 => get!(Vec<Option<i32>>, |_v| 0),
-            SqlxType::ArrI64 => get!(Vec<Option<i64>>, |_v| 0),
-            SqlxType::ArrText => get!(Vec<Option<String>>, |_v| 0),
-            SqlxType::ArrF64 => get!(Vec<Option<f64>>, |_v| 0),
+            SqlxType::Bool => get!(bool),
+            SqlxType::Char => get!(i8),
+            SqlxType::I16 => get!(i16),
+            SqlxType::I32 => get!(i32),
+            SqlxType::I64 => get!(i64),
+            SqlxType::Oid => get!(Oid),
+            SqlxType::F32 => get!(f32),
+            SqlxType::F64 => get!(f64),
+            SqlxType::Text => get!(&str),
+            SqlxType::Bytea => get!(&[u8]),
+            SqlxType::Uuid => get!(uuid::Uuid),
+            SqlxType::Json => get!(Value),
+            SqlxType::Date => get!(NaiveDate),
+            SqlxType::Time => get!(NaiveTime),
+            SqlxType::Timestamp => get!(NaiveDateTime),
+            SqlxType::Timestamptz => get!(DateTime<Utc>),
+            SqlxType::Interval => get!(PgInterval),
+            SqlxType::Numeric => get!(Decimal),
+            SqlxType::ArrI32 => get!(Vec<Option<i32>>),
+            SqlxType::ArrI64 => get!(Vec<Option<i64>>),
+            SqlxType::ArrText => get!(Vec<Option<String>>),
+            SqlxType::ArrF64 => get!(Vec<Option<f64>>),
             SqlxType::Unsupported => return Err(unsupported(row, j)),
         };
         f.value(j, c);

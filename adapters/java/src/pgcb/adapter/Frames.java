@@ -41,8 +41,13 @@ final class Frames {
     private final OutputStream out;
     private boolean lastWasFrame;
 
-    private Frames(InputStream in, OutputStream out) {
-        this.in = in;
+    /**
+     * The frames on a byte stream in (read through a 64 KiB buffer: one
+     * read(2) serves many small requests) and out (one write per reply).
+     * open() gives it fd 3; SelfTest a socket or a buffer.
+     */
+    Frames(InputStream in, OutputStream out) {
+        this.in = new BufferedInputStream(in, 1 << 16);
         this.out = out;
     }
 
@@ -57,7 +62,7 @@ final class Frames {
             throw new IOException("cannot use file descriptor " + fd + " (run the adapter with java -jar: "
                     + "its manifest opens java.base/java.io): " + Failure.describe(e), e);
         }
-        return new Frames(new BufferedInputStream(new FileInputStream(d), 1 << 16), new FileOutputStream(d));
+        return new Frames(new FileInputStream(d), new FileOutputStream(d));
     }
 
     /**

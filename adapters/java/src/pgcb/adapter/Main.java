@@ -16,7 +16,8 @@ import com.google.gson.JsonParseException;
  * Session (the requests), Plan and Block (a run: its plan, the timed
  * loop), Load (a timed load), Fold, Values and Dump (each value converted
  * as pgjdbc delivers it; dumps), SqlText ($n to ?), Conn (connection
- * settings, errors), PgjdbcClient, HikariPool, NullClient, JitWarmup, Jvm.
+ * settings, errors), PgjdbcClient, HikariPool, NullClient, JitWarmup, Jvm;
+ * SelfTest (the shared vectors' self-test, a main class of its own).
  *
  * The main thread reads a request, answers it and reads the next: it runs
  * every timed block itself. Exit 0 at end of file on fd 3 (the bridge is
