@@ -160,7 +160,9 @@ static void closed_and_rate(const char *client)
      * So many queries, on schedule. */
     uint32_t closed_qps = (uint32_t)(out.done / (out.wall_ns / 1e9));
     uint32_t rate = closed_qps / 4 < 2000 ? closed_qps / 4 : 2000;
-    if (rate < 200)
+    /* Beside another make test node's postgres did 516 q/s closed: a rate
+     * of 129/s still has ~39 queries to count in 300 ms. */
+    if (rate < 50)
         fail_msg("node %s: %u q/s in a closed loop of 8: too slow to test a rate", client,
                  closed_qps);
     uint32_t expect = rate * 3 / 10;
