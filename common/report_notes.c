@@ -223,6 +223,34 @@ static int backend_notes(FILE *out, const struct pgcb_result *r, size_t g, const
     return lines;
 }
 
+/* The client processes' memory (result.h), when the group has it: one line,
+ * every driver's peak and growth after the warm-up. Returns the lines. */
+static int memory_note(FILE *out, const struct pgcb_result *r, const struct pgcb_res_group *gr,
+                       const char *bullet)
+{
+    int any = 0;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        any |= gr->cells[d].mem_known;
+    if (!any)
+        return 0;
+    fprintf(out, "%speak RSS of the client's processes (growth in the orders above the "
+                 "level after the warm-up):", bullet);
+    int first = 1;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        const struct pgcb_res_cell *c = &gr->cells[d];
+        if (!c->mem_known)
+            continue;
+        fprintf(out, "%s %s %.1f MiB (+%.1f", first ? "" : ",", r->drivers[d].label,
+                c->mem_peak_kib / 1024.0, c->mem_growth_kib / 1024.0);
+        if (c->mem_processes > 1)
+            fprintf(out, "; %d processes", c->mem_processes);
+        fputc(')', out);
+        first = 0;
+    }
+    fputc('\n', out);
+    return 1;
+}
+
 /* A group's notes under its table, then its verdict line. no_interval and
  * ci_orders: group_table's (or the concurrency table's). */
 void pgcb_rep_group_notes(FILE *out, const struct pgcb_result *r, size_t g,
@@ -248,6 +276,7 @@ void pgcb_rep_group_notes(FILE *out, const struct pgcb_result *r, size_t g,
         fputc('\n', out);
         notes++;
     }
+    notes += memory_note(out, r, gr, bullet);
     if (no_interval) {
         fprintf(out, "%sx lowest: no %g%% interval from %zu execution order%s (it needs %u)\n",
                 bullet, 100 * pgcb_rank_level(r), ci_orders, ci_orders == 1 ? "" : "s",

@@ -203,6 +203,19 @@ struct pgcb_res_cell {
     double client_busy;
     int bottleneck;             /* enum pgcb_bottleneck */
     uint64_t late_ns;           /* rate mode: the latest a load issued its last query */
+    /* Memory (issue 42): the client's processes -- the driver's host and
+     * every process it started (the bridge's adapters) -- read from /proc
+     * the same way for every driver (runner/sys/procmem.h): mem_peak_kib
+     * the sum of their peak resident memory (VmHWM, reset before the
+     * warm-up) over the group, warm-up and orders; mem_level_kib their
+     * resident memory (VmRSS) after the warm-up; mem_growth_kib how far the
+     * orders' peak (reset again after the warm-up) rose above that level;
+     * mem_processes how many were read. mem_known 0: not read (a file from
+     * before, a driver that never ran in the group, a host gone by its
+     * end). */
+    int mem_known;
+    uint64_t mem_peak_kib, mem_level_kib, mem_growth_kib;
+    int mem_processes;
     struct pgcb_res_profile profile; /* [bench] profile (issue 28) */
 };
 

@@ -223,6 +223,14 @@ static json_t *cell_json(const struct pgcb_result *r, const struct pgcb_res_cell
     json_object_set_new(j, "order_medians_ns", om);
     json_object_set_new(j, "checksum", json_string(sum));
     json_object_set_new(j, "rows_per_batch", json_integer((json_int_t)c->rows_per_batch));
+    if (c->mem_known) { /* the client's processes (result.h), from /proc */
+        json_t *m = json_object();
+        json_object_set_new(m, "peak_kib", json_integer((json_int_t)c->mem_peak_kib));
+        json_object_set_new(m, "after_warmup_kib", json_integer((json_int_t)c->mem_level_kib));
+        json_object_set_new(m, "growth_kib", json_integer((json_int_t)c->mem_growth_kib));
+        json_object_set_new(m, "processes", json_integer(c->mem_processes));
+        json_object_set_new(j, "memory", m);
+    }
     if (r->drivers[d].caps & PGCB_CAP_SELF_TIMED) {
         json_object_set_new(j, "blocks", json_integer((json_int_t)c->blocks));
         json_object_set_new(j, "overhead_ns_per_block", pgcb_json_real(c->overhead_ns_per_block));
@@ -933,6 +941,14 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
         const char *sum = json_string_value(json_object_get(c, "checksum"));
         cell->checksum = sum ? strtoull(sum, NULL, 16) : 0;
         cell->rows_per_batch = get_u64(c, "rows_per_batch");
+        json_t *mem = json_object_get(c, "memory");
+        if (json_is_object(mem)) {
+            cell->mem_known = 1;
+            cell->mem_peak_kib = get_u64(mem, "peak_kib");
+            cell->mem_level_kib = get_u64(mem, "after_warmup_kib");
+            cell->mem_growth_kib = get_u64(mem, "growth_kib");
+            cell->mem_processes = (int)get_u64(mem, "processes");
+        }
         cell->blocks = get_u64(c, "blocks");
         cell->overhead_ns_per_block = get_real(c, "overhead_ns_per_block");
         cell->overhead_cpu_ns_per_block = get_real(c, "overhead_cpu_ns_per_block");

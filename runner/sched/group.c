@@ -35,6 +35,7 @@
 #include "server/connplan.h"
 #include "profile/profile.h"
 #include "out/progress.h"
+#include "sys/procmem.h"
 #include "util.h"
 
 static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, const char *name)
@@ -293,6 +294,50 @@ static void warm_up(struct pgcb_group_run *gx, size_t d, int started)
     gx->stopped = *s->stop != 0;
 }
 
+/* Driver d's client memory (procmem.h), all outside the timed blocks: its
+ * processes' peaks reset before the warm-up (mem_reset); after it their
+ * resident memory, the warm-up's peak, and the peaks reset again
+ * (mem_level); after the last order the orders' peak (mem_peak). A host
+ * that is gone leaves the cell's memory unknown. */
+static void mem_reset(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_res_cell *c = &gx->gr->cells[d];
+    c->mem_known = 0;
+    if (gx->s->drivers[d].host.pid > 0)
+        pgcb_procmem_reset((int)gx->s->drivers[d].host.pid);
+}
+
+static void mem_level(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_res_cell *c = &gx->gr->cells[d];
+    struct pgcb_procmem m;
+    pid_t pid = gx->s->drivers[d].host.pid;
+    if (pid > 0 && pgcb_procmem_read((int)pid, &m) == 0) {
+        c->mem_known = 1;
+        c->mem_level_kib = m.rss_kib;
+        c->mem_peak_kib = m.hwm_kib;
+        c->mem_growth_kib = 0;
+        c->mem_processes = m.nprocs;
+        pgcb_procmem_reset((int)pid);
+    }
+}
+
+static void mem_peak(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_res_cell *c = &gx->gr->cells[d];
+    struct pgcb_procmem m;
+    pid_t pid = gx->s->drivers[d].host.pid;
+    if (!c->mem_known)
+        return;
+    if (pid <= 0 || pgcb_procmem_read((int)pid, &m) != 0) {
+        c->mem_known = 0; /* the host died in the orders: its peak is lost */
+        return;
+    }
+    c->mem_peak_kib = m.hwm_kib > c->mem_peak_kib ? m.hwm_kib : c->mem_peak_kib;
+    c->mem_growth_kib = m.hwm_kib > c->mem_level_kib ? m.hwm_kib - c->mem_level_kib : 0;
+    c->mem_processes = m.nprocs > c->mem_processes ? m.nprocs : c->mem_processes;
+}
+
 /* The server's CPUs as the result records them; 0: unknown. */
 static int server_ncpus(const struct pgcb_result *r)
 {
@@ -355,11 +400,17 @@ int pgcb_group_run(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
      * prepared; first batch and warm-up (none for a fixed-operation step). */
     for (size_t d = 0; d < s->ndrivers && !gx.stopped; d++) {
         int started = driver_ready(&gx, d);
-        if (started >= 0 && !gx.su->ops)
+        if (started < 0)
+            continue;
+        mem_reset(&gx, d);
+        if (!gx.su->ops)
             warm_up(&gx, d, started);
+        mem_level(&gx, d);
     }
     /* 2. The execution orders (those that failed above run none). */
     pgcb_group_orders(&gx);
+    for (size_t d = 0; d < s->ndrivers; d++)
+        mem_peak(&gx, d);
     pgcb_bgload_stop(s, gx.gr, gx.su);
     pgcb_progress_group_end(s->progress, g);
     pgcb_progress_clear(s->progress);

@@ -1,6 +1,7 @@
 /* procfs.c -- see procfs.h. */
 #include "procfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -81,6 +82,16 @@ int pgcb_procfs_parse_switches(const char *text, uint64_t *voluntary, uint64_t *
     return 0;
 }
 
+int pgcb_procfs_parse_memory(const char *text, uint64_t *rss_kib, uint64_t *hwm_kib)
+{
+    uint64_t r, h;
+    if (status_value(text, "VmRSS", &r) != 0 || status_value(text, "VmHWM", &h) != 0)
+        return -1;
+    *rss_kib = r;
+    *hwm_kib = h;
+    return 0;
+}
+
 int pgcb_procfs_parse_schedstat(const char *text, uint64_t *run_ns)
 {
     char *end;
@@ -137,4 +148,50 @@ uint64_t pgcb_procfs_tick_ns(void)
 {
     long hz = sysconf(_SC_CLK_TCK);
     return 1000000000ull / (uint64_t)(hz > 0 ? hz : 100);
+}
+
+int pgcb_procfs_memory(int pid, uint64_t *rss_kib, uint64_t *hwm_kib)
+{
+    char buf[8192];
+    return slurp(pid, "status", buf, sizeof buf) == 0
+               ? pgcb_procfs_parse_memory(buf, rss_kib, hwm_kib)
+               : -1;
+}
+
+int pgcb_procfs_reset_peak(int pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/clear_refs", pid);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok ? 0 : -1;
+}
+
+int pgcb_procfs_children(int pid, int *out, int max)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *dir = opendir(path);
+    if (!dir)
+        return 0;
+    int n = 0;
+    struct dirent *e;
+    while (n < max && (e = readdir(dir))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char cpath[300];
+        snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", pid, e->d_name);
+        FILE *f = fopen(cpath, "re");
+        if (!f)
+            continue;
+        int c;
+        while (n < max && fscanf(f, "%d", &c) == 1)
+            out[n++] = c;
+        fclose(f);
+    }
+    closedir(dir);
+    return n;
 }

@@ -45,6 +45,11 @@ int pgcb_procfs_parse_switches(const char *text, uint64_t *voluntary, uint64_t *
  * the caller cannot tell from a thread that never ran. */
 int pgcb_procfs_parse_schedstat(const char *text, uint64_t *run_ns);
 
+/* From the text of /proc/PID/status: VmRSS (resident now) and VmHWM (the
+ * peak resident since the process started or its peak was last reset),
+ * in KiB. Returns 0, or -1 if either is missing (a kernel thread, a zombie). */
+int pgcb_procfs_parse_memory(const char *text, uint64_t *rss_kib, uint64_t *hwm_kib);
+
 /* Read and parse /proc/PID/stat, /proc/PID/status, /proc/PID/schedstat.
  * Each returns 0, or -1 (no such process, not visible, unparsable). */
 int pgcb_procfs_stat(int pid, struct pgcb_procfs_stat *st);
@@ -53,5 +58,17 @@ int pgcb_procfs_schedstat(int pid, uint64_t *run_ns);
 
 /* The length of a clock tick, in ns (10000000 at USER_HZ 100). */
 uint64_t pgcb_procfs_tick_ns(void);
+
+/* /proc/PID/status's VmRSS and VmHWM (KiB). 0, or -1. */
+int pgcb_procfs_memory(int pid, uint64_t *rss_kib, uint64_t *hwm_kib);
+
+/* Reset the process's peak resident memory to its current one (writes "5"
+ * to /proc/PID/clear_refs: Linux 4.0 and later; the caller's own user's
+ * processes). 0, or -1. */
+int pgcb_procfs_reset_peak(int pid);
+
+/* The direct children of pid, every thread's (/proc/PID/task/TID/children),
+ * at most max into out; returns how many (0 when none or unreadable). */
+int pgcb_procfs_children(int pid, int *out, int max);
 
 #endif

@@ -111,6 +111,7 @@ static void test_clients_in_a_run(void **state)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "pg: self-timed in "));
+    assert_non_null(strstr(r.out, "peak RSS of the client's processes"));
     assert_non_null(strstr(r.out, "Client CPU is the adapter process's, all its threads"));
     assert_non_null(strstr(r.out, "pg 8.23.1 (pure JavaScript"));
     assert_non_null(strstr(r.out, "psycopg 3.3.9 (pq.__impl__ binary: C core"));
@@ -131,6 +132,11 @@ static void test_clients_in_a_run(void **state)
         const struct pgcb_res_cell *ref = cell(&res, g, "libpq_sync");
         assert_int_equal(ref->blocks, 0);
         assert_true(isnan(ref->overhead_ns_per_block));
+        /* The client's memory: the host alone for a C driver, the host and
+         * its adapter for a bridged one (a runtime of its own: more). */
+        assert_int_equal(ref->mem_known, 1);
+        assert_int_equal(ref->mem_processes, 1);
+        assert_true(ref->mem_level_kib > 0 && ref->mem_peak_kib >= ref->mem_level_kib);
         for (size_t d = 1; d < 7; d++) {
             const struct pgcb_res_cell *c = &res.groups[g].cells[d];
             if (c->status != PGCB_CELL_OK)
@@ -142,6 +148,14 @@ static void test_clients_in_a_run(void **state)
             assert_true(c->overhead_cpu_ns_per_block > 0);
             assert_true(c->cpu_ns_per_query > 0);
             assert_true(c->median_ns > 0);
+            if (!c->mem_known || c->mem_processes < 2 || c->mem_peak_kib < c->mem_level_kib ||
+                c->mem_level_kib <= ref->mem_level_kib)
+                fail_msg("%s in group %zu: memory known %d, %d processes, %llu KiB after the "
+                         "warm-up, peak %llu KiB (libpq_sync's host: %llu KiB)",
+                         res.drivers[d].label, g, c->mem_known, c->mem_processes,
+                         (unsigned long long)c->mem_level_kib,
+                         (unsigned long long)c->mem_peak_kib,
+                         (unsigned long long)ref->mem_level_kib);
         }
     }
     pgcb_result_free(&res);
@@ -149,6 +163,7 @@ static void test_clients_in_a_run(void **state)
     char *json = e2e_slurp(out);
     assert_non_null(strstr(json, "\"overhead_ns_per_block\""));
     assert_non_null(strstr(json, "\"self_timed\""));
+    assert_non_null(strstr(json, "\"after_warmup_kib\""));
     free(json);
     e2e_run_free(&r);
 }

@@ -1,19 +1,23 @@
 /*
  * test_procfs.c -- the /proc parsers (runner/sys/procfs.h) on fixture texts: a
  * postgres backend's stat line (a command name with spaces and parentheses,
- * a negative nice), status and schedstat, what is not such a file, and the
- * readers on this process.
+ * a negative nice), status (switches, memory) and schedstat, what is not
+ * such a file, and the readers on this process: its memory's peak and
+ * reset, and its process tree (runner/sys/procmem.h).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "sys/procfs.h"
+#include "sys/procmem.h"
 
 /* A backend of a PostgreSQL 15 server, as /proc/PID/stat shows it
  * (utime 1234, stime 567, cutime 8, cstime 9, 1 thread). */
@@ -126,12 +130,81 @@ static void test_readers_on_self(void **state)
     assert_true(pgcb_procfs_tick_ns() > 0);
 }
 
+static void test_memory(void **state)
+{
+    (void)state;
+    uint64_t rss, hwm;
+    const char *status = "Name:\tpostgres\nVmPeak:\t  223456 kB\nVmSize:\t  223400 kB\n"
+                         "VmHWM:\t   10240 kB\nVmRSS:\t    8192 kB\nThreads:\t1\n";
+    assert_int_equal(pgcb_procfs_parse_memory(status, &rss, &hwm), 0);
+    assert_int_equal(rss, 8192);
+    assert_int_equal(hwm, 10240);
+    /* a kernel thread's status has neither */
+    assert_int_equal(pgcb_procfs_parse_memory("Name:\tkworker/0:1\nThreads:\t1\n", &rss, &hwm),
+                     -1);
+    assert_int_equal(pgcb_procfs_parse_memory("VmRSS:\t 1 kB\n", &rss, &hwm), -1);
+}
+
+/* This process's peak follows 64 MiB touched and freed, and falls back to
+ * its resident memory when reset; a child is in its tree and is read. */
+static void test_memory_on_self(void **state)
+{
+    (void)state;
+    const size_t big = 64u << 20;
+    struct pgcb_procmem m0, m1, m2, m3;
+    assert_int_equal(pgcb_procmem_read(getpid(), &m0), 0);
+    char *p = mmap(NULL, big, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(p != MAP_FAILED);
+    memset(p, 1, big);
+    assert_int_equal(pgcb_procmem_read(getpid(), &m1), 0);
+    assert_true(m1.rss_kib >= m0.rss_kib + 60 * 1024);
+    assert_true(m1.hwm_kib >= m1.rss_kib);
+    munmap(p, big);
+    assert_int_equal(pgcb_procmem_read(getpid(), &m2), 0);
+    assert_true(m2.rss_kib + 60 * 1024 <= m1.rss_kib); /* freed ... */
+    /* ... the peak kept, to the kernel's batching of its per-CPU RSS counts
+     * (the peak is taken when memory is unmapped: 172 KiB short seen here) */
+    assert_true(m2.hwm_kib + 1024 >= m1.rss_kib);
+    assert_int_equal(pgcb_procmem_reset(getpid()), 1);
+    assert_int_equal(pgcb_procmem_read(getpid(), &m3), 0);
+    print_message("rss %llu -> %llu -> %llu KiB; peak %llu, reset to %llu KiB\n",
+                  (unsigned long long)m0.rss_kib, (unsigned long long)m1.rss_kib,
+                  (unsigned long long)m2.rss_kib, (unsigned long long)m2.hwm_kib,
+                  (unsigned long long)m3.hwm_kib);
+    assert_true(m3.hwm_kib + 60 * 1024 <= m2.hwm_kib);
+    int pipefd[2];
+    assert_int_equal(pipe(pipefd), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) { /* waits for its parent to close the pipe */
+        char c;
+        close(pipefd[1]);
+        while (read(pipefd[0], &c, 1) > 0) {
+        }
+        _exit(0);
+    }
+    close(pipefd[0]);
+    int pids[PGCB_PROCMEM_MAX];
+    assert_int_equal(pgcb_procmem_tree(getpid(), pids, PGCB_PROCMEM_MAX), 2);
+    assert_int_equal(pids[0], getpid());
+    assert_int_equal(pids[1], child);
+    struct pgcb_procmem mt;
+    assert_int_equal(pgcb_procmem_read(getpid(), &mt), 0);
+    assert_int_equal(mt.nprocs, 2);
+    assert_true(mt.rss_kib > m3.rss_kib / 2);
+    close(pipefd[1]);
+    waitpid(child, NULL, 0);
+    assert_int_equal(pgcb_procmem_tree(0, pids, PGCB_PROCMEM_MAX), 0);
+    assert_int_equal(pgcb_procmem_read(999999999, &mt), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stat_backend),   cmocka_unit_test(test_stat_odd_names),
         cmocka_unit_test(test_stat_bad),       cmocka_unit_test(test_switches),
         cmocka_unit_test(test_schedstat),      cmocka_unit_test(test_readers_on_self),
+        cmocka_unit_test(test_memory),         cmocka_unit_test(test_memory_on_self),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -284,6 +284,11 @@ static void test_round_trip_concurrency(void **state)
     g->cells[0].client_busy = 0.975;
     g->cells[0].bottleneck = PGCB_BOTTLENECK_CLIENT;
     g->cells[0].late_ns = 12345;
+    g->cells[0].mem_known = 1; /* memory (issue 42): read back field for field */
+    g->cells[0].mem_peak_kib = 158060;
+    g->cells[0].mem_level_kib = 71200;
+    g->cells[0].mem_growth_kib = 86860;
+    g->cells[0].mem_processes = 2;
     g->cells[1].time_per_query_ns = NAN;
     g->cells[1].client_busy = NAN;
     g->cells[1].bottleneck = PGCB_BOTTLENECK_NEITHER;
@@ -300,6 +305,12 @@ static void test_round_trip_concurrency(void **state)
     assert_true(b->cells[0].client_busy == 0.975);
     assert_int_equal(b->cells[0].bottleneck, PGCB_BOTTLENECK_CLIENT);
     assert_int_equal(b->cells[0].late_ns, 12345);
+    assert_int_equal(b->cells[0].mem_known, 1);
+    assert_int_equal(b->cells[0].mem_peak_kib, 158060);
+    assert_int_equal(b->cells[0].mem_level_kib, 71200);
+    assert_int_equal(b->cells[0].mem_growth_kib, 86860);
+    assert_int_equal(b->cells[0].mem_processes, 2);
+    assert_int_equal(b->cells[1].mem_known, 0); /* not read: no "memory" */
     assert_true(pgcb_res_cell_figure(&b->cells[0]) == 20000.25);
     assert_true(isnan(b->cells[1].time_per_query_ns));
     assert_int_equal(b->cells[1].bottleneck, PGCB_BOTTLENECK_NEITHER);
