@@ -46,6 +46,10 @@
  *                                   queries_per_s: what its verdict and relative_latency
  *                                   compare), the client's CPU share per instance and the
  *                                   side that was saturated (client, server, neither)
+ *   peak_rss_kib, rss_growth_kib    the client processes' peak resident memory over the
+ *                                   group and its growth in the orders above the level
+ *                                   after the warm-up (the result's `memory`); empty when
+ *                                   not read
  */
 #include <inttypes.h>
 #include <math.h>
@@ -64,7 +68,7 @@ static const char *const columns[] = {
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
-    "rate", "time_per_query_ns", "client_busy", "bottleneck",
+    "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -228,6 +232,13 @@ static void put_cell(struct row *w, const struct pgcb_agg *a, size_t i, size_t g
     } else {
         for (int k = 0; k < 7; k++)
             put_empty(w);
+    }
+    if (c->mem_known) {
+        put_u64(w, c->mem_peak_kib);
+        put_u64(w, c->mem_growth_kib);
+    } else {
+        put_empty(w);
+        put_empty(w);
     }
     end_row(w);
 }

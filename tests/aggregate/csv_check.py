@@ -26,7 +26,7 @@ COLUMNS = [
     "client_cpu_ns_per_query", "server_cpu_ns_per_query", "backend_cpu_ns_per_query",
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
-    "rate", "time_per_query_ns", "client_busy", "bottleneck",
+    "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
 ]
 
 
@@ -130,6 +130,9 @@ def main():
                                   ("server_cpu_ns_per_query", "server_cpu_ns_per_query")):
                     same_real(get(name), cell.get(key), f"{at} {name}")
                 pct = cell.get("percentiles_ns") or {}
+                mem = cell.get("memory") or {}
+                same_str(get("peak_rss_kib"), mem.get("peak_kib"), at + " peak_rss_kib")
+                same_str(get("rss_growth_kib"), mem.get("growth_kib"), at + " rss_growth_kib")
                 same_real(get("p90_ns"), pct.get("90"), at + " p90_ns")
                 same_real(get("p999_ns"), pct.get("99.9"), at + " p999_ns")
                 if cell["samples"]:
