@@ -12,7 +12,9 @@
 #         (with BUILD_DIR as $1), and stops the server. A server that does not
 #         start is a failure, never a skip.
 # Each test runs in its own process under `timeout` (PGCB_TEST_TIMEOUT
-# seconds, default 300), from the top of the checkout, with its output
+# seconds, default 600: a guard against a hang, not a bound on speed --
+# valgrind_runner.sh takes 144 s alone and passed 300 s beside another
+# make test), from the top of the checkout, with its output
 # visible. One line per test: "PASS name (1.23s)" or "FAIL name (1.23s): why"
 # (or "SKIP name: why" for a plain-build-only script in a sanitizer build);
 # the last line is "N passed, N failed". Exit status 1 if anything failed.
@@ -33,7 +35,7 @@ mode=${2:-all}
 case $mode in unit|server|all|check) ;; *) die "unknown category '$mode' (expected unit, server, all or check)" ;; esac
 [[ -d $build ]] || die "build directory '$build' does not exist (run make tests first)"
 build=$(cd -- "$build" && pwd)
-timeout_s=${PGCB_TEST_TIMEOUT:-300}
+timeout_s=${PGCB_TEST_TIMEOUT:-600}
 test_jobs=${PGCB_TEST_JOBS:-1}
 [[ $test_jobs =~ ^[1-9][0-9]*$ ]] || die "PGCB_TEST_JOBS='$test_jobs' is not a number of lanes (1 or more)"
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "PGCB_TEST_TIMEOUT='$timeout_s' is not a number of seconds"
