@@ -133,7 +133,7 @@ static void test_clients_in_a_run(void **state)
         assert_int_equal(ref->blocks, 0);
         assert_true(isnan(ref->overhead_ns_per_block));
         /* The client's memory: the host alone for a C driver, the host and
-         * its adapter for a bridged one (a runtime of its own: more). */
+         * its adapter for a bridged one. */
         assert_int_equal(ref->mem_known, 1);
         assert_int_equal(ref->mem_processes, 1);
         assert_true(ref->mem_level_kib > 0 && ref->mem_peak_kib >= ref->mem_level_kib);
@@ -148,8 +148,10 @@ static void test_clients_in_a_run(void **state)
             assert_true(c->overhead_cpu_ns_per_block > 0);
             assert_true(c->cpu_ns_per_query > 0);
             assert_true(c->median_ns > 0);
-            if (!c->mem_known || c->mem_processes < 2 || c->mem_peak_kib < c->mem_level_kib ||
-                c->mem_level_kib <= ref->mem_level_kib)
+            /* Not "above libpq_sync's host": under AddressSanitizer a host
+             * alone (25.7 MiB) outweighed tokio-postgres's host and adapter. */
+            if (!c->mem_known || c->mem_processes < 2 || c->mem_level_kib == 0 ||
+                c->mem_peak_kib < c->mem_level_kib)
                 fail_msg("%s in group %zu: memory known %d, %d processes, %llu KiB after the "
                          "warm-up, peak %llu KiB (libpq_sync's host: %llu KiB)",
                          res.drivers[d].label, g, c->mem_known, c->mem_processes,
@@ -347,8 +349,9 @@ static void test_crash_and_hang_fail_their_group(void **state)
 /* The JVM's faults (the Java adapter's null client on request, in the
  * timed blocks of LIMIT 100 only): one runs out of heap (the JVM ends,
  * -XX:+ExitOnOutOfMemoryError, saying why), one pauses past
- * batch_timeout_ms (its host is killed). Each fails its cell with the
- * reason; the LIMIT 1 group and libpq_sync are measured, the result is
+ * batch_timeout_ms (its host is killed). The timeout is 10 s: beside
+ * another make test the heap's exhaustion took over 3 s. Each fails its
+ * cell with the reason; the LIMIT 1 group and libpq_sync are measured, the result is
  * written (exit 2). The plain build only. */
 static void test_java_faults_fail_their_cell(void **state)
 {
@@ -367,17 +370,17 @@ static void test_java_faults_fail_their_cell(void **state)
              "[driver.java_oom]\npath = %s/drivers/bridge.so\nadapter = java\nclient = null\n"
              "options = oom_rows=100 jit_warmup_ms=200\n"
              "[driver.java_pause]\npath = %s/drivers/bridge.so\nadapter = java\nclient = null\n"
-             "options = pause_rows=100 pause_ms=6000 jit_warmup_ms=200\n"
+             "options = pause_rows=100 pause_ms=30000 jit_warmup_ms=200\n"
              "%s[suite.s]\ndepth = 1\n", e2e_build, e2e_build, e2e_build, queries);
     snprintf(head, sizeof head, "[bench]\ntime_ms = 150\nqueries = 20\nwarmup_ms = 20\n"
-             "batch_timeout_ms = 3000\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
+             "batch_timeout_ms = 10000\n[server]\nsetup = %s/sql/benchmark_rows.sql\n", e2e_top);
     const char *ini = e2e_write_file("javafaults", head, body);
     const char *out = e2e_json_path("javafaults");
     struct e2e_run r = e2e_run_runner(ini, out, NULL, NULL, 0, NULL);
     if (r.status != 2)
         fprintf(stderr, "stdout:\n%s\nstderr:\n%s\n", r.out, r.err);
     assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "runner: driver java_pause timed out: no progress for 3000 ms"));
+    assert_non_null(strstr(r.err, "runner: driver java_pause timed out: no progress for 10000 ms"));
     struct pgcb_result res;
     char err[512];
     assert_int_equal(pgcb_result_read(out, &res, err, sizeof err), 0);
@@ -392,7 +395,7 @@ static void test_java_faults_fail_their_cell(void **state)
                             "Terminating due to java.lang.OutOfMemoryError: Java heap space"))
         fail_msg("java_oom's reason: %s", oom->error);
     assert_int_equal(pause->status, PGCB_CELL_FAILED);
-    if (!strstr(pause->error, "timed out: no progress for 3000 ms"))
+    if (!strstr(pause->error, "timed out: no progress for 10000 ms"))
         fail_msg("java_pause's reason: %s", pause->error);
     pgcb_result_free(&res);
     e2e_run_free(&r);
