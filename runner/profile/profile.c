@@ -6,7 +6,6 @@
  */
 #include "profile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +17,7 @@
 
 #include "jitmap.h"
 #include "sched/session.h"
+#include "sys/procmem.h"
 #include "util.h"
 
 enum { SIDE_CLIENT, SIDE_BACKEND, NSIDES };
@@ -177,35 +177,6 @@ static void remember_pid(struct pgcb_profile *p, int pid)
     p->map_pids[p->nmap++] = pid;
 }
 
-/* pid and its descendants (/proc/PID/task/TID/children, recursively) into
- * pids[*n..max-1]. */
-static void descendants(int pid, int *pids, size_t *n, size_t max)
-{
-    if (*n >= max)
-        return;
-    pids[(*n)++] = pid;
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", pid);
-    DIR *d = opendir(path);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char cp[300];
-        snprintf(cp, sizeof cp, "/proc/%d/task/%s/children", pid, e->d_name);
-        FILE *f = fopen(cp, "r");
-        if (!f)
-            continue;
-        int child;
-        while (fscanf(f, "%d", &child) == 1)
-            descendants(child, pids, n, max);
-        fclose(f);
-    }
-    closedir(d);
-}
-
 /* DIR/GROUP/DRIVER.SIDE + ext. */
 static char *side_path(const struct pgcb_profile *p, const char *top, const char *driver, int side,
                        const char *ext)
@@ -267,9 +238,7 @@ static void start_driver(struct pgcb_profile *p, struct pgcb_session *s,
     free(probe);
     /* The client: the host and whatever it started (a bridge's adapters). */
     static int pids[PGCB_MAX_BACKENDS];
-    size_t n = 0;
-    if (sd->host.pid > 0)
-        descendants(sd->host.pid, pids, &n, PGCB_MAX_BACKENDS);
+    size_t n = (size_t)pgcb_procmem_tree((int)sd->host.pid, pids, PGCB_MAX_BACKENDS);
     for (size_t i = 0; i < n; i++)
         remember_pid(p, pids[i]);
     pd->client_pids = pgcb_xcalloc(n ? n : 1, sizeof *pd->client_pids);
