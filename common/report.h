@@ -83,6 +83,14 @@ int pgcb_report_transport_notes(FILE *out, const struct pgcb_result *r, size_t g
 void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
                                    enum pgcb_table_style style);
 
+/* report_stream.c. After the group tables: every streaming group's cells in
+ * one table (times of the median read, rows per second, peak memory and its
+ * growth, the memory verdict, each client's idiom or why its cell did not
+ * run); nothing when the run has no streaming group. 0, or -1 on ENOMEM or
+ * a write error. */
+int pgcb_report_stream_summary(FILE *out, const struct pgcb_result *r,
+                               enum pgcb_table_style style);
+
 /*
  * report_versus.c. Under group g's table (bullet before it), one line
  * naming the columns of its query that every driver folds as their text

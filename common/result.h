@@ -216,6 +216,18 @@ struct pgcb_res_cell {
     int mem_known;
     uint64_t mem_peak_kib, mem_level_kib, mem_growth_kib;
     int mem_processes;
+    /* A streaming group ([suite] stream; result_stream.c): the median time
+     * to first row over the measured reads, the rows of a read and rows per
+     * second at the median read, and the driver's idiom (owned; NULL:
+     * none). In the group of the most rows of a suite whose groups differ
+     * only in their result's size: the memory verdict over the suite's
+     * smallest and largest results (enum pgcb_mem_verdict) and the peak's
+     * growth per extra row, in bytes. NAN / 0 / NULL elsewhere. */
+    double first_row_ns;
+    uint64_t stream_rows;       /* (rows_per_s above: at the median read) */
+    char *idiom;
+    int mem_verdict;
+    double mem_bytes_per_row;
     struct pgcb_res_profile profile; /* [bench] profile (issue 28) */
 };
 
@@ -319,7 +331,20 @@ struct pgcb_res_group {
     uint32_t concurrency, pool;
     int load_mode;
     double rate;
+    /* A streaming group ([suite] stream): enum pgcb_result_mode (driver.h)
+     * and the rows per fetch asked of chunked idioms. 0: not one. */
+    int result_mode;
+    uint32_t fetch_rows;
 };
+
+/* Whether a client's memory stays flat as its result grows (issue 42):
+ * its peak at the suite's largest result against its smallest. */
+enum pgcb_mem_verdict {
+    PGCB_MEM_UNKNOWN = 0,
+    PGCB_MEM_BOUNDED = 1,     /* grew less than PGCB_MEM_GROWS_BYTES_PER_ROW per extra row */
+    PGCB_MEM_GROWS = 2        /* grows with the result */
+};
+#define PGCB_MEM_GROWS_BYTES_PER_ROW 16.0
 
 /* One pinned CPU as sysfs shows it (issue 13); NULL / NAN: not shown by
  * this machine (a VM often has no cpufreq). */
@@ -509,6 +534,20 @@ void pgcb_result_types_group_json(struct json_t *one, const struct pgcb_res_grou
  * nothing for another group. */
 void pgcb_result_conc_group_json(struct json_t *one, const struct pgcb_res_group *gr);
 void pgcb_result_conc_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
+
+/* result_stream.c: a streaming group's keys ("stream": {"mode", "fetch_rows"})
+ * and its cells' ("stream": {first_row_ns, rows, idiom, memory_verdict,
+ * bytes_per_row}), written into the group's JSON object `one` (after its
+ * "results") and read back; files without them read as before. */
+void pgcb_result_stream_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+void pgcb_result_stream_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
+/* The memory verdict of every streaming suite: per suite and mode, for
+ * each driver, its peak at the suite's largest result against its
+ * smallest (the groups' rows per read), set in the largest group's cell.
+ * Needs two groups of different sizes in the suite. */
+void pgcb_result_stream_verdicts(struct pgcb_result *r);
+const char *pgcb_mem_verdict_name(int v);
+const char *pgcb_result_mode_name(int mode);
 void pgcb_result_types_group_read(struct json_t *o, struct pgcb_res_group *gr);
 void pgcb_result_types_group_free(struct pgcb_res_group *gr);
 struct json_t *pgcb_result_conversion_cost_json(const struct pgcb_result *r);

@@ -309,6 +309,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     json_object_set_new(one, "background", bg);
     pgcb_result_types_group_json(one, gr);
     pgcb_result_conc_group_json(one, gr);
+    pgcb_result_stream_group_json(one, gr);
     pgcb_result_profile_group_json(one, gr);
     if (!ok) {
         json_decref(one);
@@ -957,6 +958,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
             return -1;
     }
     pgcb_result_conc_group_read(o, gr, r->ndrivers);
+    pgcb_result_stream_group_read(o, gr, r->ndrivers);
     pgcb_result_profile_group_read(o, gr, r->ndrivers);
     return 0;
 }
@@ -1118,6 +1120,7 @@ void pgcb_result_group_free(struct pgcb_res_group *gr, size_t ndrivers)
         pgcb_result_transport_free(&gr->cells[d].transport);
         free(gr->cells[d].order_medians_ns);
         free(gr->cells[d].curve);
+        free(gr->cells[d].idiom);
         pgcb_result_profile_cell_free(&gr->cells[d].profile);
     }
     free(gr->cells);

@@ -607,7 +607,9 @@ static size_t run_measure(struct run *u)
     pgcb_progress_finish(u->s.progress, done == r->ngroups);
     pgcb_profile_finish(u->prof, r, o->quiet ? NULL : stdout);
     fill_run_steal(r, &steal0, steal_ok, steal_t0);
+    pgcb_result_stream_verdicts(r);
     if (!o->quiet && done > 0) {
+        pgcb_report_stream_summary(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_transport_summary(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_conversion_cost(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_rankings(stdout, r);

@@ -255,6 +255,13 @@ int br_conn_start(struct pgcb_conn *c, char *err, size_t errlen)
         return br_conn_fail(c, err, errlen, "its hello's \"load\" is not a boolean");
     }
     h->load = json_is_true(load);
+    /* Optional too (the stream section): absent is false. */
+    const json_t *stream = json_object_get(r, "stream");
+    if (stream && !json_is_boolean(stream)) {
+        json_decref(r);
+        return br_conn_fail(c, err, errlen, "its hello's \"stream\" is not a boolean");
+    }
+    h->stream = json_is_true(stream);
     if (strcmp(tl, "utf16") == 0)
         h->text_length = BR_LEN_UTF16;
     else if (strcmp(tl, "codepoints") == 0)

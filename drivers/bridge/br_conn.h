@@ -20,6 +20,7 @@
 #include "br_arrays.h"
 #include "br_dump.h"
 #include "br_proc.h"
+#include "br_ref.h"
 
 /* The protocol version this bridge speaks. */
 #define BR_PROTOCOL 1
@@ -42,6 +43,7 @@ struct br_hello {
     char links[PGCB_LINKS_LEN];
     int pipeline, no_io;
     int load;               /* hello's optional "load": true -- pools and loads (ABI 1.5) */
+    int stream;             /* hello's optional "stream": true -- whole results (ABI 1.6) */
     enum br_textlen text_length;
     /* hello's optional "wire": what the client really sends the server;
      * 0 in a field: the adapter did not say (no "wire", a field absent). */
@@ -64,6 +66,9 @@ struct pgcb_stmt {
     /* What the client made of converted types in that dump (br_dump's
      * note): what a message about a disagreeing checksum would say. */
     char note[256];
+    char *sql;                /* as prepared (the reference reads it); owned */
+    int have_ref;             /* ref holds the bridge's reading of it (br_ref.h) */
+    struct br_ref ref;
 };
 
 struct pgcb_conn {
@@ -82,6 +87,8 @@ struct pgcb_conn {
     size_t arr_cap, arr_len;
     int broken;               /* the adapter is gone: every call fails */
     uint32_t pool;            /* pool_open's nconns: the adapter holds a pool; 0: open() */
+    char *conninfo;           /* the runner's, as open() got it (the reference reads with it);
+                                 owned */
 };
 
 /* The keys a [driver.NAME] section of the bridge accepts (br_config.c). */
@@ -145,6 +152,10 @@ int br_run_block(struct pgcb_conn *c, const struct pgcb_block *b, struct pgcb_bl
 /* The load request over a pool (br_load.c; ABI 1.5 run_load). */
 int br_run_load(struct pgcb_conn *c, const struct pgcb_load *load, struct pgcb_load_out *out,
                 char *err, size_t errlen);
+
+/* The stream request (br_stream.c; ABI 1.6 run_stream). */
+int br_run_stream(struct pgcb_conn *c, const struct pgcb_stream *s, struct pgcb_stream_out *out,
+                  char *err, size_t errlen);
 
 /* What br_run.c shares with br_load.c. */
 

@@ -29,6 +29,8 @@ static void br_free_stmts(struct pgcb_conn *c)
     for (struct pgcb_stmt *s = c->stmts, *next; s; s = next) {
         next = s->next;
         free(s->kinds);
+        free(s->sql);
+        br_ref_free(&s->ref);
         free(s);
     }
     c->stmts = NULL;
@@ -56,6 +58,7 @@ static void br_close(struct pgcb_conn *c)
     }
     if (c->c_locale)
         freelocale(c->c_locale);
+    free(c->conninfo);
     free(c->buf);
     free(c->arr);
     free(c);
@@ -106,6 +109,12 @@ static int br_open_pool(const char *conninfo, const struct pgcb_option *opts, si
         return PGCB_ERR_UNSUPPORTED;
     }
     c->pool = pool;
+    if (!(c->conninfo = strdup(conninfo ? conninfo : ""))) {
+        snprintf(err, errlen, "out of memory");
+        br_close(c);
+        *out = NULL;
+        return PGCB_ERR_NOMEM;
+    }
     json_t *conn = json_null();
     if (!c->hello.no_io) {
         char why[PGCB_ERRLEN];
@@ -220,6 +229,11 @@ static int br_prepare(struct pgcb_conn *c, const char *name, const char *sql,
             nparams = k > nparams ? k : nparams;
         }
     s->nparams = nparams;
+    if (!(s->sql = strdup(sql))) {
+        free(s);
+        snprintf(err, errlen, "out of memory");
+        return PGCB_ERR_NOMEM;
+    }
     json_t *r;
     int rc = br_call(c, json_pack("{s:s, s:I, s:s, s:s, s:I}", "op", "prepare", "stmt",
                                   (json_int_t)s->id, "name", name, "sql", sql, "nparams",
@@ -227,6 +241,7 @@ static int br_prepare(struct pgcb_conn *c, const char *name, const char *sql,
                      c->cfg.timeout_ms, &r, err, errlen);
     json_decref(r);
     if (rc != PGCB_OK) {
+        free(s->sql);
         free(s);
         return rc;
     }
@@ -297,6 +312,7 @@ const struct pgcb_driver *pgcb_driver_entry(void)
         .note = br_note,
         .pool_open = br_pool_open,
         .run_load = br_run_load,
+        .run_stream = br_run_stream,
     };
     if (!links[0]) {
         int v = PQlibVersion();

@@ -30,6 +30,7 @@
 #include "pqutil/pq_errmsg.h"
 #include "pqutil/pq_fold.h"
 #include "pqutil/pq_params.h"
+#include "pqutil/pq_stream.h"
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void);
 
@@ -288,6 +289,18 @@ static int pq_run_copy(struct pgcb_conn *c, const struct pgcb_copy *copy, uint64
     return pgcb_pq_copy(c->pg, copy, rows, err, errlen);
 }
 
+/* ---- run_stream (ABI 1.6) ----------------------------------------------- */
+
+/* Buffered: libpq's one PGresult of every row, as PQexecPrepared holds it;
+ * streamed: single-row mode (pq_stream.c). libpq 15 has no chunked rows
+ * (PQsetChunkedRowsMode is libpq 17's). */
+static int pq_run_stream(struct pgcb_conn *c, const struct pgcb_stream *s,
+                         struct pgcb_stream_out *out, char *err, size_t errlen)
+{
+    return pgcb_pq_stream(c->pg, s->stmt, s->params, &c->params, c->result_format, s->mode,
+                          c->c_locale, NULL, NULL, out, err, errlen);
+}
+
 /* ---- descriptor --------------------------------------------------------- */
 
 /* ABI 1.3: libpq sends Bind, Describe (portal), Execute and Sync with every
@@ -338,6 +351,7 @@ static const struct pgcb_driver pq_driver = {
     .run_batch_params = pq_run_batch_params,
     .protocol = pq_protocol,
     .run_copy = pq_run_copy,
+    .run_stream = pq_run_stream,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)

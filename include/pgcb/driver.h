@@ -56,7 +56,7 @@ extern "C" {
 
 /* ABI version this header describes. */
 #define PGCB_ABI_MAJOR 1
-#define PGCB_ABI_MINOR 5
+#define PGCB_ABI_MINOR 6
 
 /* The name of the one exported symbol. */
 #define PGCB_DRIVER_ENTRY_SYMBOL "pgcb_driver_entry"
@@ -528,6 +528,43 @@ struct pgcb_load_out {
                                  was issued (0: on time); 0 for PGCB_LOAD_CLOSED */
 };
 
+/* How run_stream reads its result (ABI 1.6, struct pgcb_stream.mode). */
+enum pgcb_result_mode {
+    /* The client's default: the whole result held in memory before the
+     * caller sees a row (PQexecPrepared; pg's client.query()). */
+    PGCB_RESULT_BUFFERED = 1,
+    /* The client's streaming idiom: each row read, converted and folded as
+     * it arrives, then dropped (libpq's single-row mode, a cursor). */
+    PGCB_RESULT_STREAMED = 2
+};
+
+/* One whole result of one execution (ABI 1.6, run_stream): `stmt` once,
+ * with params->values[j] as $j+1 when params is set, read in `mode`;
+ * `fetch` is the rows per round trip of an idiom that fetches in chunks
+ * (a cursor's FETCH, a fetch size), ignored by one that does not.
+ * Everything belongs to the runner. */
+struct pgcb_stream {
+    struct pgcb_stmt *stmt;
+    uint32_t mode;                    /* enum pgcb_result_mode */
+    uint32_t fetch;                   /* >= 1 */
+    const struct pgcb_params *params; /* NULL: no parameters; else one query's */
+};
+
+/* What run_stream reports, timed by the driver with CLOCK_MONOTONIC from
+ * just before the query is issued (t0). */
+#define PGCB_IDIOM_LEN 160
+struct pgcb_stream_out {
+    struct pgcb_sum sum;      /* every row folded as run_batch at depth 1 folds it (zeroed
+                                 by the caller) */
+    uint64_t first_row_ns;    /* t0 to the first row converted and folded (no rows: total) */
+    uint64_t total_ns;        /* t0 to the last row folded and the result complete */
+    uint64_t cpu_ns;          /* the client's CPU time from t0 to the end: every thread and
+                                 process that worked for it; 0: the caller's thread's
+                                 CPU clock around the call stands for it */
+    char idiom[PGCB_IDIOM_LEN]; /* what was called, one line ("PQsetSingleRowMode"); the
+                                 caller zeroes it */
+};
+
 /* The moments the runner tells a driver about (ABI 1.2, phase). */
 enum pgcb_phase {
     PGCB_PHASE_WARMUP = 1,    /* a group's warm-up starts on this connection */
@@ -721,7 +758,25 @@ struct pgcb_driver {
     int (*run_load)(struct pgcb_conn *pool, const struct pgcb_load *load,
                     struct pgcb_load_out *out, char *err, size_t errlen);
 
-    /* --- ABI 1.6 and later: append new slots here, never reorder. ------ */
+    /* --- ABI 1.6 ------------------------------------------------------- */
+
+    /* Execute stream->stmt once and read its whole result in stream->mode
+     * (struct pgcb_stream): buffered, as the client reads a result by
+     * default, or streamed, through its own idiom for rows as they arrive,
+     * each row converted, folded into out->sum and dropped, so that the
+     * client's memory stays bounded whatever the result's size. Times
+     * itself (struct pgcb_stream_out). Called in the timed part, once per
+     * sample (a result of 100,000 rows or more). On failure -- the server
+     * refused the statement or ended the result part way -- returns the
+     * status with err, out->sum holding the rows folded before it; after
+     * PGCB_ERR_QUERY the connection is usable again. A driver with no
+     * streaming idiom returns PGCB_ERR_UNSUPPORTED for PGCB_RESULT_STREAMED,
+     * saying so in err. Optional: without it, the runner skips the driver
+     * in a streaming suite and says so. */
+    int (*run_stream)(struct pgcb_conn *conn, const struct pgcb_stream *stream,
+                      struct pgcb_stream_out *out, char *err, size_t errlen);
+
+    /* --- ABI 1.7 and later: append new slots here, never reorder. ------ */
 };
 
 /* True if descriptor `d` (of ABI major PGCB_ABI_MAJOR) has slot `field`
@@ -734,7 +789,7 @@ struct pgcb_driver {
 /* The size of an ABI 1.0 descriptor: the smallest struct_size accepted.
  * (Slots by version: 1.0 open .. run_batch; 1.1 run_batch_params; 1.2
  * instance, run_block, phase; 1.3 protocol; 1.4 run_copy, note; 1.5 pool_open,
- * run_load.) */
+ * run_load; 1.6 run_stream.) */
 #define PGCB_DRIVER_SIZE_1_0 \
     (offsetof(struct pgcb_driver, run_batch) + sizeof(void (*)(void)))
 

@@ -101,6 +101,7 @@ struct pgcb_cfg_query {
     char *read_back;        /* read_back = TABLE: the rows of one batch inserted into it are
                                read back and compared with params_from's (needs params_from) */
     int copy_line, params_from_line, read_back_line; /* where given; 0: not */
+    int stream;             /* read by a streaming suite (and by no other suite) */
     struct pgcb_bulk *bulk; /* owned: fetched from the server (pgcb_bulk_fetch) */
 };
 
@@ -141,6 +142,15 @@ struct pgcb_cfg_suite {
     int mode;               /* enum pgcb_load_mode; 0 until checked */
     double rate;
     int concurrency_line, pool_line, mode_line, rate_line;
+    /* stream = buffered | streamed (> 0: a streaming suite, config_stream.c):
+     * each sample is one whole result of its query read in that mode
+     * (enum pgcb_result_mode, ABI 1.6 run_stream), `fetch_rows` rows per
+     * round trip for an idiom that fetches in chunks; its count floor is
+     * `reads` per driver and order instead of [bench] queries. */
+    int result_mode;
+    uint32_t fetch_rows;
+    uint64_t reads;
+    int stream_line, fetch_rows_line, reads_line;
     int line;
 };
 
@@ -236,6 +246,8 @@ struct pgcb_config {
 #define PGCB_DEFAULT_TIME_MS 9000
 #define PGCB_DEFAULT_QUERIES 5000
 #define PGCB_DEFAULT_CONNECTIONS 50
+#define PGCB_DEFAULT_FETCH_ROWS 1000
+#define PGCB_DEFAULT_READS 3
 #define PGCB_DEFAULT_WARMUP_MS 1000
 #define PGCB_DEFAULT_BATCH_TIMEOUT_MS 10000
 #define PGCB_DEFAULT_SEED 1

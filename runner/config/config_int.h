@@ -227,4 +227,18 @@ int pgcb_cfgi_conc_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, cons
                          const char *value);
 int pgcb_cfgi_conc_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
 
+/* config_stream.c: a suite's streaming keys (stream, fetch_rows, reads):
+ * apply returns 1 (consumed) or 0 (failed, message set); check runs once
+ * the suite is complete (its queries resolved): a streaming suite has depth
+ * 1, one thread, no transaction, connect, ops or concurrency, and no COPY
+ * query; fetch_rows and reads only with stream. It marks the suite's
+ * queries as streaming queries. 0 or -1 (message set). */
+int pgcb_cfgi_stream_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *key,
+                           const char *value);
+int pgcb_cfgi_stream_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
+
+/* After every suite's check: no query is read both by a streaming suite
+ * and by another. 0 or -1 (message set). */
+int pgcb_cfgi_stream_exclusive(struct pgcb_cfgi_ctx *c);
+
 #endif

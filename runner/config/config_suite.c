@@ -15,7 +15,8 @@
 const char *const pgcb_cfgi_suite_keys[] = {"depth", "queries", "threads", "rows_per_txn",
                                             "ops", "warmup_ms", "background", "transport",
                                             "conninfo", "connect", "connections",
-                                            "concurrency", "pool", "mode", "rate", NULL};
+                                            "concurrency", "pool", "mode", "rate",
+                                            "stream", "fetch_rows", "reads", NULL};
 
 void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -24,7 +25,8 @@ void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
     cfg->suites = pgcb_xrealloc(cfg->suites, (n + 1) * sizeof *cfg->suites);
     cfg->suites[n] = (struct pgcb_cfg_suite){
         .name = pgcb_xstrdup(name), .threads = 1, .warmup_ms = -1,
-        .connections = PGCB_DEFAULT_CONNECTIONS, .line = c->lineno};
+        .connections = PGCB_DEFAULT_CONNECTIONS, .fetch_rows = PGCB_DEFAULT_FETCH_ROWS,
+        .reads = PGCB_DEFAULT_READS, .line = c->lineno};
     c->suite_seen = pgcb_xrealloc(c->suite_seen, (n + 1) * sizeof *c->suite_seen);
     c->suite_seen[n] = 0;
     c->suite_names = pgcb_xrealloc(c->suite_names, (n + 1) * sizeof *c->suite_names);
@@ -183,6 +185,9 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
     if (strcmp(key, "concurrency") == 0 || strcmp(key, "pool") == 0 ||
         strcmp(key, "mode") == 0 || strcmp(key, "rate") == 0)
         return pgcb_cfgi_conc_apply(c, s, key, value);
+    if (strcmp(key, "stream") == 0 || strcmp(key, "fetch_rows") == 0 ||
+        strcmp(key, "reads") == 0)
+        return pgcb_cfgi_stream_apply(c, s, key, value);
     if (strcmp(key, "conninfo") == 0) {
         free(s->conninfo);
         s->conninfo = NULL;
@@ -323,10 +328,11 @@ int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
         if (resolve_backgrounds(c, s, &c->suite_bgs[i]) != 0 ||
             resolve_queries(c, s, &c->suite_names[i]) != 0)
             return -1;
-        if (check_copy(c, s) != 0 || pgcb_cfgi_conc_check(c, s) != 0)
+        if (check_copy(c, s) != 0 || pgcb_cfgi_conc_check(c, s) != 0 ||
+            pgcb_cfgi_stream_check(c, s) != 0)
             return -1;
     }
-    return 0;
+    return pgcb_cfgi_stream_exclusive(c);
 }
 
 void pgcb_cfgi_suite_free(struct pgcb_cfg_suite *s)

@@ -30,6 +30,10 @@
 
 /* Samples per block buffer: a block is at most this many batches. */
 #define PGCB_BLOCK_MAX 65536
+/* A streaming job's reads per block at most, and the times to first row a
+ * thread keeps per job (the first ones; a read is 10 ms or more). */
+#define PGCB_STREAM_BLOCK_MAX 64
+#define PGCB_FIRST_MAX 512
 /* Target duration of one block, between budget checks and progress. */
 #define PGCB_BLOCK_TARGET_NS 10000000ull
 /* The same for a self-timed driver (the bridge), whose every block is an
@@ -72,6 +76,11 @@ struct pgcb_job {
     uint32_t concurrency;
     int load_mode;
     double load_rate;
+    /* A streaming group (> 0; [suite] stream): each sample one whole result
+     * read in this mode (enum pgcb_result_mode, ABI 1.6 run_stream), with
+     * fetch_rows rows per round trip where the idiom fetches in chunks;
+     * depth 1. */
+    uint32_t result_mode, fetch_rows;
 };
 
 #define PGCB_STREAM_WARMUP 1000000u
@@ -96,6 +105,12 @@ struct pgcb_host_thread {
      * its start to its last reply, as the driver timed it: `batches` queries
      * completed in it) and how late the last query of a rate load was. */
     uint64_t load_wall_ns, late_ns;
+    /* A streaming job: each read's time to first row (the first
+     * PGCB_FIRST_MAX of the job), and the driver's idiom of its last read. */
+    uint64_t first_ns[PGCB_FIRST_MAX];
+    uint32_t nfirst;
+    uint64_t stream_rows;         /* the rows of its last read */
+    char idiom[PGCB_IDIOM_LEN];
     _Atomic uint64_t heartbeat_ns;/* CLOCK_MONOTONIC of its last sign of progress */
     /* The current job so far (warm-up or order): timed ns and batches, stored
      * by the thread after each block (relaxed, outside the timed block),

@@ -212,7 +212,11 @@ static void worker_measure(struct pgcb_hworker *w, struct pgcb_host_thread *ht,
         ht->cpu_ns += b.cpu_ns;
         ht->rows_bad += b.rows_bad;
         ht->sum_bad += b.sum_bad;
-        ht->blocks += plan->sums != NULL;
+        ht->blocks += plan->sums != NULL ? 1 : plan->stream ? b.n : 0;
+        if (plan->stream && b.n)
+            ht->stream_rows = b.last_rows;
+        for (size_t i = 0; plan->stream && i < b.n && ht->nfirst < PGCB_FIRST_MAX; i++)
+            ht->first_ns[ht->nfirst++] = w->firsts[i];
         ht->overhead_ns += b.overhead_ns;
         ht->overhead_cpu_ns += b.overhead_cpu_ns;
         if (b.n)
@@ -296,6 +300,8 @@ static void run_job(struct pgcb_hworker *w)
     ht->blocks = ht->overhead_ns = ht->overhead_cpu_ns = 0;
     ht->nivcsw = ht->nvcsw = ht->minflt = 0;
     ht->load_wall_ns = ht->late_ns = 0;
+    ht->nfirst = 0;
+    ht->idiom[0] = '\0';
     /* The first block of every job is sized from that job (one batch, then
      * grown), never from the previous job's speed: a fast group followed by
      * a slow one without warm-up (an ops suite) ran one enormous first
@@ -365,6 +371,16 @@ static void run_job(struct pgcb_hworker *w)
         return;
     }
     size_t cap = pgcb_hconn_params_reserve(w, cq, job->depth);
+    /* A streaming job: each sample one whole result (measure.h), a few per
+     * block, each one's time to first row kept. */
+    struct pgcb_stream stream = {.mode = job->result_mode, .fetch = job->fetch_rows};
+    if (job->result_mode) {
+        plan.stream = &stream;
+        plan.sums = NULL;
+        plan.firsts = w->firsts;
+        plan.idiom = ht->idiom;
+        cap = cap && cap < PGCB_STREAM_BLOCK_MAX ? cap : PGCB_STREAM_BLOCK_MAX;
+    }
     plan.values = w->values;
     plan.lengths = w->lengths;
     /* Every driver draws the same random stream in the same order of the

@@ -32,6 +32,7 @@ struct pgcb_hworker {
     char pin_err[160];
     uint64_t *samples;          /* PGCB_BLOCK_MAX */
     struct pgcb_sum *sums;      /* PGCB_BLOCK_MAX, for a self-timed driver; else NULL */
+    uint64_t firsts[PGCB_STREAM_BLOCK_MAX]; /* a streaming block's times to first row */
     double est_ns;              /* ns per batch, for block sizing */
     uint64_t block_ns;          /* a block's target duration (PGCB_BLOCK_TARGET*_NS) */
     /* Parameters of the current block (grown per job, outside the loop). */

@@ -220,6 +220,16 @@ static int driver_lacks(struct pgcb_hchild *c, uint32_t t, size_t q)
         }
         return 1;
     }
+    if (cq->stream && !PGCB_DRIVER_HAS(drv, 6, run_stream)) {
+        if (t == 0) {
+            hq->failed = hq->skipped = 1;
+            snprintf(hq->err, sizeof hq->err, "skipped: query %s is read by a streaming suite "
+                     "and driver %s has %s", cq->name, c->hd.name,
+                     drv->abi_minor < 6 ? "an ABI before 1.6, without run_stream"
+                                        : "no run_stream (ABI 1.6, optional)");
+        }
+        return 1;
+    }
     if (cq->copy && !PGCB_DRIVER_HAS(drv, 4, run_copy)) {
         if (t == 0) {
             hq->failed = hq->skipped = 1;
@@ -372,7 +382,10 @@ int pgcb_hconn_open(struct pgcb_hchild *c, uint32_t t, int check_rows, char *err
             pgcb_hconn_close(c, t);
             return -1;
         }
-        if (cq->prime && prime_query(c, t, q, *stmt, check_rows, who, err, errlen) != 0)
+        /* A streaming query is not primed: a result of a million rows read
+         * here would be in the client's memory before the group's; its
+         * warm-up's first read sets the checksum (host_child.c). */
+        if (cq->prime && !cq->stream && prime_query(c, t, q, *stmt, check_rows, who, err, errlen) != 0)
             return -1;
     }
     /* The insert batches read back (bulk.h): now that the statement is

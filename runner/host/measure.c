@@ -142,6 +142,53 @@ static void measure_self_timed(const struct pgcb_plan *p, size_t n, uint64_t *sa
     };
 }
 
+/* The streaming block: each sample one run_stream, timed by the driver. */
+static void measure_stream(const struct pgcb_plan *p, size_t n, uint64_t *samples,
+                           struct pgcb_measured *out, char *err, size_t errlen)
+{
+    uint64_t rows_bad = 0, sum_bad = 0, wall = 0, cpu = 0, over = 0, over_cpu = 0;
+    struct pgcb_sum last = {0, 0};
+    struct pgcb_stream req = *p->stream;
+    struct pgcb_params params = {p->nparams, NULL, NULL};
+    size_t i = 0;
+    int rc = PGCB_OK;
+    req.stmt = p->stmt;
+    for (; i < n; i++) {
+        struct pgcb_stream_out o = {0};
+        if (p->nparams) {
+            params.values = p->values + i * p->nparams;
+            params.lengths = p->lengths + i * p->nparams;
+            req.params = &params;
+        }
+        uint64_t cpu0 = pgcb_thread_cpu_ns();
+        uint64_t t0 = pgcb_now_ns();
+        rc = p->drv->run_stream(p->conn, &req, &o, err, errlen);
+        uint64_t t1 = pgcb_now_ns();
+        uint64_t cpu1 = pgcb_thread_cpu_ns();
+        if (p->idiom && o.idiom[0])
+            memcpy(p->idiom, o.idiom, PGCB_IDIOM_LEN);
+        if (rc != PGCB_OK)
+            break;
+        uint64_t total = o.total_ns ? o.total_ns : 1;
+        samples[i] = total;
+        if (p->firsts)
+            p->firsts[i] = o.first_row_ns <= total ? o.first_row_ns : total;
+        wall += total;
+        /* An adapter's CPU time is its own; the call's thread CPU is then
+         * the exchange's, beside it. */
+        cpu += o.cpu_ns ? o.cpu_ns : cpu1 - cpu0;
+        over_cpu += o.cpu_ns ? cpu1 - cpu0 : 0;
+        over += t1 - t0 > total ? t1 - t0 - total : 0;
+        rows_bad += p->check_rows && o.sum.rows != p->expect_rows;
+        sum_bad += p->check_sum && o.sum.hash != p->expect_sum;
+        last = o.sum;
+    }
+    *out = (struct pgcb_measured){.n = i, .wall_ns = wall, .cpu_ns = cpu, .rows_bad = rows_bad,
+                                  .sum_bad = sum_bad, .last_rows = last.rows,
+                                  .last_sum = last.hash, .rc = rc, .overhead_ns = over,
+                                  .overhead_cpu_ns = over_cpu};
+}
+
 /* One whole connection of a connection plan: open, prepare, execute once
  * (batch i of the parameter arrays), close. Returns the failing step's
  * status, its message in err behind the step's name. */
@@ -187,6 +234,10 @@ void pgcb_measure_block(const struct pgcb_plan *p, size_t n, uint64_t *samples,
     }
     if (p->copy) {
         measure_copy(p, n, samples, out, err, errlen);
+        return;
+    }
+    if (p->stream) {
+        measure_stream(p, n, samples, out, err, errlen);
         return;
     }
     uint64_t rows_bad = 0, sum_bad = 0;

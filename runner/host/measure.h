@@ -33,6 +33,13 @@
  * milliseconds), so that the TRUNCATE is in neither figure. A sample's sum
  * is the server's row count (rows = it, the int folded): the rows
  * themselves are checked by reading them back (host.c), not per sample.
+ *
+ * A streaming plan ([suite] stream, ABI 1.6) makes every sample one
+ * run_stream: one execution whose whole result is read, buffered or
+ * streamed. The driver times it (its total and its time to first row, from
+ * just before the send); the runner's two clock reads around the call give
+ * what the call cost beyond that (the bridge's exchange) as overhead, and
+ * its thread CPU clock the CPU time when the driver reports none.
  */
 #ifndef PGCB_MEASURE_H
 #define PGCB_MEASURE_H
@@ -69,6 +76,11 @@ struct pgcb_plan {
                                          stmt, begin, commit and sums unused, depth 1 */
     const struct pgcb_copy *copy;     /* non-NULL: a COPY plan (below); stmt empties the
                                          table, depth 1 */
+    /* non-NULL: a streaming plan (below): mode and fetch of every read; its
+     * stmt and params are set per sample from the plan's */
+    const struct pgcb_stream *stream;
+    uint64_t *firsts;                 /* streaming: each sample's time to first row */
+    char *idiom;                      /* streaming: the last read's idiom (PGCB_IDIOM_LEN) */
 };
 
 struct pgcb_measured {

@@ -44,6 +44,17 @@ void pgcb_cells_collect(const struct pgcb_host_shared *sh, uint32_t nthreads,
         gs->minflt += ht->minflt;
         gs->load_wall_ns += ht->load_wall_ns;
         gs->late_ns = ht->late_ns > gs->late_ns ? ht->late_ns : gs->late_ns;
+        if (ht->nfirst) {
+            if (gs->nfirsts + ht->nfirst > gs->capfirsts) {
+                gs->capfirsts = 2 * (gs->nfirsts + ht->nfirst);
+                gs->firsts = pgcb_xrealloc(gs->firsts, gs->capfirsts * sizeof *gs->firsts);
+            }
+            memcpy(gs->firsts + gs->nfirsts, ht->first_ns, ht->nfirst * sizeof *gs->firsts);
+            gs->nfirsts += ht->nfirst;
+            gs->stream_rows = ht->stream_rows;
+        }
+        if (ht->idiom[0])
+            memcpy(gs->idiom, ht->idiom, sizeof gs->idiom);
         if (ht->rc != PGCB_OK && !gs->failed) {
             gs->failed = 1;
             pgcb_cells_fail(cell, "%s", ht->err);
@@ -114,6 +125,16 @@ void pgcb_cells_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *gs, u
         c->server_cpu_ns_per_query = (double)gs->srv_cpu_ns / (double)c->queries;
         c->server_busy = (double)gs->srv_cpu_ns / (double)gs->srv_wall_ns;
     }
+}
+
+void pgcb_cells_stream_figures(struct pgcb_res_cell *c, struct pgcb_gstate *gs)
+{
+    c->first_row_ns = gs->nfirsts ? pgcb_stats_median_u64(gs->firsts, gs->nfirsts) : NAN;
+    c->stream_rows = gs->stream_rows;
+    c->rows_per_s = gs->stream_rows && c->median_ns > 0
+                        ? (double)gs->stream_rows * 1e9 / c->median_ns : NAN;
+    free(c->idiom);
+    c->idiom = gs->idiom[0] ? pgcb_xstrdup(gs->idiom) : NULL;
 }
 
 /* "; NOTE" after buf's n bytes when driver d's first batch has a note. */

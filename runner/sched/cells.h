@@ -22,6 +22,11 @@ void pgcb_cells_fail(struct pgcb_res_cell *c, const char *fmt, ...)
 void pgcb_cells_collect(const struct pgcb_host_shared *sh, uint32_t nthreads,
                         struct pgcb_gstate *gs, struct pgcb_res_cell *cell);
 
+/* A streaming group's figures of cell c (after pgcb_cells_figures): the
+ * median time to first row of gs's measured reads (it sorts gs->firsts),
+ * the rows of a read, rows per second at the median read, the idiom. */
+void pgcb_cells_stream_figures(struct pgcb_res_cell *c, struct pgcb_gstate *gs);
+
 /* The figures of cell c from gs's pooled samples and counts (noise, backends,
  * percentiles, rates). set_why: why the driver's host's backends are unknown
  * ("" if they are known or it does no I/O). */

@@ -75,6 +75,8 @@ void pgcb_group_budget(const struct pgcb_session *s, const struct pgcb_res_group
         out->time_floor_ns = 0;
         out->batch_floor = su->ops / ((uint64_t)nthreads * gr->depth);
     }
+    if (su->result_mode) /* a sample is a whole result: its count floor instead of queries */
+        out->batch_floor = su->reads;
     if (su->connect) { /* a sample is a connection: its count floor instead of queries */
         out->connect = 1;
         out->batch_floor = (su->connections + nthreads - 1) / nthreads;
@@ -119,6 +121,8 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     gr->pool = su->concurrency ? su->pool : 0;
     gr->load_mode = su->concurrency ? su->mode : 0;
     gr->rate = su->mode == PGCB_LOAD_RATE ? su->rate : 0;
+    gr->result_mode = su->result_mode;
+    gr->fetch_rows = su->result_mode ? su->fetch_rows : 0;
 
     if (pgcb_hist_init(&gx->order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
@@ -140,7 +144,9 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
                                  .nthreads = gx->nthreads, .transaction = su->transaction,
                                  .check_sum = gx->check_sum, .connect = su->connect,
                                  .concurrency = su->concurrency, .load_mode = su->mode,
-                                 .load_rate = su->rate};
+                                 .load_rate = su->rate,
+                                 .result_mode = (uint32_t)su->result_mode,
+                                 .fetch_rows = su->result_mode ? su->fetch_rows : 0};
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
     snprintf(gx->base.label, sizeof gx->base.label, "%s / %s %s%s%s", gr->suite, gr->query,
@@ -166,7 +172,11 @@ static int ensure_host(struct pgcb_group_run *gx, size_t d)
     int switched = sd->host.pid != 0 && !(sd->caps & PGCB_CAP_NO_IO) &&
                    strcmp(sd->host.conninfo ? sd->host.conninfo : "", ci) != 0;
     int repooled = sd->host.pid != 0 && sd->host.pool != spec.pool;
-    if (switched || repooled)
+    /* A streaming group starts every client in a fresh process: what an
+     * earlier group's results left in its memory (a buffered million rows
+     * that the allocator kept) is not in this group's figures. */
+    int fresh = sd->host.pid != 0 && gx->su->result_mode;
+    if (switched || repooled || fresh)
         pgcb_host_stop(&sd->host);
     if (sd->host.pid != 0)
         return 0;
@@ -291,6 +301,7 @@ static void warm_up(struct pgcb_group_run *gx, size_t d, int started)
     gs->cpu_ns = gs->sum_bad = 0;
     gs->blocks = gs->overhead_ns = gs->overhead_cpu_ns = 0;
     gs->nivcsw = gs->nvcsw = gs->minflt = 0;
+    gs->nfirsts = 0; /* the warm-up's reads are not the group's */
     gx->stopped = *s->stop != 0;
 }
 
@@ -366,6 +377,8 @@ static void group_figures(struct pgcb_group_run *gx)
             pgcb_cells_conc_figures(c, &gx->gs[d], gx->nthreads, server_ncpus(gx->r));
         c->rows_per_s = gr->bulk_rows && isfinite(c->ops_per_s)
                             ? c->ops_per_s * (double)gr->bulk_rows * gx->nthreads : NAN;
+        if (gr->result_mode)
+            pgcb_cells_stream_figures(c, &gx->gs[d]);
         if (gx->stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "
@@ -384,7 +397,10 @@ static void group_figures(struct pgcb_group_run *gx)
 static void group_free(struct pgcb_group_run *gx)
 {
     for (size_t d = 0; d < gx->s->ndrivers; d++)
+    {
         pgcb_hist_free(&gx->gs[d].pooled);
+        free(gx->gs[d].firsts);
+    }
     pgcb_hist_free(&gx->order_hist);
     free(gx->gs);
 }

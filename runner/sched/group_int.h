@@ -45,6 +45,12 @@ struct pgcb_gstate {
      * query. */
     uint64_t load_wall_ns, late_ns;
     struct pgcb_hist pooled;     /* every measured order's samples (owned) */
+    /* A streaming group: the measured reads' times to first row (owned,
+     * grown), the rows of the last read, and the driver's idiom. */
+    uint64_t *firsts;
+    size_t nfirsts, capfirsts;
+    uint64_t stream_rows;
+    char idiom[PGCB_IDIOM_LEN];
 };
 
 /* One group being measured: what its phases share. Set up and freed by

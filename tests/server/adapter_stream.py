@@ -91,7 +91,7 @@ def ref_columns(names, rows, kinds, unit):
         if kind == "int":
             s = sum(int(v) for v in vals)
         elif kind == "bool":
-            s = sum(1 for v in vals if v == "t")
+            s = sum(1 for v in vals if v == "true")  # bool::text is true / false
         elif kind == "str":
             s = sum(text_len(v, unit) for v in vals)
         else:
