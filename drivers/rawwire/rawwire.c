@@ -16,6 +16,7 @@
 #include "rw_batch.h"
 #include "rw_copy.h"
 #include "rw_pool.h"
+#include "rw_stream.h"
 #include "pgwire/rw_conn.h"
 #include "pgwire/rw_options.h"
 
@@ -80,6 +81,7 @@ static const struct pgcb_driver rawwire_driver = {
     .run_copy = rw_run_copy,
     .pool_open = rawwire_pool_open,
     .run_load = rw_pool_run_load,
+    .run_stream = rw_run_stream,
 };
 
 PGCB_EXPORT const struct pgcb_driver *pgcb_driver_entry(void)
