@@ -237,7 +237,7 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
                  ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
                  "rows_per_txn, ops, warmup_ms, background, transport, conninfo, connect, "
-                 "connections, concurrency, pool, mode, rate)");
+                 "connections, concurrency, pool, mode, rate, stream, fetch_rows, reads)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
@@ -379,6 +379,62 @@ static void test_concurrency_keys(void **state)
                  ":6: [suite.s] concurrency: not with connect = yes: each query of a "
                  "concurrency suite is one execution, its own round trip");
 #undef CQ
+}
+
+/* Streaming suites (issue 42): defaults, the queries they mark, and one line
+ * naming file:line and the key for each value or combination that makes no
+ * sense. */
+static void test_stream_keys(void **state)
+{
+    (void)state;
+    const char *text = "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n"
+                       "[query.r]\nsql = SELECT 2\n"
+                       "[suite.b]\nstream = buffered\nqueries = q\n"
+                       "[suite.s]\nstream = streamed\nfetch_rows = 250\nreads = 5\nqueries = q\n"
+                       "[suite.o]\nqueries = r\n";
+    struct pgcb_config cfg;
+    char err[512] = "";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.suites[0].result_mode, PGCB_RESULT_BUFFERED);
+    assert_int_equal(cfg.suites[0].fetch_rows, PGCB_DEFAULT_FETCH_ROWS);
+    assert_int_equal(cfg.suites[0].reads, PGCB_DEFAULT_READS);
+    assert_int_equal(cfg.suites[1].result_mode, PGCB_RESULT_STREAMED);
+    assert_int_equal(cfg.suites[1].fetch_rows, 250);
+    assert_int_equal(cfg.suites[1].reads, 5);
+    assert_int_equal(cfg.suites[2].result_mode, 0);
+    assert_int_equal(cfg.queries[0].stream, 1);
+    assert_int_equal(cfg.queries[1].stream, 0);
+    pgcb_config_free(&cfg);
+#define SQ "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n[suite.s]\n"
+    expect_error(SQ "stream = chunked\n",
+                 ":6: [suite.s] stream: 'chunked' is not buffered or streamed");
+    expect_error(SQ "stream = streamed\nfetch_rows = 0\n",
+                 ":7: [suite.s] fetch_rows: '0' is not an integer from 1 to 100000000");
+    expect_error(SQ "stream = streamed\nreads = 0\n",
+                 ":7: [suite.s] reads: '0' is not an integer from 1 to 1000000");
+    expect_error(SQ "fetch_rows = 10\n",
+                 ":6: [suite.s] fetch_rows: only with stream = buffered or streamed (a streaming "
+                 "suite's key)");
+    expect_error(SQ "reads = 2\n",
+                 ":6: [suite.s] reads: only with stream = buffered or streamed (a streaming "
+                 "suite's key)");
+    expect_error(SQ "stream = streamed\ndepth = 10\n",
+                 ":6: [suite.s] stream: not with a depth other than 1: each sample of a "
+                 "streaming suite is one whole result on one connection (depth 1, one thread; "
+                 "its count floor is reads)");
+    expect_error(SQ "stream = streamed\nthreads = 2\n",
+                 ":6: [suite.s] stream: not with threads > 1: each sample of a streaming suite "
+                 "is one whole result on one connection (depth 1, one thread; its count floor "
+                 "is reads)");
+    expect_error(SQ "stream = buffered\nconcurrency = 4\n",
+                 ":6: [suite.s] stream: not with concurrency: each sample of a streaming suite "
+                 "is one whole result on one connection (depth 1, one thread; its count floor "
+                 "is reads)");
+    expect_error(SQ "stream = buffered\n[suite.t]\ndepth = 1\n",
+                 ":7: [suite.t] reads query q, which a streaming suite reads too: a streaming "
+                 "query (a result of 100,000 rows or more) belongs to streaming suites only "
+                 "(give the suite stream = buffered, or name its queries)");
+#undef SQ
 }
 
 /* [query] copy, copy_from, copy_format, params_from, read_back: good ones,
@@ -631,6 +687,7 @@ int main(void)
         cmocka_unit_test_setup(test_connect_suites, setup),
         cmocka_unit_test_setup(test_concurrency_keys, setup),
         cmocka_unit_test_setup(test_bulk_keys, setup),
+        cmocka_unit_test_setup(test_stream_keys, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
         cmocka_unit_test_setup(test_write_workloads, setup),

@@ -106,6 +106,88 @@ static void make_result(struct pgcb_result *r)
     }
 }
 
+/* Streaming groups (issue 42): the memory verdict over a suite's smallest
+ * and largest results, and the group's and cells' "stream" keys through a
+ * file and back. */
+static void test_stream_verdict_round_trip(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    /* Two groups of one streamed suite, 100,000 and 1,000,000 rows; driver
+     * a's peak rises 8 MiB (bounded: under 16 B per extra row), driver b's
+     * 110 MiB (grows: 128 B per extra row). */
+    r.groups = pgcb_xrealloc(r.groups, 2 * sizeof *r.groups);
+    r.ngroups = 2;
+    struct pgcb_res_group *big = &r.groups[1];
+    *big = (struct pgcb_res_group){.suite = pgcb_xstrdup("streamed"),
+                                   .query = pgcb_xstrdup("rows_1m"),
+                                   .sql = pgcb_xstrdup("SELECT 2"), .depth = 1, .threads = 1,
+                                   .rows = 1000000};
+    big->cells = pgcb_xcalloc(2, sizeof *big->cells);
+    free(r.groups[0].suite);
+    r.groups[0].suite = pgcb_xstrdup("streamed");
+    const uint64_t small_peak[2] = {5 * 1024, 5 * 1024};
+    const uint64_t big_peak[2] = {13 * 1024, 5 * 1024 + 115200};
+    for (size_t g = 0; g < 2; g++) {
+        struct pgcb_res_group *gr = &r.groups[g];
+        gr->result_mode = PGCB_RESULT_STREAMED;
+        gr->fetch_rows = 500;
+        for (size_t d = 0; d < 2; d++) {
+            struct pgcb_res_cell *c = &gr->cells[d];
+            c->status = PGCB_CELL_OK;
+            free(c->error);
+            c->error = NULL;
+            c->mem_known = 1;
+            c->mem_peak_kib = g ? big_peak[d] : small_peak[d];
+            c->stream_rows = g ? 1000000 : 100000;
+            c->first_row_ns = 250000.5 + (double)d;
+            c->idiom = pgcb_xstrdup(d ? "buffered, then folded" : "PQsetSingleRowMode");
+            if (g) {
+                c->norders = 2;
+                c->order_medians_ns = pgcb_xcalloc(2, sizeof(double));
+                c->median_ns = c->order_medians_ns[0] = c->order_medians_ns[1] = 5e8;
+                c->samples = 6;
+            }
+        }
+    }
+    pgcb_result_stream_verdicts(&r);
+    /* a: (13 - 5) MiB over 900,000 rows = 9.3 B per row */
+    assert_int_equal(big->cells[0].mem_verdict, PGCB_MEM_BOUNDED);
+    assert_true(fabs(big->cells[0].mem_bytes_per_row - 8.0 * 1048576 / 900000) < 1e-9);
+    /* b: 115200 KiB over 900,000 rows = 131.072 B per row */
+    assert_int_equal(big->cells[1].mem_verdict, PGCB_MEM_GROWS);
+    assert_true(fabs(big->cells[1].mem_bytes_per_row - 131.072) < 1e-9);
+    /* the smaller group has no verdict of its own */
+    assert_int_equal(r.groups[0].cells[0].mem_verdict, PGCB_MEM_UNKNOWN);
+    assert_true(isnan(r.groups[0].cells[0].mem_bytes_per_row));
+
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/stream.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    assert_int_equal(back.groups[1].result_mode, PGCB_RESULT_STREAMED);
+    assert_int_equal(back.groups[1].fetch_rows, 500);
+    assert_int_equal(back.groups[1].cells[1].mem_verdict, PGCB_MEM_GROWS);
+    assert_true(fabs(back.groups[1].cells[1].mem_bytes_per_row - 131.072) < 1e-9);
+    assert_int_equal(back.groups[1].cells[0].mem_verdict, PGCB_MEM_BOUNDED);
+    assert_int_equal(back.groups[0].cells[0].mem_verdict, PGCB_MEM_UNKNOWN);
+    assert_int_equal(back.groups[0].cells[1].stream_rows, 100000);
+    assert_true(back.groups[1].cells[0].first_row_ns == 250000.5);
+    assert_string_equal(back.groups[1].cells[1].idiom, "buffered, then folded");
+    /* a group of another kind has no stream keys */
+    struct pgcb_result plain, plain_back;
+    make_result(&plain);
+    assert_int_equal(pgcb_result_write(&plain, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &plain_back, err, sizeof err), 0);
+    assert_int_equal(plain_back.groups[0].result_mode, 0);
+    assert_null(plain_back.groups[0].cells[0].idiom);
+    pgcb_result_free(&plain_back);
+    pgcb_result_free(&plain);
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+}
+
 static int count_files(void)
 {
     DIR *dp = opendir(dir);
@@ -754,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_bad_files),
         cmocka_unit_test(test_round_trip_issue8),
         cmocka_unit_test(test_round_trip_concurrency),
+        cmocka_unit_test(test_stream_verdict_round_trip),
         cmocka_unit_test(test_old_file_defaults),
         cmocka_unit_test(test_round_trip_noise),
         cmocka_unit_test(test_old_file_noise),
