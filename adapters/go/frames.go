@@ -7,6 +7,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -38,7 +39,7 @@ type request struct {
 	Begin    *int                   `json:"begin"`
 	Commit   *int                   `json:"commit"`
 	Kinds    []*string              `json:"kinds"`
-	Params   [][]*string            `json:"params"`
+	Params   paramSets              `json:"params"`
 	Dump     bool                   `json:"dump"`
 	Phase    string                 `json:"phase"`
 	// hello's optional result_format ("text" | "binary"); nil: not asked.
@@ -52,6 +53,33 @@ type request struct {
 	DurationNS  *int64   `json:"duration_ns"`
 	MinQueries  int64    `json:"min_queries"`
 	MaxQueries  int      `json:"max_queries"`
+	// stream's rows per round trip (nil: not sent); its mode is Mode.
+	Fetch *int `json:"fetch"`
+}
+
+// paramSets is run's and load's "params", an array of parameter sets (each
+// an array of strings and nulls), or stream's one set, a flat array, which
+// decodes as one set ([] as none).
+type paramSets [][]*string
+
+func (p *paramSets) UnmarshalJSON(b []byte) error {
+	t := bytes.TrimLeft(b, " \t\r\n")
+	if len(t) > 1 && t[0] == '[' {
+		if in := bytes.TrimLeft(t[1:], " \t\r\n"); len(in) > 0 && in[0] != '[' && in[0] != ']' {
+			var one []*string
+			if err := json.Unmarshal(b, &one); err != nil {
+				return err
+			}
+			*p = paramSets{one}
+			return nil
+		}
+	}
+	var sets [][]*string
+	if err := json.Unmarshal(b, &sets); err != nil {
+		return err
+	}
+	*p = sets
+	return nil
 }
 
 // connRequest is what libpq connected with, as the bridge passes it.

@@ -7,12 +7,14 @@
 //
 // Files: frames.go (frames, requests, the JSON writer), fold.go (the
 // fold), dump.go (dumps), run.go (a block of batches, timed), load.go
-// (a timed load over a pool), client_pgx.go with pgx_values.go,
-// client_pq.go and client_null.go (the clients), main.go (the requests,
-// in order). Each client registers itself (clients, below), so that a
-// release build (release.sh) compiles the common files with one client's
-// only: _pgxv4/ holds the pgx v4 client (a directory the go command
-// skips), built by release.sh for client = pgx@v4.x.y.
+// (a timed load over a pool), stream.go (one whole result, buffered or
+// streamed, timed), client_pgx.go with pgx_values.go and pgx_stream.go,
+// client_pq.go with pq_stream.go, and client_null.go (the clients),
+// main.go (the requests, in order). Each client registers itself
+// (clients, below), so that a release build (release.sh) compiles the
+// common files with one client's only: _pgxv4/ holds the pgx v4 client (a
+// directory the go command skips), built by release.sh for client =
+// pgx@v4.x.y.
 //
 // GOMAXPROCS is Go's default, never set here: the number of CPUs in the
 // process's affinity mask when it starts (the bridge starts it from the
@@ -185,6 +187,8 @@ func (a *adapter) handle(payload []byte, w *jw) bool {
 		f = a.run(rq, w) // writes its own failure (with the completed batches)
 	case "load":
 		f = a.load(rq, w) // likewise
+	case "stream":
+		f = a.stream(rq, w) // likewise
 	case "phase":
 		// Garbage is collected before a group's warm-up only, never right
 		// before an execution order: each order runs in the state the
@@ -259,6 +263,8 @@ func (a *adapter) hello(rq *request, w *jw) *failure {
 	w.boolean("pipeline", in.pipeline)
 	w.boolean("no_io", in.noIO)
 	w.boolean("load", in.load)
+	_, streams := cl.(streamer) // a client with the stream request (stream.go)
+	w.boolean("stream", streams)
 	w.str("text_length", "bytes")
 	if in.wire != nil {
 		w.key("wire")

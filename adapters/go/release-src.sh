@@ -14,8 +14,10 @@
 #
 # A release binary holds the common files (frames, fold, dump, run, load,
 # conninfo, main and the null client) and that one client's: pgx v5's
-# client_pgx.go + pgx_values.go, pgx v4's _pgxv4/ (the adapter's pgx client
-# before pgx v5, in a directory the go command skips), or client_pq.go.
+# client_pgx.go + pgx_values.go + pgx_stream.go, pgx v4's _pgxv4/ (the
+# adapter's pgx client before pgx v5, in a directory the go command skips;
+# without the stream request: its hello says stream: false), or
+# client_pq.go + pq_stream.go.
 
 gr_go() {
     GO=${GO:-}
@@ -37,7 +39,7 @@ gr_client() {
             ;;
         5.*)
             GR_MODULE=github.com/jackc/pgx/v5
-            GR_FILES="client_pgx.go pgx_values.go"
+            GR_FILES="client_pgx.go pgx_values.go pgx_stream.go"
             GR_FLAGS="pgxVersion=github.com/jackc/pgx/v5 puddleVersion=github.com/jackc/puddle/v2"
             ;;
         *)
@@ -48,7 +50,7 @@ gr_client() {
         ;;
     pq)
         GR_MODULE=github.com/lib/pq
-        GR_FILES=client_pq.go
+        GR_FILES="client_pq.go pq_stream.go"
         GR_FLAGS=pqVersion=github.com/lib/pq
         ;;
     *)
@@ -61,7 +63,7 @@ gr_client() {
 gr_assemble() {
     for f in "$1"/*.go; do
         case ${f##*/} in
-        client_pgx.go | pgx_values.go | client_pq.go | *_test.go) ;;
+        client_pgx.go | pgx_values.go | pgx_stream.go | client_pq.go | pq_stream.go | *_test.go) ;;
         *) cp "$f" "$2/" ;;
         esac
     done

@@ -61,9 +61,11 @@ PGCB_V_DEADPOOL_POSTGRES=$(locked deadpool-postgres)
 PGCB_V_RUST_DECIMAL=$(locked rust_decimal)
 PGCB_V_SQLX=$(locked sqlx)
 PGCB_V_SQLX_POSTGRES=$(locked sqlx-postgres)
+PGCB_V_FUTURES_UTIL=$(locked futures-util)
 PGCB_V_RUSTC=$("$rustc" --version | awk '{print $2}')
 export PGCB_V_TOKIO_POSTGRES PGCB_V_POSTGRES_PROTOCOL PGCB_V_POSTGRES_TYPES PGCB_V_TOKIO \
-    PGCB_V_DEADPOOL_POSTGRES PGCB_V_RUST_DECIMAL PGCB_V_SQLX PGCB_V_SQLX_POSTGRES PGCB_V_RUSTC
+    PGCB_V_DEADPOOL_POSTGRES PGCB_V_RUST_DECIMAL PGCB_V_SQLX PGCB_V_SQLX_POSTGRES PGCB_V_FUTURES_UTIL \
+    PGCB_V_RUSTC
 
 if [ "$lint" != 0 ]; then
     # rustup's rustfmt and clippy (components rustfmt and clippy), found by

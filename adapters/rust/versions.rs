@@ -14,6 +14,7 @@ pub fn version(which: &str) -> &'static str {
         "rust_decimal" => option_env!("PGCB_V_RUST_DECIMAL"),
         "sqlx" => option_env!("PGCB_V_SQLX"),
         "sqlx-postgres" => option_env!("PGCB_V_SQLX_POSTGRES"),
+        "futures-util" => option_env!("PGCB_V_FUTURES_UTIL"),
         "rustc" => option_env!("PGCB_V_RUSTC"),
         _ => None,
     };

@@ -3,9 +3,12 @@
 Modules, one concern each:
     frames     length-prefixed JSON frames on the bridge's socket
     errors     the failure replies (kind, one-line message, SQLSTATE)
-    session    the request loop: hello, connect, prepare, run, phase, close
+    session    the request loop: hello, connect, prepare, run, load, stream,
+               phase, close
     block      the timed block loop and its sample storage
-    fold       the per-batch fold (the protocol's checksum)
+    fold       the per-batch fold (the protocol's checksum), and a streamed
+               result's per-column fold
+    stream     the timed reading of one whole result, buffered or streamed
     dump       encoding a client's values for dumps
     sqltext    SQL text helpers (LIMIT, placeholders, backend options)
     pgtext     PostgreSQL text input -> Python values (asyncpg parameters)

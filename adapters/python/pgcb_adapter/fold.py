@@ -19,7 +19,14 @@ contribute 0 anyway. A value of another type than its kind says (a str in an
 Kinds are compiled once per `run` by compile_kinds() into codes, padded with
 ANY to the most columns a PostgreSQL row can have, so that zip() never drops
 a column when the bridge sent fewer kinds than the result has columns.
+
+ColumnFold is the `stream` request's fold ("stream"): no hash, but per
+column [kind, nulls, sum mod 2^32], the kind the adapter's own, from the
+first non-null value the client delivered in the column; it folds a result
+chunk by chunk (a list of rows at a time), the same C-speed way.
 """
+from functools import partial
+from operator import is_not
 
 ANY, SUM, LEN = 0, 1, 2
 KIND_CODES = {"any": ANY, "int": SUM, "bool": SUM, "str": LEN}
@@ -67,3 +74,65 @@ def fold_batch(results, kinds):
                 else:
                     h = (h * 16777619) & 0xFFFFFFFF
     return h, total
+
+
+MASK = 0xFFFFFFFF
+UNDECIDED = -1  # a column that has shown no non-null value yet
+_not_none = partial(is_not, None)
+
+
+def kind_of(value):
+    """(kind, code) of a column whose first non-null value is `value`: bool
+    for a boolean, int for any other integer, str for a string, else any."""
+    if type(value) is bool:
+        return "bool", SUM
+    if isinstance(value, int):
+        return "int", SUM
+    if isinstance(value, str):
+        return "str", LEN
+    return "any", ANY
+
+
+class ColumnFold:
+    """The per-column fold of one result read in chunks. add(chunk) folds a
+    non-empty list of rows (tuples, or any iterable of the columns, e.g.
+    asyncpg Records), every row of one width; rows counts them; columns() is
+    the reply's [[kind, nulls, sum], ...] ([] for no rows). Per chunk, per
+    column: one count(None) and one sum, at C speed; until a column has
+    shown a non-null value, a C-speed filter finds its first one."""
+
+    __slots__ = ("rows", "names", "codes", "nulls", "sums")
+
+    def __init__(self):
+        self.rows = 0
+        self.names = self.codes = self.nulls = self.sums = None
+
+    def add(self, chunk):
+        n = len(chunk)
+        self.rows += n
+        codes = self.codes
+        if codes is None:
+            width = len(chunk[0])
+            codes = self.codes = [UNDECIDED] * width
+            self.names = ["any"] * width
+            self.nulls = [0] * width
+            self.sums = [0] * width
+        nulls, sums = self.nulls, self.sums
+        for j, col in enumerate(zip(*chunk)):
+            k = codes[j]
+            c = col.count(None)
+            nulls[j] += c
+            if k == UNDECIDED:
+                if c == n:
+                    continue
+                self.names[j], k = kind_of(next(filter(_not_none, col)))
+                codes[j] = k
+            if k == SUM:
+                sums[j] = (sums[j] + sum(filter(None, col))) & MASK
+            elif k == LEN:
+                sums[j] = (sums[j] + sum(map(len, filter(None, col)))) & MASK
+
+    def columns(self):
+        if not self.rows or self.codes is None:
+            return []
+        return [[k, c, s] for k, c, s in zip(self.names, self.nulls, self.sums)]

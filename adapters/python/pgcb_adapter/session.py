@@ -13,8 +13,8 @@ stderr, which the bridge keeps the tail of. Every failure message is one
 line and has the connect request's password replaced by ***.
 
 Order: hello first and once; connect once, after it (with "pool": P, the
-client's own pool of P connections); prepare, run and load (a pool only)
-after connect; phase and close at any time.
+client's own pool of P connections); prepare, run, load (a pool only) and
+stream (one connection only) after connect; phase and close at any time.
 """
 import asyncio
 import gc
@@ -26,9 +26,10 @@ from . import ADAPTER, ADAPTER_VERSION, PROTOCOL, clients, malloc, runtime
 from .block import Buffers
 from .dump import encode_result
 from .errors import AdapterError, describe_exception
-from .fold import compile_kinds
+from .fold import ColumnFold, compile_kinds
 from .frames import BadPayload, Channel, FrameError, FrameTooLarge
 from .load import CLOSED, RATE, LoadSpec
+from .stream import BUFFERED, STREAMED
 
 _RUN_FIELDS = ("done", "samples", "rows", "folds", "cpu_ns")
 
@@ -53,8 +54,8 @@ class Session:
         self.last_done = 0
         self.pool = None  # P of a pool connect, else None
         self.handlers = {"hello": self.hello, "connect": self.connect, "prepare": self.prepare,
-                         "run": self.run, "load": self.load, "phase": self.phase,
-                         "close": self.close}
+                         "run": self.run, "load": self.load, "stream": self.stream,
+                         "phase": self.phase, "close": self.close}
 
     # -- plumbing ---------------------------------------------------------
 
@@ -98,6 +99,8 @@ class Session:
             reply.update(done=0, samples="", rows="", folds="", cpu_ns=0)
         elif op == "load" and "done" not in reply:
             reply.update(done=0, wall_ns=0, cpu_ns=0, late_ns=0)
+        elif op == "stream" and "rows" not in reply:
+            reply["rows"] = 0
         return reply
 
     def too_large(self, reply: dict, exc) -> dict:
@@ -161,6 +164,7 @@ class Session:
                                                     clients.loaded_from(name))
         reply["no_io"] = client.no_io
         reply["load"] = client.load
+        reply["stream"] = client.stream
         reply["text_length"] = "codepoints"
         wire = client.wire()
         if wire is not None:
@@ -209,7 +213,8 @@ class Session:
     def _stmt(self, req, key):
         number = req.get(key)
         if type(number) is not int or number not in self.stmts:
-            raise AdapterError("protocol", "run: %s %r is not a prepared statement" % (key, number))
+            raise AdapterError("protocol", "%s: %s %r is not a prepared statement"
+                               % (req.get("op"), key, number))
         return self.stmts[number]
 
     def run(self, req):
@@ -367,6 +372,47 @@ class Session:
         if done:  # a frame is never empty: a failure before any query has none
             reply[Channel.ARRAYS] = buf.raw(done)
         return reply
+
+    def stream(self, req):
+        """One whole result, buffered or streamed (docs/bridge-protocol.md,
+        "stream"): its rows, timings, idiom and per-column fold, or the
+        failure with the rows delivered before it."""
+        self._need_connection("stream")
+        client = self.client
+        st = self._stmt(req, "stmt")
+        mode = req.get("mode")
+        if mode not in (BUFFERED, STREAMED):
+            raise AdapterError("protocol", "stream: mode must be \"buffered\" or \"streamed\", "
+                               "not %r" % (mode,))
+        fetch = _int(req, "fetch", 1)
+        params = req.get("params")
+        if params is not None:
+            if not isinstance(params, list) or not all(
+                    v is None or isinstance(v, str) for v in params):
+                raise AdapterError("protocol", "stream: params must be an array of strings "
+                                   "and nulls")
+        if not client.stream:
+            raise AdapterError("unsupported", "client %s cannot stream results (%s)" % (
+                self.client_name, "it talks to no server" if client.no_io
+                else "hello said stream: false"))
+        if self.pool is not None:
+            raise AdapterError("unsupported", "stream: reads on one connection; this one "
+                               "connected with a pool (\"pool\": %d)" % self.pool)
+        # As in run: the wrong number of parameters is the server's refusal.
+        want = client.param_count(st)
+        got = len(params) if params is not None else 0
+        if want is not None and got != want:
+            raise AdapterError("query", 'bind message supplies %d parameters, but prepared '
+                               'statement "" requires %d' % (got, want), "08P01")
+        fold = ColumnFold()
+        idiom, first_ns, total_ns, cpu_ns, exc = client.run_stream(st, mode, fetch, params, fold)
+        if exc is not None:
+            pending = exc if isinstance(exc, AdapterError) else client.failure(exc)
+            reply = pending.reply(self.scrub)
+            reply["rows"] = fold.rows
+            return reply
+        return {"ok": True, "rows": fold.rows, "first_row_ns": first_ns, "total_ns": total_ns,
+                "cpu_ns": cpu_ns, "idiom": idiom, "columns": fold.columns()}
 
     def phase(self, req):
         # Garbage is collected before a group's warm-up only, never right

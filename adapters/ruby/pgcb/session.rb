@@ -13,20 +13,21 @@
 # line and has the connect request's password replaced by ***.
 #
 # Order: hello first and once; connect once, after it (with "pool": P, the
-# client's own pool of P connections); prepare, run and load (a pool only)
-# after connect; phase and close at any time.
+# client's own pool of P connections); prepare, run, stream and load (a pool
+# only) after connect; phase and close at any time.
 require_relative "version"
 require_relative "errors"
 require_relative "frames"
 require_relative "block"
 require_relative "dump"
 require_relative "load"
+require_relative "stream"
 require_relative "clients"
 
 module PGCB
   class Session
     RUN_FIELDS = %w[done samples rows folds cpu_ns].freeze
-    OPS = %w[hello connect prepare run load phase close].freeze
+    OPS = %w[hello connect prepare run load stream phase close].freeze
 
     attr_reader :closed
 
@@ -74,13 +75,15 @@ module PGCB
     end
 
     # A failed run always says how many batches completed (a refusal before
-    # the first: none); a failed load likewise.
+    # the first: none); a failed load likewise, a failed stream its rows.
     def as_run(req, reply)
       op = req.is_a?(Hash) ? req["op"] : nil
       if op == "run" && !reply.key?("done")
         reply.update("done" => 0, "samples" => "", "rows" => "", "folds" => "", "cpu_ns" => 0)
       elsif op == "load" && !reply.key?("done")
         reply.update("done" => 0, "wall_ns" => 0, "cpu_ns" => 0, "late_ns" => 0)
+      elsif op == "stream" && !reply.key?("rows")
+        reply["rows"] = 0
       end
       reply
     end
@@ -133,6 +136,7 @@ module PGCB
       reply.update(client.info)
       reply["no_io"] = client.no_io?
       reply["load"] = client.load?
+      reply["stream"] = client.stream?
       reply["text_length"] = "bytes"
       wire = client.wire
       reply["wire"] = wire if wire
@@ -280,6 +284,34 @@ module PGCB
               end
       reply.update("done" => done, "wall_ns" => wall_ns, "cpu_ns" => cpu_ns, "late_ns" => late_ns)
       [reply, done.positive? ? @buf.raw(done) : nil] # a frame is never empty
+    end
+
+    # One whole result of stmt (docs/bridge-protocol.md, "stream"), read by
+    # the client's buffered or streamed idiom, which times itself
+    # (pgcb/stream.rb); a failure says the rows delivered before it.
+    def op_stream(req)
+      need_connection("stream")
+      st = stmt(req, "stmt")
+      mode = req["mode"]
+      unless Stream::MODES.include?(mode)
+        raise AdapterError.new("protocol", "stream: mode must be \"buffered\" or \"streamed\", not #{mode.inspect}")
+      end
+      fetch = int_field(req, "fetch", 0, 0)
+      prm = req["params"]
+      unless prm.nil? || (prm.is_a?(Array) && prm.all? { |v| v.nil? || v.is_a?(String) })
+        raise AdapterError.new("protocol", "stream: params must be null or an array of strings and nulls")
+      end
+      sample = Stream::Sample.new
+      idiom = pending = nil
+      begin
+        idiom = @client.stream(st, mode, fetch, prm, sample)
+      rescue StandardError => e
+        pending = e.is_a?(AdapterError) ? e : @client.failure(e)
+      ensure
+        @client.release_run
+      end
+      return pending.reply { |m| scrub(m) }.update("rows" => sample.rows) if pending
+      sample.reply(idiom)
     end
 
     # Garbage is collected before a group's warm-up only, never right before

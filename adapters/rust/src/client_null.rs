@@ -10,6 +10,8 @@
 //! query takes one (waiting when all P are out), folds, gives it back.
 //! Options: rows, fail_after (batches, or a load's queries, that succeed;
 //! then XX000), hang_after (a load's queries answered; the rest never are).
+//! A stream request is kind unsupported (hello: stream false): no server,
+//! no result to read.
 
 use std::cell::Cell;
 use std::collections::HashMap;
@@ -22,6 +24,7 @@ use crate::fold::{Contribution, Folder, FNV_OFFSET};
 use crate::frames::Failure;
 use crate::load::{run_load, LoadResult, LoadSpec};
 use crate::run::{BlockResult, Plan};
+use crate::stream::{StreamResult, StreamSpec};
 use crate::{check_options, runtime_text, timed_block, Client, HelloInfo, StmtInfo, ADAPTER_VERSION};
 
 /// The rows of a statement are kept in memory: at most this many.
@@ -133,6 +136,7 @@ impl Client for NullClient {
             pipeline: false,
             no_io: true,
             load: true,
+            stream: false,
             wire: None,
         }
     }
@@ -220,6 +224,13 @@ impl Client for NullClient {
             (f, Ok((rows.len() as u64, h)))
         };
         rt.block_on(run_load(s, query))
+    }
+
+    fn stream(&mut self, _: &Runtime, _: &StreamSpec) -> StreamResult {
+        StreamResult::failed(Failure::new(
+            "unsupported",
+            "the null client talks to no server: it has no result to buffer or stream",
+        ))
     }
 
     fn close(&mut self, _: &Runtime) {}

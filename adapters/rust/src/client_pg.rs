@@ -27,18 +27,33 @@
 //! hit), query, fold, drop the Object (back to the pool); a run holds one
 //! Object for its block.
 //!
+//! A stream (stream.rs): buffered, client.query(&statement, params), the
+//! Vec<Row> folded row by row; streamed, client.query_raw(&statement,
+//! params), its RowStream pinned and read with futures-util's
+//! TryStreamExt::try_next, each Row folded as it arrives and dropped. Both
+//! are one Bind/Execute/Sync of the named statement, no cursor and no
+//! transaction: the Connection task hands the rows over as the socket
+//! delivers them, through a channel of one batch of messages per query
+//! (it stops reading the socket while the batch is not taken), so a
+//! streamed result is held a socket read at a time; `fetch` is ignored. A
+//! failure mid-result leaves nothing to undo: the server ends the query
+//! with its ErrorResponse and ReadyForQuery, and the Connection task drains
+//! what a dropped RowStream would not read.
+//!
 //! On the wire (hello's "wire"): prepare sends Parse, Describe statement,
 //! Sync; every execution Bind (result format 1 for all columns), Execute,
 //! Sync: no Describe per execution, a Sync per query.
 
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::pin::pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use bytes::BytesMut;
 use deadpool_postgres::{Manager, ManagerConfig, Object, Pool, RecyclingMethod, Runtime as DpRuntime};
 use futures_util::future::try_join_all;
+use futures_util::TryStreamExt;
 use serde_json::{json, Value};
 use tokio::runtime::Runtime;
 use tokio_postgres::config::SslMode;
@@ -49,7 +64,8 @@ use crate::fold::{Folder, FNV_OFFSET};
 use crate::frames::{set_secret, Failure};
 use crate::load::{run_load, LoadResult, LoadSpec};
 use crate::run::{BlockResult, Plan};
-use crate::values::{coltypes, dump_value, fold_row, ColType};
+use crate::stream::{StreamResult, StreamSpec, Timer};
+use crate::values::{coltypes, dump_value, fold_row, stream_kind, ColType};
 use crate::{check_options, timed_block, version, yes_no, Client, HelloInfo, StmtInfo, Wire};
 
 /// A parameter as the bridge gives it: text (None: NULL), sent in text format.
@@ -325,6 +341,42 @@ fn dump(st: &Statement, ct: &[ColType], results: &[Vec<Row>]) -> Result<Value, F
     Ok(Value::Array(out))
 }
 
+/// A stream's buffered read: client.query's Vec<Row>, then each row folded.
+async fn buffered(
+    c: &PgConn,
+    st: &Statement,
+    params: &[&(dyn ToSql + Sync)],
+    ct: &[ColType],
+    f: &mut Folder,
+    tm: &mut Timer,
+) -> Result<(), Failure> {
+    let rows = c.query(st, params).await.map_err(|e| classify(c, &e))?;
+    for row in &rows {
+        fold_row(f, row, ct)?;
+        tm.row();
+    }
+    Ok(())
+}
+
+/// A stream's streamed read: client.query_raw's RowStream, each row folded
+/// as it arrives, then dropped.
+async fn streamed(
+    c: &PgConn,
+    st: &Statement,
+    params: &[&(dyn ToSql + Sync)],
+    ct: &[ColType],
+    f: &mut Folder,
+    tm: &mut Timer,
+) -> Result<(), Failure> {
+    let rows = c.query_raw(st, params.iter().copied()).await.map_err(|e| classify(c, &e))?;
+    let mut rows = pin!(rows);
+    while let Some(row) = rows.try_next().await.map_err(|e| classify(c, &e))? {
+        fold_row(f, &row, ct)?;
+        tm.row();
+    }
+    Ok(())
+}
+
 /// A connection of a run: the one connection, or an Object held from the pool.
 enum Held<'a> {
     One(&'a PgConn),
@@ -379,6 +431,7 @@ impl Client for PgClient {
             pipeline: self.pipeline,
             no_io: false,
             load: true,
+            stream: true,
             wire: Some(Wire { result_format: "binary", describe: "once", sync: "per_query", statements: "named" }),
         }
     }
@@ -529,6 +582,45 @@ impl Client for PgClient {
             }
         }
         res
+    }
+
+    fn stream(&mut self, rt: &Runtime, s: &StreamSpec) -> StreamResult {
+        let h = match self.held(rt) {
+            Ok(h) => h,
+            Err(f) => return StreamResult::failed(f),
+        };
+        let st = match self.statement(rt, &h, s.stmt) {
+            Ok(st) => st,
+            Err(f) => return StreamResult::failed(f),
+        };
+        let (got, want) = (s.args.as_ref().map_or(0, Vec::len), st.params().len());
+        if got != want {
+            return StreamResult::failed(count_refusal(got, want));
+        }
+        let owned = s.args.as_deref().map(text_params).unwrap_or_default();
+        let params = param_refs(&owned);
+        let ct = coltypes(st.columns());
+        let mut f = Folder::new(ct.iter().map(|&t| stream_kind(t)).collect(), ct.len());
+        f.start(ct.len());
+        let idiom = if s.streamed {
+            format!(
+                "tokio-postgres Client::query_raw, its RowStream read row by row (futures-util {} \
+                 TryStreamExt::try_next); no cursor: fetch ignored",
+                version("futures-util")
+            )
+        } else {
+            "tokio-postgres Client::query (the whole result as a Vec<Row>); no cursor: fetch ignored".to_string()
+        };
+        let c = h.client();
+        rt.block_on(async {
+            let mut tm = Timer::start();
+            let r = if s.streamed {
+                streamed(c, &st, &params, &ct, &mut f, &mut tm).await
+            } else {
+                buffered(c, &st, &params, &ct, &mut f, &mut tm).await
+            };
+            tm.end(&f, idiom, r)
+        })
     }
 
     fn close(&mut self, rt: &Runtime) {

@@ -24,11 +24,23 @@
 //! option test_before_acquire=no turns it off). A load's query is
 //! sqlx::query(sql).bind(..).fetch_all(&pool); a run acquires one
 //! connection for its block.
+//!
+//! A stream (stream.rs): buffered, sqlx::query(sql).bind(..)
+//! .fetch_all(conn), the Vec<PgRow> folded row by row; streamed,
+//! .fetch(conn), its BoxStream of PgRow read with futures-util's
+//! TryStreamExt::try_next, each row folded as it arrives and dropped. Both
+//! are one Bind/Execute/Sync of the cached statement, no cursor and no
+//! transaction: fetch's stream reads the socket one message per row as it
+//! is polled (sqlx's buffered socket, no reader task), so a streamed result
+//! is held a socket read at a time; `fetch` is ignored. A failure
+//! mid-result leaves nothing to undo: sqlx counts the ReadyForQuery it
+//! still owes and reads up to it before the next query (wait_until_ready).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use futures_util::TryStreamExt;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 use sqlx::postgres::{
@@ -42,7 +54,8 @@ use crate::fold::{Folder, FNV_OFFSET};
 use crate::frames::{set_secret, Failure};
 use crate::load::{run_load, LoadResult, LoadSpec};
 use crate::run::{BlockResult, Plan};
-use crate::values_sqlx::{dump_value, fold_row, sqlx_type, SqlxType};
+use crate::stream::{StreamResult, StreamSpec, Timer};
+use crate::values_sqlx::{dump_value, fold_row, sqlx_type, stream_kind, SqlxType};
 use crate::{check_options, timed_block, version, yes_no, Client, HelloInfo, StmtInfo, Wire};
 
 /// The Rust type a parameter's text is parsed into and bound as.
@@ -324,6 +337,31 @@ async fn batch(
     }
 }
 
+/// A stream's result read (streamed: fetch, else fetch_all), each row folded.
+async fn stream_rows(
+    c: &mut PgConnection,
+    st: &SStmt,
+    s: &StreamSpec,
+    f: &mut Folder,
+    tm: &mut Timer,
+) -> Result<(), Failure> {
+    let q = query(st, s.args.as_deref())?;
+    if s.streamed {
+        let mut rows = q.fetch(&mut *c);
+        while let Some(row) = rows.try_next().await.map_err(|e| classify(&e))? {
+            fold_row(f, &row, &st.ct)?;
+            tm.row();
+        }
+    } else {
+        let rows = q.fetch_all(&mut *c).await.map_err(|e| classify(&e))?;
+        for row in &rows {
+            fold_row(f, row, &st.ct)?;
+            tm.row();
+        }
+    }
+    Ok(())
+}
+
 impl Client for SqlxClient {
     fn info(&self) -> HelloInfo {
         // At most 170 bytes: the bridge keeps that much of links.
@@ -342,6 +380,7 @@ impl Client for SqlxClient {
             pipeline: false,
             no_io: false,
             load: true,
+            stream: true,
             wire: Some(Wire { result_format: "binary", describe: "once", sync: "per_query", statements: "named" }),
         }
     }
@@ -505,6 +544,37 @@ impl Client for SqlxClient {
                 }));
             }
         }
+        res
+    }
+
+    fn stream(&mut self, rt: &Runtime, s: &StreamSpec) -> StreamResult {
+        let _in_rt = rt.enter();
+        let mut held = None;
+        let stmts = std::mem::take(&mut self.stmts);
+        let res = match self.conn(rt, &mut held) {
+            Err(f) => StreamResult::failed(f),
+            Ok(c) => {
+                let st = &stmts[&s.stmt];
+                let mut f = Folder::new(st.ct.iter().map(|&t| stream_kind(t)).collect(), st.ct.len());
+                f.start(st.ct.len());
+                let idiom = if s.streamed {
+                    format!(
+                        "sqlx Query::fetch, its BoxStream of PgRow read row by row (futures-util {} \
+                         TryStreamExt::try_next); no cursor: fetch ignored",
+                        version("futures-util")
+                    )
+                } else {
+                    "sqlx Query::fetch_all (the whole result as a Vec<PgRow>); no cursor: fetch ignored".to_string()
+                };
+                rt.block_on(async {
+                    let mut tm = Timer::start();
+                    let r = stream_rows(c, st, s, &mut f, &mut tm).await;
+                    tm.end(&f, idiom, r)
+                })
+            }
+        };
+        self.stmts = stmts;
+        drop(held); // back to the pool
         res
     }
 

@@ -17,6 +17,18 @@ pub enum Kind {
     Str,
 }
 
+impl Kind {
+    /// The protocol's name of the kind ("any", "int", "bool", "str").
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Any => "any",
+            Kind::Int => "int",
+            Kind::Bool => "bool",
+            Kind::Str => "str",
+        }
+    }
+}
+
 /// What a non-null value contributes to its column's sum, by the column's
 /// kind (docs/bridge-protocol.md, "The fold"): under kind int an integer
 /// its value mod 2^32 (a negative one's two's complement), under kind bool
@@ -153,6 +165,17 @@ impl Folder {
             None => self.nulls[j] += 1,
             Some(x) => self.sums[j] = self.sums[j].wrapping_add(x),
         }
+    }
+
+    /// The current execution's column j: its kind, count of nulls and sum
+    /// of contributions (a stream's reply), j < the ncols of start.
+    pub fn column(&self, j: usize) -> (Kind, u32, u32) {
+        (self.kinds[j], self.nulls[j], self.sums[j])
+    }
+
+    /// The current execution's columns (start's ncols).
+    pub fn ncols(&self) -> usize {
+        self.ncols
     }
 
     /// Mix the execution into the batch's fold h.

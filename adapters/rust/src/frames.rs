@@ -201,18 +201,19 @@ pub fn params_field(rq: &Value) -> Result<Option<Vec<Vec<Option<String>>>>, Fail
         Some(Value::Array(a)) => a,
         Some(_) => return Err(Failure::protocol("params is not an array")),
     };
-    let mut out = Vec::with_capacity(p.len());
-    for set in p {
-        let set = set.as_array().ok_or_else(|| Failure::protocol("a parameter set is not an array"))?;
-        let mut vals = Vec::with_capacity(set.len());
-        for v in set {
-            match v {
-                Value::Null => vals.push(None),
-                Value::String(s) => vals.push(Some(s.clone())),
-                _ => return Err(Failure::protocol("a parameter is neither a string nor null")),
-            }
+    p.iter().map(param_set).collect::<Result<Vec<_>, _>>().map(Some)
+}
+
+/// One parameter set: an array of strings and nulls (a stream's `params`).
+pub fn param_set(set: &Value) -> Result<Vec<Option<String>>, Failure> {
+    let set = set.as_array().ok_or_else(|| Failure::protocol("a parameter set is not an array"))?;
+    let mut vals = Vec::with_capacity(set.len());
+    for v in set {
+        match v {
+            Value::Null => vals.push(None),
+            Value::String(s) => vals.push(Some(s.clone())),
+            _ => return Err(Failure::protocol("a parameter is neither a string nor null")),
         }
-        out.push(vals);
     }
-    Ok(Some(out))
+    Ok(vals)
 }

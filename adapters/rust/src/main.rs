@@ -10,6 +10,7 @@
 //! values.rs (each value converted as tokio-postgres delivers it; dumps),
 //! values_sqlx.rs (the same for sqlx's rows),
 //! run.rs (a block of batches, timed; the plan), load.rs (a timed load),
+//! stream.rs (one whole result, buffered or streamed, timed),
 //! client_pg.rs, client_sqlx.rs and client_null.rs (the clients), main.rs
 //! (the requests);
 //! ../versions.rs (the versions compiled in, shared with the standalone program).
@@ -26,6 +27,7 @@ mod fold;
 mod frames;
 mod load;
 mod run;
+mod stream;
 mod values;
 mod values_sqlx;
 #[path = "../versions.rs"]
@@ -39,6 +41,7 @@ use tokio::runtime::Runtime;
 use frames::{int_field, str_field, Channel, Failure, Reply};
 use load::{LoadResult, LoadSpec};
 use run::{BlockResult, Plan};
+use stream::{StreamResult, StreamSpec};
 pub use versions::version;
 
 const PROTOCOL: i64 = 1;
@@ -65,6 +68,8 @@ pub struct HelloInfo {
     pub pipeline: bool,
     pub no_io: bool,
     pub load: bool,
+    /// The client answers stream requests (hello's "stream").
+    pub stream: bool,
     pub wire: Option<Wire>,
 }
 
@@ -86,6 +91,8 @@ pub trait Client {
     fn run(&mut self, rt: &Runtime, p: &mut Plan, batches: usize) -> BlockResult;
     /// A timed load over the pool.
     fn load(&mut self, rt: &Runtime, s: &LoadSpec) -> LoadResult;
+    /// One whole result, buffered or streamed, timed (stream.rs).
+    fn stream(&mut self, rt: &Runtime, s: &StreamSpec) -> StreamResult;
     fn close(&mut self, rt: &Runtime);
 }
 
@@ -191,6 +198,7 @@ impl Adapter {
             "prepare" => self.prepare(&rq),
             "run" => Ok(self.run(&rq)),
             "load" => Ok(self.load(&rq)),
+            "stream" => Ok(self.stream(&rq)),
             "phase" => {
                 // Rust has no collector: nothing to collect before a warm-up.
                 let mut r = Reply::ok();
@@ -262,6 +270,7 @@ impl Adapter {
         r.set("pipeline", inf.pipeline);
         r.set("no_io", inf.no_io);
         r.set("load", inf.load);
+        r.set("stream", inf.stream);
         r.set("text_length", "bytes");
         if let Some(w) = inf.wire {
             r.set(
@@ -331,6 +340,14 @@ impl Adapter {
         };
         let res = self.cl.as_mut().unwrap().load(&self.rt, &spec);
         load::reply(res)
+    }
+
+    fn stream(&mut self, rq: &Value) -> Reply {
+        let res = match stream::spec(rq, self.connected, &self.stmts) {
+            Ok(s) => self.cl.as_mut().unwrap().stream(&self.rt, &s),
+            Err(f) => StreamResult::failed(f),
+        };
+        stream::reply(res)
     }
 }
 

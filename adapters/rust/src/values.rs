@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use tokio_postgres::types::{FromSql, Type};
 use tokio_postgres::Row;
 
-use crate::fold::{Contribution, Folder};
+use crate::fold::{Contribution, Folder, Kind};
 use crate::frames::Failure;
 
 /// The Rust type a column's values are read as.
@@ -71,6 +71,19 @@ pub fn coltype(ty: &Type) -> ColType {
 /// The column types of a result (from its first row's columns, or a statement's).
 pub fn coltypes(cols: &[tokio_postgres::Column]) -> Vec<ColType> {
     cols.iter().map(|c| coltype(c.type_())).collect()
+}
+
+/// The kind (docs/bridge-protocol.md, "stream") of every non-null value of
+/// a column read as t: bool a boolean, i16, i32, i64 and u32 (oid) an
+/// integer, &str a string; anything else any, i8 ("char") included: the
+/// bridge takes kind int for int2, int4, int8 and oid columns only.
+pub fn stream_kind(t: ColType) -> Kind {
+    match t {
+        ColType::Bool => Kind::Bool,
+        ColType::I16 | ColType::I32 | ColType::I64 | ColType::Oid => Kind::Int,
+        ColType::Text => Kind::Str,
+        _ => Kind::Any,
+    }
 }
 
 /// A failure to convert column j of a row: a 2-D array is unsupported (as

@@ -70,6 +70,18 @@ pub fn sqlx_type(ty: &PgTypeInfo) -> SqlxType {
     SqlxType::Unsupported
 }
 
+/// The kind (docs/bridge-protocol.md, "stream") of every non-null value of
+/// a column read as t: bool a boolean, i16, i32, i64 and Oid an integer,
+/// &str a string; anything else any, i8 ("char") included (as values.rs's).
+pub fn stream_kind(t: SqlxType) -> Kind {
+    match t {
+        SqlxType::Bool => Kind::Bool,
+        SqlxType::I16 | SqlxType::I32 | SqlxType::I64 | SqlxType::Oid => Kind::Int,
+        SqlxType::Text => Kind::Str,
+        _ => Kind::Any,
+    }
+}
+
 /// A failure to decode column j of a row: a 2-D array is unsupported (as
 /// libpq_sync refuses it), anything else the client's refusal (protocol).
 fn conv_failure(row: &PgRow, j: usize, e: sqlx::Error) -> Failure {

@@ -57,6 +57,10 @@ option pool_reset=no releases without it (a connection_class whose reset()
 does nothing: asyncpg 0.28's create_pool(reset=...) in 0.27's terms), which
 is what MagicStack's runner measures (plain connections, one per worker).
 A terminated backend (57P01-57P03) or a closed connection is kind io.
+
+Stream (one connection, hello `stream: true`): asyncpg_stream.py's buffered
+PreparedStatement.fetch() and streamed PreparedStatement.cursor() in a
+transaction, the parameters converted as for a run.
 """
 import asyncio
 
@@ -68,6 +72,8 @@ from ..load import run_load
 from ..errors import AdapterError, describe_exception
 from ..pgtext import ParamError, converter
 from ..sqltext import parse_backend_options
+from ..stream import read_async
+from . import asyncpg_stream
 from .base import Client as BaseClient
 from .base import check_conn
 from .base import LOOP_OPTION, Plan, loop_links, new_loop
@@ -83,9 +89,10 @@ _NEVER = 2 ** 62
 
 
 class Statement:
-    __slots__ = ("fetch", "columns", "convs", "sql")
+    __slots__ = ("ps", "fetch", "columns", "convs", "sql")
 
     def __init__(self, ps, sql=None):
+        self.ps = ps
         self.fetch = ps.fetch
         self.sql = sql
         self.columns = [(a.name, a.type.oid) for a in ps.get_attributes()]
@@ -111,6 +118,7 @@ class Client(BaseClient):
                               "trip per load query; no: none, as MagicStack's runner, which "
                               "holds plain connections)")}
     load = True
+    stream = True
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
@@ -297,6 +305,16 @@ class Client(BaseClient):
                 async with acquire() as c:
                     return await c.fetch(sql, *A[i])
         return self._run(run_load(spec, query, kinds, buf))
+
+    def run_stream(self, st, mode, fetch, params, fold):
+        args = ()
+        if params is not None:
+            A, _, pending = self._convert([params], 1, 1, st.convs)
+            if pending is not None:
+                raise pending  # before the timing, as the server would refuse the Bind
+            args = A[0]
+        idiom = asyncpg_stream.idiom(self.conn, st.ps, mode, fetch, args)
+        return (idiom.line,) + self._run(read_async(idiom, fold))
 
     def load_failure(self, exc):
         # InternalClientError: a connection's protocol state machine broke

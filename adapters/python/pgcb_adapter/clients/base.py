@@ -5,8 +5,10 @@ info() for hello's reply, connect(conn, pool) once, prepare(...) per statement,
 then per run: plan(...) outside timing, run_block(...) timed, describe(...)
 for a dump, failure(exc) when a batch raised, release_run() at the end (a
 pool's connection held for the run goes back); per load (a pool only, when
-the class says load = True): run_load(...) timed; phase() for gc; close() at
-`close`, terminate() at end of file.
+the class says load = True): run_load(...) timed; per stream (one
+connection, when the class says stream = True): run_stream(...) timed, then
+failure(exc) when it failed; phase() for gc; close() at `close`,
+terminate() at end of file.
 """
 from ..errors import AdapterError
 from ..malloc import CHOICES as MALLOC_CHOICES
@@ -56,6 +58,7 @@ class Client:
     name = "?"
     no_io = False
     load = False  # hello "load": connect with a pool, and the load request
+    stream = False  # hello "stream": the stream request (run_stream)
     json_parsed = False  # json/jsonb values delivered parsed (dump.encode_result)
     options = {}  # option name -> (default, allowed values or None, help)
     # Options every client takes (the session applies them), beside its own.
@@ -135,6 +138,17 @@ class Client:
         those of query k < spec.limit sets spec.limit = k and spec.pending to
         the error. exc is the first failure, for load_failure()."""
         raise AdapterError("unsupported", "client %s cannot run loads" % self.name)
+
+    def run_stream(self, stmt, mode, fetch, params, fold):
+        """(idiom, first_ns, total_ns, cpu_ns, exc) of one execution of stmt
+        read whole (stream.read_sync/read_async) in mode "buffered" (the
+        client's default call) or "streamed" (its streaming idiom, `fetch`
+        rows per round trip where it fetches in chunks), every row folded
+        into fold (a fold.ColumnFold); params None or one list of str/None,
+        checked against param_count; idiom the reply's line. exc, the
+        failure, is for failure(), after the idiom's own clean-up (its
+        cursor closed, its transaction rolled back)."""
+        raise AdapterError("unsupported", "client %s cannot stream results" % self.name)
 
     def load_failure(self, exc) -> AdapterError:
         """The failure reply for an exception a query of a load raised; the

@@ -17,6 +17,8 @@ every real client's query costs), folds the statement's rows and gives the
 token back. A run on the pool is a run as above. fail_after counts the
 queries of loads as it counts batches.
 
+Stream: none (hello `stream: false`; the request is kind unsupported).
+
 Options (as drivers/null):
     rows = N        rows per execution without a LIMIT (default 1)
     fail_after = N  every batch after the first N successful ones of the

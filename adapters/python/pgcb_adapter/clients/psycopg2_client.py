@@ -48,6 +48,9 @@ the fold, on `concurrency` threads (threadload.py: a threaded web server's
 request threads). A run acquires one connection for its block (outside the
 timing) and runs the batches above on it. A terminated backend (57P01-57P03)
 or a broken connection is kind io.
+
+Stream (one connection, hello `stream: true`): psycopg2_stream.py's
+buffered execute + fetchall and streamed named cursor, in a transaction.
 """
 import threading
 
@@ -60,6 +63,7 @@ from ..block import run_sync
 from ..errors import AdapterError, describe_exception
 from ..sqltext import to_psycopg
 from ..threadload import run_load_threads
+from . import psycopg2_stream
 from .base import Client as BaseClient
 from .base import Plan, check_conn
 
@@ -103,6 +107,7 @@ class Client(BaseClient):
     name = "psycopg2"
     json_parsed = True  # json and jsonb typecasters return json.loads() of the text
     load = True
+    stream = True
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
@@ -110,6 +115,7 @@ class Client(BaseClient):
         self.pool = self.sem = self.held = None
         self.cursors = []
         self.begin_cur = self.commit_cur = None
+        self.stream_cur = None
 
     def info(self):
         v = psycopg2.__version__.split()[0]
@@ -273,6 +279,15 @@ class Client(BaseClient):
                 finally:
                     release()
         return run_load_threads(spec, query, kinds, buf)
+
+    def run_stream(self, st, mode, fetch, params, fold):
+        conn = self.conn
+        if self.stream_cur is None:
+            self.stream_cur = conn.cursor()
+        cur = self.stream_cur
+        P = self._params(st, [params])[1][0] if params is not None else None
+        idiom = psycopg2_stream.idiom(conn, cur, st, mode, fetch, P, _reader(cur, st))
+        return (idiom.line,) + psycopg2_stream.read(conn, idiom, fold)
 
     def _classify(self, exc):
         """The failure reply for exc, or None when it is not psycopg2's."""

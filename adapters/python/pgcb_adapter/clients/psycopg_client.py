@@ -66,6 +66,10 @@ batches above with async cursors (`async with conn.pipeline()` for
 pipelines); a query of a load is `async with pool.connection() as conn:`
 the execute and fetchall, timed from before the acquire to after the fold.
 A terminated backend (57P01-57P03) or a broken connection is kind io.
+
+Stream (one connection, hello `stream: true`): psycopg_stream.py's
+buffered execute + fetchall and streamed cursor.stream(), on a cursor of
+their own.
 """
 import asyncio
 import logging
@@ -79,6 +83,8 @@ from ..block import run_async, run_sync
 from ..load import run_load
 from ..errors import AdapterError, describe_exception
 from ..sqltext import to_psycopg
+from ..stream import read_sync
+from . import psycopg_stream
 from .base import Client as BaseClient
 from .base import check_conn
 from .base import LOOP_OPTION, Plan, check_loop, loop_links, new_loop
@@ -181,6 +187,7 @@ class Client(BaseClient):
     options = {"pipeline": ("auto", ("auto", "no"),
                             "auto: pipeline mode for a batch of more than one statement"),
                "loop": LOOP_OPTION}
+    stream = True
 
     def __init__(self, options, result_format=None):
         super().__init__(options, result_format)
@@ -195,6 +202,8 @@ class Client(BaseClient):
         self.begin_cur = self.commit_cur = None
         self.load = psycopg_pool is not None
         self.pool = self.loop = self.held = None
+        self.stream_cur = None
+        self.no_chunks = psycopg_stream.chunked_reason()
 
     def _run(self, coro):
         return self.loop.run_until_complete(coro)
@@ -451,6 +460,14 @@ class Client(BaseClient):
                         return await cur.fetchall()
                     return ()
         return self._run(run_load(spec, query, kinds, buf))
+
+    def run_stream(self, st, mode, fetch, params, fold):
+        if self.stream_cur is None:
+            self.stream_cur = self.conn.cursor(binary=self.binary)
+        cur = self.stream_cur
+        P = self._params(st, [params])[1][0] if params is not None else None
+        idiom = psycopg_stream.idiom(cur, st, mode, fetch, P, _reader(cur, st), self.no_chunks)
+        return (idiom.line,) + read_sync(idiom, fold)
 
     def load_failure(self, exc):
         if isinstance(exc, psycopg.Error):

@@ -5,8 +5,10 @@
 # prepare(...) per statement, then per run: plan(...) outside timing (a
 # Plan), the batches timed by Block.run, failure(exc) when a batch raised,
 # release_run at the end (a pool's connection held for the run goes back);
-# per load (a pool only, when load? is true): run_load(...) timed; close at
-# `close`, terminate at end of file.
+# per load (a pool only, when load? is true): run_load(...) timed; per
+# stream (when stream? is true): stream(st, mode, fetch, params, sample),
+# which times itself (pgcb/stream.rb), then failure(exc) if it raised and
+# release_run; close at `close`, terminate at end of file.
 require_relative "../errors"
 
 module PGCB
@@ -47,12 +49,17 @@ module PGCB
       def name = self.class::NAME
       def no_io? = false
       def load? = false
+      def stream? = false
       def wire = nil
       def release_run; end
       def load_failure(exc) = failure(exc)
 
       def run_load(*)
         raise AdapterError.new("unsupported", "client #{name} cannot run loads")
+      end
+
+      def stream(*)
+        raise AdapterError.new("unsupported", "client #{name} has no stream idiom")
       end
 
       def close; end

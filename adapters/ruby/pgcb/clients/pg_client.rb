@@ -31,8 +31,12 @@
 # type map, handed to a ConnectionPool (the connection_pool gem, Debian's
 # ruby-connection-pool) of size P; a load's threads check one out per query
 # (pool.with); a run holds one for its batches.
+#
+# Stream requests (one whole result, buffered or in libpq's single-row
+# mode): pg_stream.rb.
 require "pg"
 require_relative "base"
+require_relative "pg_stream"
 require_relative "../load"
 
 begin
@@ -44,6 +48,8 @@ end
 module PGCB
   module Clients
     class PgClient < Base
+      include PgStream
+
       NAME = "pg".freeze
       OPTIONS = { "pipeline" => ["auto", %w[auto no], "auto: pipeline mode for a batch of more than one statement"],
                   "type_map" => ["basic", %w[basic none], "basic: PG::BasicTypeMapForResults (Rails' conversions); " \

@@ -4,12 +4,14 @@ import java.util.Map;
 
 import com.google.gson.JsonObject;
 
-/** One client library behind the protocol: the pgjdbc client and the null client. */
+/** One client library behind the protocol: the pgjdbc, vertx and null clients. */
 interface Client {
     /** The client-dependent part of the hello reply. */
     final class Info {
         String client, clientVersion, links;
         boolean pipeline, noIo, load;
+        /** hello's "stream": the client answers the stream request (Stream.java). */
+        boolean stream;
         /** hello's "wire" (null: unknown, the null client): result_format, describe, sync, statements. */
         String[] wire;
     }
@@ -39,6 +41,9 @@ interface Client {
 
     /** A timed load over the pool. */
     Load.Result load(Load.Spec s);
+
+    /** One whole result, buffered or streamed, timed and folded (Stream.java); a failure in its Result. */
+    Stream.Result stream(Stream.Spec s);
 
     /** Close every connection (and the pool); never throws. */
     void close();

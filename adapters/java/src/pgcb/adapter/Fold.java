@@ -88,6 +88,21 @@ final class Fold {
         sums[j] += x;
     }
 
+    /** The execution's columns (start's n). */
+    int ncols() {
+        return ncols;
+    }
+
+    /** Column j's null count so far. */
+    int nulls(int j) {
+        return nulls[j];
+    }
+
+    /** Column j's sum of contributions so far, mod 2^32. */
+    int sum(int j) {
+        return sums[j];
+    }
+
     /** Mix the execution into the batch's fold h. */
     int finish(int h) {
         h = mix(h, nrows);

@@ -194,6 +194,13 @@ final class NullClient implements Client {
         });
     }
 
+    /** No server, so no result to stream (hello says stream: false). */
+    @Override
+    public Stream.Result stream(Stream.Spec s) {
+        return Stream.Result.failed(new Failure("unsupported", "null: the null client talks to no server: it has "
+                + "no result to read buffered or streamed"), 0);
+    }
+
     /** Never answered: a pool connection broken silently (the load's settle time ends it). */
     private static void hang() {
         for (;;)

@@ -47,6 +47,8 @@ import com.google.gson.JsonObject;
  * begin and commit: those statements executed before and after the
  * batch; a failure in between is rolled back.
  *
+ * The stream request: PgjdbcStream.java.
+ *
  * A pool (connect with "pool": P): HikariCP (HikariPool.java); a run
  * borrows one connection for its block, a load's query borrows one per
  * query, prepareStatement() on it (pgjdbc's per-connection statement cache
@@ -104,6 +106,7 @@ final class PgjdbcClient implements Client {
         i.pipeline = false;
         i.noIo = false;
         i.load = true;
+        i.stream = true;
         // prepareThreshold 0: pgjdbc never names a statement; it parses and
         // describes it with every execution, and asks for text results (it
         // asks for binary only for a statement it described before the Bind).
@@ -424,6 +427,23 @@ final class PgjdbcClient implements Client {
         if (r.fail == null && s.badAt >= 0 && r.done == s.limit)
             r.fail = countRefusal(s.args == null ? 0 : s.args[(int) s.badAt].length, s.nparams);
         return r;
+    }
+
+    /** Stream.java; the idiom in PgjdbcStream. On a pool: one connection borrowed, the statement prepared on it. */
+    @Override
+    public Stream.Result stream(Stream.Spec s) {
+        SqlText sql = sqls.get(s.stmt);
+        if (sql == null)
+            return Stream.Result.failed(Failure.protocol("stream of a statement that was not prepared"), 0);
+        if (s.badCount())
+            return Stream.Result.failed(countRefusal(s.given(), s.nparams), 0);
+        if (conn != null)
+            return PgjdbcStream.run(conn, stmts.get(s.stmt), sql, codes, s);
+        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql.jdbc)) {
+            return PgjdbcStream.run(c, ps, sql, codes, s);
+        } catch (SQLException e) {
+            return Stream.Result.failed(Conn.classify(e, null), 0);
+        }
     }
 
     @Override

@@ -53,21 +53,30 @@ final class Req {
             throw Failure.protocol("params is not an array");
         JsonArray a = p.getAsJsonArray();
         String[][] out = new String[a.size()][];
-        for (int i = 0; i < out.length; i++) {
-            JsonElement set = a.get(i);
-            if (!set.isJsonArray())
-                throw Failure.protocol("a parameter set is not an array");
-            JsonArray s = set.getAsJsonArray();
-            out[i] = new String[s.size()];
-            for (int j = 0; j < out[i].length; j++) {
-                JsonElement v = s.get(j);
-                if (v.isJsonNull())
-                    out[i][j] = null;
-                else if (v.isJsonPrimitive() && v.getAsJsonPrimitive().isString())
-                    out[i][j] = v.getAsString();
-                else
-                    throw Failure.protocol("a parameter is neither a string nor null");
-            }
+        for (int i = 0; i < out.length; i++)
+            out[i] = set(a.get(i));
+        return out;
+    }
+
+    /** params of one execution (stream): null, or an array of strings and nulls (null: SQL NULL). */
+    static String[] paramSet(JsonObject rq) {
+        JsonElement p = rq.get("params");
+        return p == null || p.isJsonNull() ? null : set(p);
+    }
+
+    private static String[] set(JsonElement set) {
+        if (!set.isJsonArray())
+            throw Failure.protocol("a parameter set is not an array");
+        JsonArray s = set.getAsJsonArray();
+        String[] out = new String[s.size()];
+        for (int j = 0; j < out.length; j++) {
+            JsonElement v = s.get(j);
+            if (v.isJsonNull())
+                out[j] = null;
+            else if (v.isJsonPrimitive() && v.getAsJsonPrimitive().isString())
+                out[j] = v.getAsString();
+            else
+                throw Failure.protocol("a parameter is neither a string nor null");
         }
         return out;
     }

@@ -9,8 +9,8 @@ import com.google.gson.JsonObject;
 /**
  * The requests (docs/bridge-protocol.md, "The requests, in order"): hello
  * first and once; connect once, after it (with "pool": P, the client's own
- * pool); prepare, run and load (a pool only) after connect; phase and close
- * at any time. Every outcome is a reply, never an exception: a Failure is
+ * pool); prepare, run, stream and load (a pool only) after connect; phase
+ * and close at any time. Every outcome is a reply, never an exception: a Failure is
  * its failure reply (a failed run or load also says how much completed:
  * none when refused before the first batch); anything else thrown is an
  * internal error, kind protocol, its stack on stderr (the bridge keeps the
@@ -67,6 +67,7 @@ final class Session {
             case "prepare": return prepare(rq);
             case "run": return run(rq);
             case "load": return load(rq);
+            case "stream": return stream(rq);
             case "phase": return phase(rq);
             case "close":
                 shutdown();
@@ -74,7 +75,7 @@ final class Session {
                 return Reply.ok();
             default:
                 throw new Failure("unsupported", "unknown op \"" + op + "\" (protocol 1: hello, connect, prepare, "
-                        + "run, load, phase, close)");
+                        + "run, load, stream, phase, close)");
             }
         } catch (Failure f) {
             return asRun(op, Reply.failure(f));
@@ -84,7 +85,10 @@ final class Session {
         }
     }
 
-    /** A failed run always says how many batches completed (a refusal before the first: none); a load too. */
+    /**
+     * A failed run always says how many batches completed (a refusal before
+     * the first: none); a load too; a stream the rows delivered (none).
+     */
     private static Reply asRun(String op, Reply r) {
         if ("run".equals(op)) {
             r.obj.addProperty("done", 0);
@@ -93,6 +97,8 @@ final class Session {
         } else if ("load".equals(op)) {
             for (String k : new String[] {"done", "wall_ns", "cpu_ns", "late_ns"})
                 r.obj.addProperty(k, 0);
+        } else if ("stream".equals(op)) {
+            r.obj.addProperty("rows", 0);
         }
         return r;
     }
@@ -141,6 +147,7 @@ final class Session {
         r.obj.addProperty("pipeline", inf.pipeline);
         r.obj.addProperty("no_io", inf.noIo);
         r.obj.addProperty("load", inf.load);
+        r.obj.addProperty("stream", inf.stream);
         r.obj.addProperty("text_length", "utf16");
         if (inf.wire != null) {
             JsonObject w = new JsonObject();
@@ -197,6 +204,11 @@ final class Session {
     private Reply load(JsonObject rq) {
         Load.Spec s = Load.spec(rq, connected, pool, stmts);
         return Load.reply(client.load(s));
+    }
+
+    private Reply stream(JsonObject rq) {
+        Stream.Spec s = Stream.spec(rq, connected, stmts);
+        return Stream.reply(client.stream(s));
     }
 
     private Reply phase(JsonObject rq) {

@@ -85,7 +85,7 @@ import org.postgresql.util.PGInterval;
  * failed batch waits for every execution it issued, then rolls back (with
  * begin), and ends the block. A load runs on the event loop too
  * (AsyncLoad): `concurrency` asynchronous workers sending their queries
- * through the Pool.
+ * through the Pool. The stream request: VertxStream.java.
  */
 final class VertxClient implements Client {
     private final int pipeliningLimit;
@@ -107,6 +107,8 @@ final class VertxClient implements Client {
     }
 
     private final Map<Integer, Prep> stmts = new HashMap<>();
+    /** The streamed idiom's prepared statements on the one connection, by statement number (VertxStream). */
+    private final Map<Integer, io.vertx.sqlclient.PreparedStatement> streamed = new HashMap<>();
 
     VertxClient(Map<String, String> opts) {
         Client.checkOptions("vertx", opts, "pipelining_limit", "jit_warmup_ms");
@@ -144,6 +146,7 @@ final class VertxClient implements Client {
         i.pipeline = true;
         i.noIo = false;
         i.load = true;
+        i.stream = true;
         i.wire = new String[] {"binary", "once", "per_query", "named"};
         return i;
     }
@@ -607,6 +610,47 @@ final class VertxClient implements Client {
         if (r.fail == null && s.badAt >= 0 && r.done == s.limit)
             r.fail = countRefusal(s.args == null ? 0 : s.args[(int) s.badAt].length, s.nparams);
         return r;
+    }
+
+    /**
+     * Stream.java; the idioms in VertxStream. On a pool: one connection
+     * borrowed, the streamed idiom's statement prepared on it and closed.
+     */
+    @Override
+    public Stream.Result stream(Stream.Spec s) {
+        Prep st = stmts.get(s.stmt);
+        if (st == null)
+            return Stream.Result.failed(Failure.protocol("stream of a statement that was not prepared"), 0);
+        if (s.badCount())
+            return Stream.Result.failed(countRefusal(s.given(), s.nparams), 0);
+        Tuple t;
+        try {
+            t = tuple(s.args, st.types);
+        } catch (Failure f) {
+            return Stream.Result.failed(f, 0);
+        }
+        SqlConnection c = conn;
+        VertxStream x = null;
+        try {
+            if (c == null)
+                c = await(pool.getConnection());
+            x = new VertxStream(ctx, c, st.sql, t, s, c == conn ? streamed.get(s.stmt) : null);
+            Stream.Result r = x.run();
+            if (c == conn && x.prepared() != null)
+                streamed.put(s.stmt, x.prepared());
+            return r;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Stream.Result.failed(Failure.protocol("interrupted"), 0);
+        } catch (Throwable e) {
+            return Stream.Result.failed(classify(e), 0);
+        } finally {
+            if (c != null && c != conn) {
+                if (x != null && x.prepared() != null)
+                    x.prepared().close();
+                c.close();
+            }
+        }
     }
 
     /**
