@@ -19,6 +19,12 @@ static uint64_t now_ns(void)
 static int failure(PGconn *pg, const PGresult *res, char *err, size_t errlen)
 {
     if (PQstatus(pg) == CONNECTION_BAD) {
+        /* The server's own reason first, when it sent one before closing
+         * (57P01 from pg_terminate_backend), else libpq's. */
+        if (res && PQresultErrorField(res, PG_DIAG_SQLSTATE)) {
+            pgcb_pq_err_result(err, errlen, res, pg);
+            return PGCB_ERR_IO;
+        }
         pgcb_pq_err_oneline(err, errlen, NULL, PQerrorMessage(pg), NULL);
         if (!*err)
             pgcb_pq_err_result(err, errlen, res, pg);

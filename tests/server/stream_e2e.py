@@ -1,0 +1,183 @@
+"""Streaming suites end to end (issue 42), through build/runner and its result file:
+
+    build/adapters/python/venv/bin/python3 tests/server/stream_e2e.py BUILD_DIR
+
+with the PG* variables of tests/run.sh's server. A run of two streaming suites (buffered,
+streamed) over 20,000 and 200,000 rows of sql/stream_rows.sql, two execution orders, the C
+drivers and one client of every adapter (node pg and pg-native, python psycopg, go pgx, rust
+tokio-postgres, java pgjdbc, ruby pg). Checks, in the JSON:
+
+  - every group says its mode and fetch_rows; every cell is ok, with the rows of its query,
+    the same checksum as libpq_sync's (the bridge's own reading stands for a bridged client
+    whose per-column counts and sums agree), a time to first row within its median read,
+    rows per second, an idiom, and peak memory read;
+  - pg-native's streamed cells are not ok and say it has no streaming idiom;
+  - libpq_sync buffered "grows" (a PGresult holds every row), libpq_sync streamed and
+    rawwire in both modes "bounded" (at these sizes a garbage-collected runtime's young
+    generation can still be growing, so bridged clients' verdicts are shown, not asserted:
+    conf/stream.ini's 100,000 against 1,000,000 rows decide them);
+  - the console's streaming table names every client.
+Then one streamed read of 1,000,000 rows through libpq_sync whose backend is terminated
+mid-result: its cell FAILED with the server's message, and the run's exit status says so.
+One line per check; exit 1 if any failed, 2 if the setup failed.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import psycopg
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLIENTS = [("pg", "node", "pg"), ("pg_native", "node", "pg-native"),
+           ("psycopg", "python", "psycopg"), ("pgx", "go", "pgx"),
+           ("tokio_postgres", "rust", "tokio-postgres"), ("pgjdbc", "java", "pgjdbc"),
+           ("ruby_pg", "ruby", "pg")]
+failed = 0
+
+
+def check(name, ok, detail=""):
+    global failed
+    failed += not ok
+    print("%s %s%s" % ("PASS" if ok else "FAIL", name, (": " + detail) if detail else ""),
+          flush=True)
+    return ok
+
+
+def ini(build, out, drivers, suites, queries, setup=True):
+    lines = ["[bench]", "time_ms = 1", "warmup_ms = 1", "orders = 2", "output = " + out,
+             "[server]", "conninfo ="]
+    if setup:
+        lines.append("setup = " + os.path.join(ROOT, "sql/stream_rows.sql"))
+    for name, adapter, client in drivers:
+        lines += ["[driver.%s]" % name]
+        if adapter is None:
+            lines += ["path = %s/drivers/%s.so" % (build, name)]
+        else:
+            lines += ["path = %s/drivers/bridge.so" % build, "adapter = " + adapter,
+                      "client = " + client]
+    for name, n in queries:
+        where = "" if n >= 1000000 else " WHERE id <= %d" % n
+        lines += ["[query.%s]" % name,
+                  "sql = SELECT * FROM pgcb_stream_rows%s ORDER BY id" % where, "rows = %d" % n]
+    for name, mode, reads in suites:
+        lines += ["[suite.%s]" % name, "stream = " + mode, "reads = %d" % reads,
+                  "fetch_rows = 500", "queries = " + ", ".join(q for q, _ in queries)]
+    return "\n".join(lines) + "\n"
+
+
+def run(build, text, tmp, name):
+    path = os.path.join(tmp, name + ".ini")
+    with open(path, "w") as f:
+        f.write(text)
+    p = subprocess.run([os.path.join(build, "runner"), "-c", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=900)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def main_run(build, tmp):
+    out = os.path.join(tmp, "stream.json")
+    drivers = [("libpq_sync", None, None), ("rawwire", None, None)] + CLIENTS
+    queries = [("rows_20k", 20000), ("rows_200k", 200000)]
+    rc, text = run(build, ini(build, out, drivers, [("buffered", "buffered", 2),
+                                                    ("streamed", "streamed", 2)], queries),
+                   tmp, "stream")
+    if not check("the run wrote its result", os.path.exists(out), text[-3000:]):
+        return
+    check("the exit status says a cell did not run (pg-native has no streaming idiom)",
+          rc == 2, "exit %d" % rc)
+    with open(out) as f:
+        r = json.load(f)
+    names = [d["name"] for d in r["drivers"]]
+    rows = dict(queries)
+    for g in r["groups"]:
+        tag = "%s / %s" % (g["suite"], g["query"])
+        st = g.get("stream") or {}
+        check(tag + ": mode and fetch_rows", st.get("mode") == g["suite"]
+              and st.get("fetch_rows") == 500, str(st))
+        ref = g["results"][names.index("libpq_sync")]
+        for name, c in zip(names, g["results"]):
+            ctag = "%s: %s" % (tag, name)
+            if name == "pg_native" and g["suite"] == "streamed":
+                check(ctag + ": not ok, saying it has no streaming idiom",
+                      c["status"] != "ok" and "no streaming idiom" in (c.get("error") or ""),
+                      "%s: %s" % (c["status"], c.get("error")))
+                continue
+            if not check(ctag + ": ok", c["status"] == "ok", str(c.get("error"))[:400]):
+                continue
+            s = c.get("stream") or {}
+            check(ctag + ": rows of the query", s.get("rows") == rows[g["query"]], str(s))
+            check(ctag + ": libpq_sync's checksum", c["checksum"] == ref["checksum"],
+                  "%s vs %s" % (c["checksum"], ref["checksum"]))
+            first, med = s.get("first_row_ns"), c.get("median_ns")
+            check(ctag + ": 0 < first row <= the slowest read", first is not None and med
+                  and 0 < first <= c["max_ns"], "first %s, median %s" % (first, med))
+            check(ctag + ": rows/s, idiom, memory", c.get("rows_per_s", 0) > 0
+                  and s.get("idiom") and c.get("memory", {}).get("peak_kib", 0) > 0,
+                  "%s, %r, %s" % (c.get("rows_per_s"), s.get("idiom"), c.get("memory")))
+            if g["query"] == "rows_200k":
+                want = {("libpq_sync", "buffered"): "grows", ("libpq_sync", "streamed"): "bounded",
+                        ("rawwire", "buffered"): "bounded", ("rawwire", "streamed"): "bounded"}
+                w = want.get((name, g["suite"]))
+                if w:
+                    check(ctag + ": memory " + w, s.get("memory_verdict") == w,
+                          "%s, %s B/row" % (s.get("memory_verdict"), s.get("bytes_per_row")))
+                else:
+                    print("figure %-32s %s, %s B/row" % (ctag, s.get("memory_verdict"),
+                                                        s.get("bytes_per_row")))
+    check("the console's streaming table names every client",
+          "Streaming:" in text and all(n in text.split("Streaming:", 1)[1] for n in names),
+          text[-2000:])
+
+
+def terminate_when_reading(stop):
+    """pg_terminate_backend of the runner's libpq_sync backend once it is reading the
+    million rows (its query is active for a while)."""
+    with psycopg.connect(autocommit=True) as admin:
+        while not stop.is_set():
+            got = admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE state = 'active' "
+                "AND query LIKE '%pgcb_stream_rows ORDER BY id' AND application_name LIKE "
+                "'pgcb-%' AND now() - query_start > interval '150 ms'").fetchall()
+            if got:
+                return
+            time.sleep(0.05)
+
+
+def terminated_run(build, tmp):
+    out = os.path.join(tmp, "killed.json")
+    text = ini(build, out, [("libpq_sync", None, None)], [("streamed", "streamed", 3)],
+               [("rows_1m", 1000000)], setup=False)
+    stop = threading.Event()
+    th = threading.Thread(target=terminate_when_reading, args=(stop,), daemon=True)
+    th.start()
+    rc, console = run(build, text, tmp, "killed")
+    stop.set()
+    th.join(5)
+    if not check("terminated: the run wrote its result", os.path.exists(out), console[-2000:]):
+        return
+    with open(out) as f:
+        c = json.load(f)["groups"][0]["results"][0]
+    check("terminated: the cell FAILED with the server's message",
+          c["status"] == "failed" and "terminating connection due to administrator command"
+          in (c.get("error") or ""), "%s: %s" % (c["status"], c.get("error")))
+    check("terminated: exit status 2", rc == 2, "exit %d" % rc)
+
+
+def main():
+    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+    if not os.access(os.path.join(build, "runner"), os.X_OK):
+        print("stream_e2e.py: no %s/runner (make)" % build)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="pgcb_stream_") as tmp:
+        main_run(build, tmp)
+        terminated_run(build, tmp)
+    print("%s: %d check(s) failed" % ("FAIL" if failed else "PASS", failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
