@@ -190,6 +190,9 @@ struct pgcb_config {
     uint64_t min_queries;   /* executed queries per order, at least */
     uint64_t warmup_ms;     /* uncounted warm-up per group and driver */
     uint64_t batch_timeout_ms; /* no progress for this long fails the driver's group */
+    uint64_t max_rss_mb;       /* > 0: each driver's processes in a memory cgroup of this many
+                                  MiB (runner/sys/memcg.h); 0: no limit */
+    int max_rss_mb_line;
     int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
     size_t ncpus;
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */

@@ -17,7 +17,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
-                                            "checksum_reference", "profile", NULL};
+                                            "checksum_reference", "profile", "max_rss_mb", NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
@@ -87,6 +87,11 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         if (!pgcb_cfgi_int_key(c, key, value, 0, 3600000ull, &u))
             return 0;
         cfg->warmup_ms = u;
+    } else if (strcmp(key, "max_rss_mb") == 0) {
+        if (!pgcb_cfgi_int_key(c, key, value, 1, 16777216ull, &u))
+            return 0;
+        cfg->max_rss_mb = u;
+        cfg->max_rss_mb_line = c->lineno;
     } else if (strcmp(key, "batch_timeout_ms") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, 86400000ull, &u))
             return 0;

@@ -196,6 +196,8 @@ struct pgcb_host_driver {
 
 /* Who a host is: its driver, threads (one connection each) and the CPUs
  * they are pinned to, round-robin. */
+struct pgcb_memcg;
+
 struct pgcb_host_spec {
     struct pgcb_host_driver drv;
     uint32_t nthreads;
@@ -206,6 +208,8 @@ struct pgcb_host_spec {
                                      outlive the host */
     uint32_t pool;                /* > 0: each thread's connection is a pool of this many
                                      (a concurrency suite's; the driver's pool_open) */
+    const struct pgcb_memcg *memcg; /* the memory cgroup the host joins first ([bench]
+                                     max_rss_mb); NULL: none */
 };
 
 /* What the parent does while it waits for a host's answer, supplied by

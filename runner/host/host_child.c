@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "sys/memcg.h"
 #include "sys/sysinfo.h"
 #include "util.h"
 #include "server/bulk.h"
@@ -447,6 +448,14 @@ void pgcb_host_child_main(struct pgcb_host *h, const struct pgcb_host_env *env,
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1)
         _exit(1);
+    /* Into the driver's memory cgroup before anything is allocated or
+     * started: the processes it starts (adapters) are in it too. */
+    if (spec->memcg && pgcb_memcg_join(spec->memcg) != 0) {
+        snprintf(h->sh->err, sizeof h->sh->err, "cannot join the memory cgroup %s: %s",
+                 spec->memcg->dir, strerror(errno));
+        char f = 'F';
+        _exit(write(reply_fd, &f, 1) == 1 ? 2 : 3);
+    }
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);

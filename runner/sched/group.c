@@ -349,6 +349,29 @@ static void mem_peak(struct pgcb_group_run *gx, size_t d)
     c->mem_processes = m.nprocs > c->mem_processes ? m.nprocs : c->mem_processes;
 }
 
+/* [bench] max_rss_mb: a failed cell of a driver whose memory cgroup saw
+ * the kernel's OOM killer in this group says so first (memcg.h). */
+static void mem_limit_note(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_sdriver *sd = &gx->s->drivers[d];
+    if (!sd->memcg.dir[0])
+        return;
+    uint64_t kills = pgcb_memcg_oom_kills(&sd->memcg);
+    if (kills <= sd->oom_seen)
+        return;
+    struct pgcb_res_cell *c = &gx->gr->cells[d];
+    if (c->status == PGCB_CELL_FAILED) {
+        char *old = c->error;
+        c->error = pgcb_xasprintf("exceeded max_rss_mb (%llu MiB): the kernel's OOM killer "
+                                  "ended %llu of the client's processes; %s",
+                                  (unsigned long long)gx->s->cfg->max_rss_mb,
+                                  (unsigned long long)(kills - sd->oom_seen),
+                                  old ? old : "");
+        free(old);
+    }
+    sd->oom_seen = kills;
+}
+
 /* The server's CPUs as the result records them; 0: unknown. */
 static int server_ncpus(const struct pgcb_result *r)
 {
@@ -372,6 +395,7 @@ static void group_figures(struct pgcb_group_run *gx)
             bwhy = "a connection suite: each sample's backend starts and exits within it, "
                    "and the backends found when the driver's host started serve none of its "
                    "connections; Server CPU is the whole server's";
+        mem_limit_note(gx, d);
         pgcb_cells_figures(c, &gx->gs[d], gr->depth, gx->nthreads, bwhy);
         if (gr->concurrency)
             pgcb_cells_conc_figures(c, &gx->gs[d], gx->nthreads, server_ncpus(gx->r));

@@ -319,7 +319,9 @@ struct pgcb_host_spec pgcb_session_driver_spec(struct pgcb_session *s, size_t d,
     return (struct pgcb_host_spec){.drv = pgcb_session_host_driver(&s->drivers[d]),
                                    .nthreads = s->nthreads,
                                    .cpus = s->cfg->cpus, .ncpus = s->cfg->ncpus,
-                                   .role = "driver", .conninfo = conninfo};
+                                   .role = "driver", .conninfo = conninfo,
+                                   .memcg = s->drivers[d].memcg.dir[0] ? &s->drivers[d].memcg
+                                                                       : NULL};
 }
 
 void pgcb_session_find_backends(struct pgcb_session *s, size_t d)
@@ -378,6 +380,14 @@ int pgcb_session_open(struct pgcb_session *s, char *err, size_t errlen)
     }
     s->seqs = p;
     const struct pgcb_host_env env = pgcb_session_env(s);
+    for (size_t d = 0; cfg->max_rss_mb && d < s->ndrivers; d++) {
+        char why[400];
+        if (pgcb_memcg_create(&s->drivers[d].memcg, s->drivers[d].cfg->name, cfg->max_rss_mb,
+                              why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s:%d: [bench] %s", cfg->file, cfg->max_rss_mb_line, why);
+            return -1;
+        }
+    }
     for (size_t d = 0; d < s->ndrivers; d++) {
         struct pgcb_host *h = &s->drivers[d].host;
         if (pgcb_host_map(h, s->nthreads, cfg->nqueries) != 0) {
@@ -481,6 +491,7 @@ static void free_driver(struct pgcb_sdriver *sd)
 {
     pgcb_host_stop(&sd->host);
     pgcb_host_unmap(&sd->host);
+    pgcb_memcg_destroy(&sd->memcg);
     pgcb_loader_close(&sd->ld);
     free(sd->opts);
 }

@@ -20,6 +20,7 @@
 #include "out/eta.h"
 #include "host/host.h"
 #include "host/loader.h"
+#include "sys/memcg.h"
 #include "result.h"
 
 
@@ -44,6 +45,10 @@ struct pgcb_sdriver {
      * build); its host is never started and every cell of it fails with
      * this reason, while the other drivers are measured. */
     char unavailable[PGCB_ERRLEN];
+    /* [bench] max_rss_mb: its memory cgroup (memcg.h; dir "" when none)
+     * and the OOM kills in it already accounted to a cell. */
+    struct pgcb_memcg memcg;
+    uint64_t oom_seen;
 };
 
 /* The driver times its own blocks (run_block) in this section. */

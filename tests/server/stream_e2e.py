@@ -19,6 +19,9 @@ tokio-postgres, java pgjdbc, ruby pg). Checks, in the JSON:
   - the console's streaming table names every client.
 Then one streamed read of 1,000,000 rows through libpq_sync whose backend is terminated
 mid-result: its cell FAILED with the server's message, and the run's exit status says so.
+Then [bench] max_rss_mb = 64 (a memory cgroup per client, which this machine must have):
+libpq_sync's buffered million rows FAILED "exceeded max_rss_mb (64 MiB)", its streamed read ok
+within the limit, and no cgroup left behind.
 One line per check; exit 1 if any failed, 2 if the setup failed.
 """
 import json
@@ -167,6 +170,33 @@ def terminated_run(build, tmp):
     check("terminated: exit status 2", rc == 2, "exit %d" % rc)
 
 
+def limited_run(build, tmp):
+    """[bench] max_rss_mb = 64: libpq_sync's buffered million rows (a PGresult of ~110 MiB) is
+    ended by the kernel's OOM killer in its memory cgroup and its cell says so; its streamed
+    read of the same rows stays within the limit; the run goes on; no cgroup is left behind."""
+    out = os.path.join(tmp, "limited.json")
+    text = ini(build, out, [("libpq_sync", None, None)],
+               [("buffered", "buffered", 1), ("streamed", "streamed", 1)],
+               [("rows_1m", 1000000)], setup=False)
+    text = text.replace("[bench]\n", "[bench]\nmax_rss_mb = 64\n", 1)
+    rc, console = run(build, text, tmp, "limited")
+    if not check("max_rss_mb: the run wrote its result", os.path.exists(out), console[-2000:]):
+        return
+    with open(out) as f:
+        groups = {g["suite"]: g["results"][0] for g in json.load(f)["groups"]}
+    b, s = groups.get("buffered", {}), groups.get("streamed", {})
+    check("max_rss_mb: the buffered cell FAILED, exceeded max_rss_mb (64 MiB)",
+          b.get("status") == "failed" and (b.get("error") or "").startswith(
+              "exceeded max_rss_mb (64 MiB): the kernel's OOM killer ended"),
+          "%s: %s" % (b.get("status"), b.get("error")))
+    check("max_rss_mb: the streamed cell ok within the limit", s.get("status") == "ok"
+          and 0 < s.get("memory", {}).get("peak_kib", 0) < 64 * 1024, str(s.get("memory")))
+    check("max_rss_mb: exit status 2", rc == 2, "exit %d" % rc)
+    left = [d for root in ("/sys/fs/cgroup/memory", "/sys/fs/cgroup") if os.path.isdir(root)
+            for d in os.listdir(root) if d.startswith("pgcb-")]
+    check("max_rss_mb: no memory cgroup left behind", not left, str(left))
+
+
 def main():
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
     if not os.access(os.path.join(build, "runner"), os.X_OK):
@@ -175,6 +205,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pgcb_stream_") as tmp:
         main_run(build, tmp)
         terminated_run(build, tmp)
+        limited_run(build, tmp)
     print("%s: %d check(s) failed" % ("FAIL" if failed else "PASS", failed))
     return 1 if failed else 0
 
