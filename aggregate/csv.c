@@ -50,6 +50,12 @@
  *                                   group and its growth in the orders above the level
  *                                   after the warm-up (the result's `memory`); empty when
  *                                   not read
+ *   stream, stream_rows, first_row_ns, rows_per_s, memory_verdict, bytes_per_row   a
+ *                                   streaming group's mode (buffered, streamed), the rows
+ *                                   of a read, the median time to first row, rows per
+ *                                   second at the median read, and in a suite's largest
+ *                                   group the memory verdict (bounded, grows) and the
+ *                                   peak's rise per extra row; empty for other groups
  */
 #include <inttypes.h>
 #include <math.h>
@@ -69,6 +75,7 @@ static const char *const columns[] = {
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
     "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
+    "stream", "stream_rows", "first_row_ns", "rows_per_s", "memory_verdict", "bytes_per_row",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -239,6 +246,17 @@ static void put_cell(struct row *w, const struct pgcb_agg *a, size_t i, size_t g
     } else {
         put_empty(w);
         put_empty(w);
+    }
+    if (gr->result_mode) {
+        put_str(w, pgcb_result_mode_name(gr->result_mode));
+        put_u64(w, c->stream_rows);
+        put_real(w, c->first_row_ns);
+        put_real(w, c->status == PGCB_CELL_OK ? c->rows_per_s : NAN);
+        put_str(w, c->mem_verdict ? pgcb_mem_verdict_name(c->mem_verdict) : NULL);
+        put_real(w, c->mem_verdict ? c->mem_bytes_per_row : NAN);
+    } else {
+        for (int k = 0; k < 6; k++)
+            put_empty(w);
     }
     end_row(w);
 }

@@ -27,6 +27,7 @@ COLUMNS = [
     "spread_cv_pct", "relative_latency", "relative_lo", "relative_hi", "lowest_median",
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
     "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
+    "stream", "stream_rows", "first_row_ns", "rows_per_s", "memory_verdict", "bytes_per_row",
 ]
 
 
@@ -133,6 +134,12 @@ def main():
                 mem = cell.get("memory") or {}
                 same_str(get("peak_rss_kib"), mem.get("peak_kib"), at + " peak_rss_kib")
                 same_str(get("rss_growth_kib"), mem.get("growth_kib"), at + " rss_growth_kib")
+                st, cst = g.get("stream") or {}, cell.get("stream") or {}
+                same_str(get("stream"), st.get("mode"), at + " stream")
+                same_str(get("stream_rows"), cst.get("rows"), at + " stream_rows")
+                same_real(get("first_row_ns"), cst.get("first_row_ns"), at + " first_row_ns")
+                same_str(get("memory_verdict"), cst.get("memory_verdict"), at + " memory_verdict")
+                same_real(get("bytes_per_row"), cst.get("bytes_per_row"), at + " bytes_per_row")
                 same_real(get("p90_ns"), pct.get("90"), at + " p90_ns")
                 same_real(get("p999_ns"), pct.get("99.9"), at + " p999_ns")
                 if cell["samples"]:

@@ -16,7 +16,8 @@ tokio-postgres, java pgjdbc, ruby pg). Checks, in the JSON:
     rawwire in both modes "bounded" (at these sizes a garbage-collected runtime's young
     generation can still be growing, so bridged clients' verdicts are shown, not asserted:
     conf/stream.ini's 100,000 against 1,000,000 rows decide them);
-  - the console's streaming table names every client.
+  - the console's streaming table names every client;
+  - aggregate's CSV has each cell's stream figures (tests/aggregate/csv_check.py).
 Then one streamed read of 1,000,000 rows through libpq_sync whose backend is terminated
 mid-result: its cell FAILED with the server's message, and the run's exit status says so.
 Then [bench] max_rss_mb = 64 (a memory cgroup per client, which this machine must have):
@@ -131,6 +132,15 @@ def main_run(build, tmp):
                 else:
                     print("figure %-32s %s, %s B/row" % (ctag, s.get("memory_verdict"),
                                                         s.get("bytes_per_row")))
+    csv = os.path.join(tmp, "stream.csv")
+    with open(csv, "w") as f:
+        p = subprocess.run([os.path.join(build, "aggregate"), "-f", "csv", out], stdout=f,
+                           stderr=subprocess.PIPE)
+    chk = subprocess.run([sys.executable, os.path.join(ROOT, "tests/aggregate/csv_check.py"),
+                          "--csv", csv, out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    check("aggregate's CSV carries every streaming figure (csv_check.py)",
+          p.returncode == 0 and chk.returncode == 0,
+          (p.stderr + chk.stdout).decode(errors="replace")[-800:])
     check("the console's streaming table names every client",
           "Streaming:" in text and all(n in text.split("Streaming:", 1)[1] for n in names),
           text[-2000:])
