@@ -7,11 +7,12 @@
 //
 // Requests (one frame each, one reply each, nothing unasked): hello, connect
 // (one connection, or with "pool" the client's own pool), prepare, run (with
-// dump), load (a timed load over the pool), phase, close. The process exits when fd 3 reaches
+// dump), load (a timed load over the pool), stream (one whole result,
+// buffered or streamed), phase, close. The process exits when fd 3 reaches
 // end of file, and with status 0 after `close`. Clients: pg, pg-native,
-// postgres, null (lib/clients/). The timed loops are lib/block.js and
-// lib/load.js, the fold
-// lib/fold.js, the dump encoding lib/dump.js, the frames lib/frames.js.
+// postgres, null (lib/clients/). The timed loops are lib/block.js,
+// lib/load.js and lib/stream.js, the folds lib/fold.js and
+// lib/streamfold.js, the dump encoding lib/dump.js, the frames lib/frames.js.
 //
 // Nothing is printed on stdout or stderr except a fatal error with no request
 // to report it to; the bridge keeps the tail of both for its messages.
@@ -36,6 +37,8 @@ const { FoldCache, KIND_NAMES, kindsKeyOf } = require('./lib/fold');
 const { BlockBuffers, runBlock } = require('./lib/block');
 const { nodeRuntime } = require('./lib/runtime');
 const { runLoad } = require('./lib/load');
+const { runStream } = require('./lib/stream');
+const { StreamFoldCache } = require('./lib/streamfold');
 const { encodeResults } = require('./lib/dump');
 
 const PROTOCOL = 1;
@@ -154,11 +157,12 @@ function dispatch(req) {
     case 'prepare': return prepare(req);
     case 'run': return run(req);
     case 'load': return load(req);
+    case 'stream': return stream(req);
     case 'phase': return phase(req);
     case 'close': return close();
     default:
         throw new AdapterError('unsupported', `unknown request ${JSON.stringify(req.op)} (protocol ${PROTOCOL} has ` +
-            'hello, connect, prepare, run, load, phase, close)');
+            'hello, connect, prepare, run, load, stream, phase, close)');
     }
 }
 
@@ -200,6 +204,8 @@ async function hello(req) {
     if (info.wire) reply.wire = info.wire;
     // A pool in connect and the load request (every shipped client).
     if (info.load === true) reply.load = true;
+    // The stream request (every client that talks to a server).
+    reply.stream = info.stream === true;
     return reply;
 }
 
@@ -253,7 +259,10 @@ async function prepare(req) {
     const nparams = req.nparams === undefined || req.nparams === null ? 0 : req.nparams;
     if (!isCount(nparams, 0)) throw protocolError('prepare: "nparams" must be an integer >= 0');
     if (stmts.has(req.stmt)) throw protocolError(`statement ${req.stmt} is already prepared`);
-    const stmt = { num: req.stmt, name: req.name || null, sql: req.sql, nparams, handle: null, folds: new FoldCache() };
+    const stmt = {
+        num: req.stmt, name: req.name || null, sql: req.sql, nparams, handle: null,
+        folds: new FoldCache(), streamFolds: new StreamFoldCache(),
+    };
     try {
         await client.prepare(stmt);
     } catch (err) {
@@ -263,8 +272,8 @@ async function prepare(req) {
     return { ok: true };
 }
 
-function statement(x, what) {
-    if (!isCount(x, 0) || !stmts.has(x)) throw protocolError(`run: ${what} ${JSON.stringify(x)} is not a prepared statement`);
+function statement(x, what, op = 'run') {
+    if (!isCount(x, 0) || !stmts.has(x)) throw protocolError(`${op}: ${what} ${JSON.stringify(x)} is not a prepared statement`);
     return stmts.get(x);
 }
 
@@ -453,6 +462,62 @@ async function load(req) {
     reply.rows = bufs.rowsB64(n);
     reply.folds = bufs.foldsB64(n);
     return reply;
+}
+
+function checkStream(req) {
+    const stmt = statement(req.stmt, '"stmt"', 'stream');
+    if (req.mode !== 'buffered' && req.mode !== 'streamed') {
+        throw protocolError('stream: "mode" must be "buffered" or "streamed"');
+    }
+    // fetch: the rows per round trip of a chunked idiom (ignored by buffered).
+    const fetch = req.fetch === undefined || req.fetch === null ? null : req.fetch;
+    if (fetch !== null && !isCount(fetch, 1)) throw protocolError('stream: "fetch" must be an integer >= 1');
+    if (fetch === null && req.mode === 'streamed') throw protocolError('stream: streamed needs "fetch" (an integer >= 1)');
+    const params = checkParams(req.params === undefined || req.params === null ? null : [req.params], 1,
+        'stream', 'one');
+    return { stmt, mode: req.mode, fetch, values: params === null ? undefined : params[0] };
+}
+
+// One whole result, timed (lib/stream.js): the reply carries the rows the
+// client delivered, the first row's and the whole result's times, the CPU
+// time, the idiom and every column's [kind, nulls, sum]; a failure the same
+// rows count. After a `query` failure the connection is left idle, outside
+// any transaction (client.recover), for the next request.
+async function stream(req) {
+    if (helloDone && client !== null && client.info.stream !== true) {
+        throw new AdapterError('unsupported', `${client.info.links.split(';')[0]}: talks to no server, ` +
+            'so it has no stream');
+    }
+    requireConnection();
+    const plan = checkStream(req);
+    const idiom = client.streamIdiom(plan.mode, plan.fetch);
+    try {
+        await client.acquire();
+    } catch (err) {
+        throw client.failure(err);
+    }
+    try {
+        const out = await runStream(client, plan);
+        if (out.error === null) {
+            return {
+                ok: true, rows: out.rows, first_row_ns: out.firstNs, total_ns: out.totalNs,
+                cpu_ns: Math.round(out.cpuNs), idiom, columns: out.columns,
+            };
+        }
+        let err = client.failure(out.error);
+        if (err.kind === 'query') {
+            try {
+                await client.recover(false);
+            } catch (e) {
+                err = client.failure(e);
+                if (err.kind === 'query') err = new AdapterError('io', `cannot recover after a failed stream: ${messageOf(e)}`);
+            }
+        }
+        if (client.broken() && err.kind !== 'io') err = new AdapterError('io', err.message);
+        return failureReply(err, 'protocol', { rows: out.rows });
+    } finally {
+        client.release();
+    }
 }
 
 // Garbage is collected before a group's warm-up, as the public benchmark does

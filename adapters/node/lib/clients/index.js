@@ -7,8 +7,9 @@
 //     hello's `options`; options.js checks them. resultFormat is hello's
 //     result_format, 'text' or 'binary', or null (not asked: the client's own
 //     default); a client that cannot choose ignores it and says so in `wire`.
-//   client.info: {client_version, links, pipeline, no_io, load, wire} for
-//     hello's reply; load: true when the client can hold a pool and run loads;
+//   client.info: {client_version, links, pipeline, no_io, load, stream, wire}
+//     for hello's reply; load: true when the client can hold a pool and run
+//     loads; stream: true when it answers the `stream` request (below);
 //     wire (absent for a no_io client): what the client really sends,
 //     {result_format, describe, sync, statements}, as read in its source and
 //     checked on the wire by tests/server/test_wire_claims.c.
@@ -26,6 +27,15 @@
 //   client.exec(handle, values) -> Promise of one result: one execution, the
 //     client's idiom; values undefined (no parameters) or an array of strings
 //     and nulls. The hot path: no allocation beyond the client's own.
+//   client.streamIdiom(mode, fetch) -> the `stream` reply's idiom line for
+//     mode 'buffered' (exec, the whole result held) or 'streamed'; throws
+//     AdapterError "unsupported" when the client has no idiom for it.
+//   client.streamRows(handle, values, fetch, sink) -> Promise: one execution
+//     through the client's streaming idiom (`fetch` rows per round trip where
+//     it fetches in chunks), each row handed to sink.row(r) or each chunk to
+//     sink.chunk(rows) (streamfold.js) as it arrives, none kept; settles once
+//     the client reported the result complete or failed and the connection is
+//     idle again (the idiom's portal closed).
 //   client.rowsOf(result) -> the rows (objects keyed by column name).
 //   client.namesOf(result) -> the column names, in order.
 //   client.columnsOf(result) -> [{name, type: OID}] for a dump.

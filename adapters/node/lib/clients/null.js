@@ -60,6 +60,7 @@ function create(options) {
         pipeline: true,
         no_io: true,
         load: true,
+        stream: false,  // no server: the stream request is unsupported
     });
 }
 

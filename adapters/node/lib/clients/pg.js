@@ -57,6 +57,7 @@ const { AdapterError, messageOf, isSqlstate } = require('../errors');
 const { requireModule, packageVersion, packageDir, mappedLibrary } = require('../modules');
 const { parseOptions } = require('./options');
 const { nodeRuntime } = require('../runtime');
+const pgStream = require('./pg_stream');
 
 const OPTIONS = {
     pipeline: { values: ['yes', 'no'], dflt: 'yes' },
@@ -131,6 +132,7 @@ function create(variant, options, resultFormat) {
         pipeline: opts.pipeline === 'yes',
         no_io: false,
         load: true,
+        stream: true,
         wire: {
             result_format: binary ? 'binary' : 'text',
             describe: 'per_execution',
@@ -306,6 +308,21 @@ class PgClient {
         });
     }
 
+    // The `stream` request (lib/stream.js): buffered is exec (the named
+    // config, as `run` calls it); streamed is pg-query-stream (pg_stream.js),
+    // which pg's native client cannot run.
+    streamIdiom(mode, fetch) {
+        if (mode === 'buffered') {
+            return `client.query({name, text}, values)${this.native ? ' on pg.native.Client' : ''} (named statement)`;
+        }
+        if (this.native) throw new AdapterError('unsupported', 'pg-native has no streaming idiom');
+        return pgStream.idiom(fetch, this.binary);
+    }
+
+    streamRows(handle, values, fetch, sink) {
+        return pgStream.streamRows(this.client, handle.text, values, fetch, sink);
+    }
+
     rowsOf(result) {
         return result.rows;
     }
@@ -375,7 +392,7 @@ class PgClient {
         return new AdapterError('protocol', msg);
     }
 
-    async recover() {
+    async recover(inTransaction) {
         // After a load's failure: pg-pool destroyed the client that failed.
         if (this.pool !== null && this.client === null) {
             if (!this.broken()) await this.fill();
@@ -383,7 +400,10 @@ class PgClient {
         }
         const c = this.client;
         if (c === null || this.broken()) return;
-        const status = c.getTransactionStatus();
+        // getTransactionStatus() is a newer pg's (not 8.16.3's); an older
+        // release (module_dir) rolls back when the request had a transaction.
+        const status = typeof c.getTransactionStatus === 'function' ? c.getTransactionStatus()
+            : inTransaction ? 'T' : 'I';
         if (status === 'T' || status === 'E') await c.query('ROLLBACK');
     }
 

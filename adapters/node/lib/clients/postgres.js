@@ -72,6 +72,7 @@ function create(options) {
         pipeline: true,
         no_io: false,
         load: true,
+        stream: true,
         wire: { result_format: 'text', describe: 'once', sync: 'per_query', statements: 'named' },
     });
 }
@@ -208,6 +209,29 @@ class PostgresClient {
         stmt.handle = { text: stmt.sql };
     }
 
+    // The `stream` request (lib/stream.js): buffered is exec (the awaited
+    // query, as `run` calls it); streamed is the same query's
+    // .cursor(fetch, fn), the callback form: postgres.js calls fn with each
+    // chunk of at most `fetch` rows (a fresh Result array per chunk, dropped
+    // after) and awaits what it returns before the next Execute -- cheaper
+    // than the async iterator's form, which makes promises and closures per
+    // chunk around the same callback (query.js). On the wire (connection.js):
+    // the statement named and prepared once, as for `run`; outside a
+    // transaction the unnamed portal, Bind and Execute(fetch) then Flush,
+    // Execute(fetch) again at each PortalSuspended, the Sync after
+    // CommandComplete; a server error ends it with the Sync (the implicit
+    // transaction rolled back, the portal gone). The query resolves after
+    // the last chunk's fn.
+    streamIdiom(mode, fetch) {
+        if (mode === 'buffered') return 'await sql.unsafe(text, values, {prepare: true})';
+        return `sql.unsafe(text, values, {prepare: true}).cursor(${fetch}, fn) (callback form, ${fetch} rows per fetch)`;
+    }
+
+    streamRows(h, values, fetch, sink) {
+        return this.cur.unsafe(h.text, values === undefined ? EMPTY : values, EXEC_OPTIONS)
+            .cursor(fetch, (rows) => { sink.chunk(rows); });
+    }
+
     rowsOf(result) {
         return result;
     }
@@ -257,11 +281,19 @@ class PostgresClient {
         // postgres.js keeps a connection whose query failed: nothing to do
         // after a load (this.cur is the pool then).
         if (this.pooled && this.cur === this.sql) return;
+        if (this.sql === null || this.broken()) return;
         // postgres.js does not say whether the connection is in a
         // transaction: after a failed begin ... commit batch, roll back (a
         // ROLLBACK outside one is only a warning, which onnotice drops).
-        if (this.sql === null || this.broken() || !inTransaction) return;
-        await this.cur.unsafe('ROLLBACK');
+        if (inTransaction) {
+            await this.cur.unsafe('ROLLBACK');
+            return;
+        }
+        // postgres.js 3 resets its row index only at CommandComplete and
+        // PortalSuspended: after a result that failed part way (a cursor's or
+        // a whole one's) the next query's rows would land after that many
+        // holes. A query that completes (the ROLLBACK above, or this) resets it.
+        if (!this.esm) await this.cur.unsafe('SELECT 1 WHERE false');
     }
 
     async close() {
