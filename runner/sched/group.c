@@ -277,6 +277,16 @@ static void warm_up(struct pgcb_group_run *gx, size_t d, int started)
     if (pgcb_group_run_job(gx, d) == 0) {
         const struct pgcb_host_shared *sh = sd->host.sh;
         pgcb_cells_collect(sh, gx->nthreads, gs, c);
+        /* A client with no streaming idiom (run_stream's UNSUPPORTED on its
+         * first read) is skipped, as a driver without a slot is: its cell
+         * says why, and the suite is still ranked over the others. */
+        if (gx->su->result_mode && sh->threads[0].rc == PGCB_ERR_UNSUPPORTED &&
+            c->status == PGCB_CELL_FAILED) {
+            char *why = c->error;
+            c->error = pgcb_xasprintf("skipped: %s", why ? why : "");
+            c->status = PGCB_CELL_SKIPPED;
+            free(why);
+        }
         gs->expect_sum = sh->threads[0].expect_sum;
         memcpy(gs->note, sh->threads[0].note, sizeof gs->note);
         gs->note[sizeof gs->note - 1] = '\0';

@@ -207,6 +207,13 @@
                 { name: `Client CPU (ns/${per})`, num: true, key: 'cpu' });
         }
         if (serverKnown && !conc) cols.push({ name: backendKnown ? `Backend CPU (ns/${per})` : `Server CPU (ns/${per})`, num: true, key: 'server' });
+        // Memory (issue 42): the client's processes' peak RSS and its growth in the orders;
+        // a streaming group's time to first row, rows/s, memory verdict and idiom.
+        const memKnown = gr.results.some((c) => c.memory && fin(c.memory.peak_kib));
+        const stream = !!gr.stream;
+        if (stream) cols.push({ name: 'First row (ms)', num: true, key: 'first' }, { name: 'Rows/s', num: true, key: 'rps' });
+        if (memKnown) cols.push({ name: 'Peak RSS (MiB)', num: true, key: 'peak' }, { name: 'Growth (MiB)', num: true, key: 'growth' });
+        if (stream) cols.push({ name: 'Memory', key: 'verdict' }, { name: 'Idiom', key: 'idiom' });
         cols.push({ name: 'Status', key: 'status' });
         const rows = gr.results.map((c, d) => {
             const vs = c.vs_leader || {};
@@ -225,6 +232,13 @@
                     { text: ns(c.cpu_ns_per_query), sort: c.cpu_ns_per_query });
             }
             if (serverKnown && !conc) cells.push({ text: ns(srv), sort: srv });
+            const st = c.stream || {}, m = c.memory || {};
+            const mib = (k) => (fin(k) ? (k / 1024).toFixed(1) : '-');
+            if (stream) cells.push({ text: fin(st.first_row_ns) ? (st.first_row_ns / 1e6).toFixed(2) : '-', sort: st.first_row_ns },
+                { text: ns(c.rows_per_s), sort: c.rows_per_s });
+            if (memKnown) cells.push({ text: mib(m.peak_kib), sort: m.peak_kib }, { text: mib(m.growth_kib), sort: m.growth_kib });
+            if (stream) cells.push({ text: st.memory_verdict ? `${st.memory_verdict} (${Math.round(st.bytes_per_row)} B/row)` : '' },
+                { text: c.status === 'ok' ? (st.idiom || '') : (c.error || '') });
             cells.push({ text: c.status === 'ok' ? 'ok' : c.status.toUpperCase().replace('_', ' '), cls: statusClass(c) });
             return { driver: run.result.drivers[d].name, cls: statusClass(c), cells };
         });
