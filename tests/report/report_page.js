@@ -25,6 +25,8 @@
 //   table, every ratio and mark (▲ ▼ *, skipped) as aggregate's JSON says;
 // - a concurrency run (tests/aggregate/conc.json): the same, and each
 //   driver's throughput, p50 and p99;
+// - a streaming run (tests/aggregate/stream.json): each cell's time to
+//   first row, rows/s, peak RSS, growth, memory verdict and idiom;
 // - the same real run with a FAILED and an INVALID cell: both rows marked
 //   "(FAILED)" / "(INVALID)" as the text tables mark them, the error shown;
 // - hostile strings (a driver named "</script><img onerror>", quotes, an
@@ -254,6 +256,34 @@ async function main() {
         noProblems('conc', problems);
         await page.close();
         say(`ok: a concurrency run: ${c.cells} cells, throughput, p50 and p99`);
+
+        // a streaming run (tests/aggregate/stream.json: conf/stream.ini's shape
+        // over libpq_sync and rawwire): each cell's time to first row, rows/s,
+        // peak RSS and growth, memory verdict and idiom as the file has them
+        const sj = fixture('stream.json');
+        ({ page, problems } = await load(browser, aggregateHtml('stream', [sj])));
+        const sc = await checkRuns(page, [sj]);
+        const sres = readJson(sj);
+        let verdicts = 0;
+        for (let g = 0; g < sres.groups.length; g++) {
+            const sv = await groupView(page, 0, g);
+            sres.groups[g].results.forEach((cell, d) => {
+                const name = sres.drivers[d].name, row = sv.rows[name].cells, st = cell.stream || {};
+                const at = `stream: group ${g + 1}, ${name}`;
+                assert.strictEqual(row.first, (st.first_row_ns / 1e6).toFixed(2), `${at}: first row`);
+                assert.strictEqual(row.rps, fmtNs(cell.rows_per_s), `${at}: rows/s`);
+                assert.strictEqual(row.peak, (cell.memory.peak_kib / 1024).toFixed(1), `${at}: peak RSS`);
+                assert.strictEqual(row.growth, (cell.memory.growth_kib / 1024).toFixed(1), `${at}: growth`);
+                assert.strictEqual(row.idiom, st.idiom, `${at}: idiom`);
+                const want = st.memory_verdict ? `${st.memory_verdict} (${Math.round(st.bytes_per_row)} B/row)` : '';
+                assert.strictEqual(row.verdict, want, `${at}: memory verdict`);
+                verdicts += !!st.memory_verdict;
+            });
+        }
+        assert.strictEqual(verdicts, 4, 'stream: a verdict for each driver in each suite\'s largest group');
+        noProblems('stream', problems);
+        await page.close();
+        say(`ok: a streaming run: ${sc.cells} cells, first row, rows/s, memory and ${verdicts} verdicts`);
 
         // --baseline: each driver's relative throughput table, as aggregate's
         // JSON has it, marked as the text marks it
