@@ -193,6 +193,7 @@ struct pgcb_config {
     uint64_t max_rss_mb;       /* > 0: each driver's processes in a memory cgroup of this many
                                   MiB (runner/sys/memcg.h); 0: no limit */
     int max_rss_mb_line;
+    int memory;                /* read each client's memory between jobs (default 1); 0: not */
     int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
     size_t ncpus;
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */

@@ -17,7 +17,8 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
-                                            "checksum_reference", "profile", "max_rss_mb", NULL};
+                                            "checksum_reference", "profile", "max_rss_mb", "memory",
+                                            NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
 /* result_format, describe, sync: the run's protocol choices. */
@@ -87,6 +88,13 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         if (!pgcb_cfgi_int_key(c, key, value, 0, 3600000ull, &u))
             return 0;
         cfg->warmup_ms = u;
+    } else if (strcmp(key, "memory") == 0) {
+        int b = pgcb_cfgi_parse_bool(value);
+        if (b < 0) {
+            pgcb_cfgi_fail(c, "[bench] memory: '%s' is not on or off", value);
+            return 0;
+        }
+        cfg->memory = b;
     } else if (strcmp(key, "max_rss_mb") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, 16777216ull, &u))
             return 0;

@@ -452,14 +452,16 @@ int pgcb_group_run(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
         int started = driver_ready(&gx, d);
         if (started < 0)
             continue;
-        mem_reset(&gx, d);
+        if (s->cfg->memory)
+            mem_reset(&gx, d);
         if (!gx.su->ops)
             warm_up(&gx, d, started);
-        mem_level(&gx, d);
+        if (s->cfg->memory)
+            mem_level(&gx, d);
     }
     /* 2. The execution orders (those that failed above run none). */
     pgcb_group_orders(&gx);
-    for (size_t d = 0; d < s->ndrivers; d++)
+    for (size_t d = 0; s->cfg->memory && d < s->ndrivers; d++)
         mem_peak(&gx, d);
     pgcb_bgload_stop(s, gx.gr, gx.su);
     pgcb_progress_group_end(s->progress, g);
