@@ -113,6 +113,10 @@ static void list_drivers(const struct pgcb_session *s)
             printf("  COPY FROM STDIN: %s\n", PGCB_DRIVER_HAS(d, 4, run_copy)
                        ? "yes (run_copy, ABI 1.4)"
                        : "no (no ABI 1.4 run_copy): COPY queries skip it");
+        if (!(s->drivers[i].caps & PGCB_CAP_NO_IO))
+            printf("  whole results (streaming suites): %s\n", PGCB_DRIVER_HAS(d, 6, run_stream)
+                       ? "yes (run_stream, ABI 1.6)"
+                       : "no (no ABI 1.6 run_stream): streaming suites skip it");
         if (d->description)
             printf("  %s\n", d->description);
         for (const struct pgcb_option_spec *o = d->options; o && o->key; o++)

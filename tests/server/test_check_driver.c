@@ -226,7 +226,7 @@ static void test_shipped_drivers_pass(void **state)
         struct out o = check(so, NULL);
         if (o.rc != 0)
             fail_msg("%s: exit %d\n%s", name, o.rc, o.text);
-        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.5)", name);
+        snprintf(want, sizeof want, "PASS load: %s 1.0.0 (ABI 1.6)", name);
         expect_line(&o, want, NULL);
         expect_line(&o, "Reference: ", "(next to the checked driver)");
         expect_line(&o, "PASS open: ", NULL);
@@ -337,7 +337,7 @@ static void test_shipped_adapters_pass(void **state)
             fail_msg("%s/%s: exit %d\n%s", clients[i][0], clients[i][1], r.rc, r.text);
         }
         int noio = strcmp(clients[i][1], "null") == 0;
-        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.5), caps: ", "self-timed, links: ");
+        expect_line(&r, "PASS load: bridge 1.0.0 (ABI 1.6), caps: ", "self-timed, links: ");
         expect_line(&r, "PASS phase: phase(WARMUP) and phase(ORDER) returned PGCB_OK", NULL);
         for (size_t q = 0; q < 3; q++) {
             char b[128];
@@ -406,7 +406,7 @@ static void test_abi10_driver(void **state)
     if (o.rc != 0)
         fail_msg("exit %d\n%s", o.rc, o.text);
     expect_line(&o, "PASS load: abi10 1.0.0 (ABI 1.0)", NULL);
-    expect_line(&o, "PASS abi: 1.0 (this runner: 1.5)", NULL);
+    expect_line(&o, "PASS abi: 1.0 (this runner: 1.6)", NULL);
     expect_line(&o, "SKIP pool: the driver has ABI 1.0; pool_open and run_load came in ABI 1.5", NULL);
     expect_line(&o, "PASS struct_size: ", NULL);
     expect_line(&o, "SKIP params: the driver has ABI 1.0; run_batch_params came in ABI 1.1", NULL);
@@ -542,7 +542,7 @@ static void test_sloppy_driver(void **state)
     use_reference();
     struct out o = check("tests/fixtures/check_sloppy.so", NULL);
     assert_int_equal(o.rc, 1);
-    expect_line(&o, "PASS load: check_sloppy  (ABI 1.5)", NULL);
+    expect_line(&o, "PASS load: check_sloppy  (ABI 1.6)", NULL);
     expect_line(&o, "FAIL version: empty", NULL);
     expect_line(&o, "FAIL caps: unknown capability bits 0x80", NULL);
     expect_line(&o, "FAIL options: option \"rows\" declared twice", NULL);

@@ -472,8 +472,8 @@ static void test_list_drivers(void **state)
     const char *ini = e2e_write_ini("list", body);
     struct e2e_run r = e2e_run_runner(ini, e2e_json_path("list"), NULL, "--list-drivers", 0, NULL);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "libpq_sync: libpq_sync 1.0.0 (ABI 1.5), links: libpq 15."));
-    assert_non_null(strstr(r.out, "null: null 1.0.0 (ABI 1.5), links: -, caps: no-io, reference"));
+    assert_non_null(strstr(r.out, "libpq_sync: libpq_sync 1.0.0 (ABI 1.6), links: libpq 15."));
+    assert_non_null(strstr(r.out, "null: null 1.0.0 (ABI 1.6), links: -, caps: no-io, reference"));
     /* what each driver's connections ask of the server (ABI 1.3 protocol) */
     assert_non_null(strstr(r.out, "  asks the server for: text results, a Describe per "
                                   "execution, a Sync per query, named statements\n"));
