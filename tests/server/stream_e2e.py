@@ -22,6 +22,7 @@ tokio-postgres, java pgjdbc, ruby pg). Checks, in the JSON:
   - aggregate's CSV has each cell's stream figures (tests/aggregate/csv_check.py).
 Then one streamed read of 1,000,000 rows through libpq_sync whose backend is terminated
 mid-result: its cell FAILED with the server's message, and the run's exit status says so.
+Then a query whose rows = is one short: libpq_sync's and psycopg's streamed cells INVALID.
 Then [bench] max_rss_mb = 64 (a memory cgroup per client, which this machine must have):
 libpq_sync's buffered million rows FAILED "exceeded max_rss_mb (64 MiB)", its streamed read ok
 within the limit, and no cgroup left behind.
@@ -185,6 +186,23 @@ def terminated_run(build, tmp):
     check("terminated: exit status 2", rc == 2, "exit %d" % rc)
 
 
+def invalid_run(build, tmp):
+    """A query whose [query] rows is one short of what it returns: libpq_sync's and a bridged
+    client's streamed cells INVALID, as everywhere."""
+    out = os.path.join(tmp, "invalid.json")
+    text = ini(build, out, [("libpq_sync", None, None), ("psycopg", "python", "psycopg")],
+               [("streamed", "streamed", 1)], [("rows_100k", 100000)], setup=False)
+    text = text.replace("rows = 100000\n", "rows = 99999\n")
+    rc, console = run(build, text, tmp, "invalid")
+    if not check("invalid: the run wrote its result", os.path.exists(out), console[-2000:]):
+        return
+    with open(out) as f:
+        cells = json.load(f)["groups"][0]["results"]
+    check("invalid: a wrong row count is INVALID for the C driver and the bridged client",
+          [c["status"] for c in cells] == ["invalid", "invalid"],
+          "; ".join("%s: %s" % (c["status"], c.get("error")) for c in cells))
+
+
 def limited_run(build, tmp):
     """[bench] max_rss_mb = 64: libpq_sync's buffered million rows (a PGresult of ~110 MiB) is
     ended by the kernel's OOM killer in its memory cgroup and its cell says so; its streamed
@@ -220,6 +238,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="pgcb_stream_") as tmp:
         main_run(build, tmp)
         terminated_run(build, tmp)
+        invalid_run(build, tmp)
         limited_run(build, tmp)
     print("%s: %d check(s) failed" % ("FAIL" if failed else "PASS", failed))
     return 1 if failed else 0
