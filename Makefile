@@ -92,7 +92,13 @@ TESTLIB_OBJ = $(TESTLIB_SRC:%.c=$(B)/obj/%.o)
 AGG_SRC    = $(wildcard aggregate/*.c)
 AGG_OBJ    = $(AGG_SRC:%.c=$(B)/obj/%.o)
 
-PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate)
+# The wire proxy (proxy/: counts what crosses, adds an emulated round-trip
+# time; the runner starts it for [suite] rtt_ms and wire counting).
+PROXY_SRC  = $(wildcard proxy/*.c)
+PROXY_OBJ  = $(PROXY_SRC:%.c=$(B)/obj/%.o)
+WIRETAP_A  = $(B)/lib/libwiretap.a
+
+PROGRAMS = $(B)/runner $(if $(AGG_SRC),$(B)/aggregate) $(B)/pgcb-proxy
 
 # The shipped adapters of the bridge driver (adapters/LANG/, the protocol in
 # docs/bridge-protocol.md), copied into $(B)/adapters/LANG/, where
@@ -242,7 +248,7 @@ $(B)/libpgcbrunner.a: $(RUNNER_OBJ)
 	$(AR) rcs $@ $^
 
 # What the runner (and a test of its parts) links, in link order.
-RUNNER_LINK = $(B)/libpgcbrunner.a $(B)/libpgcbcommon.a $(PQUTIL_A) $(PGVALUE_A)
+RUNNER_LINK = $(B)/libpgcbrunner.a $(B)/libpgcbcommon.a $(PQUTIL_A) $(PGVALUE_A) $(WIRETAP_A)
 AGG_LIBS    = $(shell pkg-config --libs jansson) -lm
 
 # The version (git describe) is compiled into main.o, which is rebuilt when
@@ -259,6 +265,9 @@ $(B)/runner: $(B)/obj/runner/main.o $(B)/obj/runner/run.o $(RUNNER_LINK)
 
 $(B)/aggregate: $(AGG_OBJ) $(B)/libpgcbcommon.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(AGG_LIBS)
+
+$(B)/pgcb-proxy: $(PROXY_OBJ) $(WIRETAP_A)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 # A driver: every .c in drivers/NAME/ linked into $(B)/drivers/NAME.so,
 # with the static libraries it names (DRIVER_AR_NAME).

@@ -42,7 +42,7 @@ def layer_of(rel):
         return parts[0] + "/" + parts[1]
     if parts[0] == "runner" and len(parts) > 2:
         return "runner/" + parts[1]  # a folder of the runner: a sub-layer
-    if parts[0] in ("common", "runner", "aggregate", "templates"):
+    if parts[0] in ("common", "runner", "aggregate", "templates", "proxy"):
         return parts[0]
     if parts[0] == "tests":
         if len(parts) > 2 and parts[1] == "fixtures":
@@ -57,8 +57,9 @@ LAYERS = {
     "common": ["include"],
     "lib/*": ["include"],
     "drivers/*": ["include", "lib/*"],
-    "runner": ["include", "common", "lib/pqutil"],
+    "runner": ["include", "common", "lib/pqutil", "lib/wiretap"],
     "aggregate": ["include", "common"],
+    "proxy": ["include", "lib/wiretap"],
     "templates": ["include"],
     "tests/fixtures": ["include"],
     "tests": ["*"],
@@ -69,9 +70,9 @@ LAYERS = {
 # layer "runner") may include them all.
 RUNNER_SUBLAYERS = ["sys", "config", "server", "host", "profile", "out", "sched", "check"]
 for _i, _sub in enumerate(RUNNER_SUBLAYERS):
-    LAYERS["runner/" + _sub] = ["include", "common", "lib/pqutil"] + \
+    LAYERS["runner/" + _sub] = ["include", "common", "lib/pqutil", "lib/wiretap"] + \
         ["runner/" + b for b in RUNNER_SUBLAYERS[:_i]]
-LAYERS["runner"] = ["include", "common", "lib/pqutil", "runner/*"]
+LAYERS["runner"] = ["include", "common", "lib/pqutil", "lib/wiretap", "runner/*"]
 
 # Today's back-edges between the runner's folders (issue 40): each is
 # allowed by name, FILE -> the file it includes, until a cut removes it; a
