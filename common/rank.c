@@ -44,7 +44,8 @@ int pgcb_rank_same_step(const struct pgcb_res_group *a, const struct pgcb_res_gr
 int pgcb_rank_same_group(const struct pgcb_res_group *a, const struct pgcb_res_group *b)
 {
     return pgcb_rank_same_step(a, b) && !a->transport == !b->transport &&
-           (!a->transport || strcmp(a->transport, b->transport) == 0);
+           (!a->transport || strcmp(a->transport, b->transport) == 0) &&
+           !a->has_rtt == !b->has_rtt && (!a->has_rtt || a->rtt_ms == b->rtt_ms);
 }
 
 int pgcb_rank_driver_shared(const struct pgcb_result *const *scope, size_t nscope,

@@ -150,10 +150,13 @@ static void group_title(FILE *out, const struct pgcb_result *r, size_t g, int md
         pgcb_report_conc_shape(gr, shape, sizeof shape);
     /* The transport the suite asked for, when it did: "sequential / limit_1 / tls". */
     const char *tsep = gr->transport ? " / " : "", *tname = gr->transport ? gr->transport : "";
+    char rtt[48] = "";
+    if (gr->has_rtt) /* "sequential / limit_1 / tcp / rtt 1 ms" */
+        snprintf(rtt, sizeof rtt, " / rtt %g ms", gr->rtt_ms);
     if (md)
-        fprintf(out, "**%s / %s%s%s**  (%s, ", gr->suite, gr->query, tsep, tname, shape);
+        fprintf(out, "**%s / %s%s%s%s**  (%s, ", gr->suite, gr->query, tsep, tname, rtt, shape);
     else
-        fprintf(out, "%s / %s%s%s  (%s, ", gr->suite, gr->query, tsep, tname, shape);
+        fprintf(out, "%s / %s%s%s%s  (%s, ", gr->suite, gr->query, tsep, tname, rtt, shape);
     if (gr->rows >= 0)
         fprintf(out, "%lld row%s, ", (long long)gr->rows, gr->rows == 1 ? "" : "s");
     if (gr->nparams > 0)
@@ -212,16 +215,27 @@ static void group_table(FILE *out, const struct pgcb_result *r, size_t g,
     pgcb_rank_verdict_free(&v);
     char ratio_head[64];
     snprintf(ratio_head, sizeof ratio_head, "x lowest [%g%% CI]", 100 * pgcb_rank_level(r));
-    enum { C_NAME, C_AVG, C_MED, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV, C_COUNT };
+    /* What crossed the wire (issue 41): when the group went through the
+     * proxy; the expectation at an RTT above 0. */
+    int with_wire = 0, with_expect = 0;
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        with_wire |= gr->cells[d].wire.known;
+        with_expect |= gr->cells[d].wire.known && isfinite(gr->cells[d].wire.expected_ns);
+    }
+    enum { C_NAME, C_AVG, C_MED, C_EXP, C_RATIO, C_FLOOR, C_OPS, C_QPS, C_N, C_CPU, C_SRV,
+           C_RT, C_BOUT, C_BIN, C_COUNT };
     /* A connection group's figures are per connection (one query each). */
     const int conn = gr->connect;
     const char *const head_all[C_COUNT] = {
-        "Task name", "Latency avg (ns)", "Latency med (ns)", ratio_head, "x floor",
+        "Task name", "Latency avg (ns)", "Latency med (ns)", "Expected (ns)", ratio_head,
+        "x floor",
         "Throughput avg (ops/s)", conn ? "Connections/s" : "Queries/s", "Samples",
         conn ? "Client CPU (ns/conn)" : "Client CPU (ns/query)",
         with_backend ? "Backend CPU (ns/query)"
-                     : conn ? "Server CPU (ns/conn)" : "Server CPU (ns/query)"};
-    const int keep[C_COUNT] = {1, 1, 1, with_ratio, with_floor, 1, 1, 1, 1, with_server};
+                     : conn ? "Server CPU (ns/conn)" : "Server CPU (ns/query)",
+        conn ? "RT/conn" : "RT/q", conn ? "B→/conn" : "B→/q", conn ? "B←/conn" : "B←/q"};
+    const int keep[C_COUNT] = {1, 1, 1, with_expect, with_ratio, with_floor, 1, 1, 1, 1,
+                               with_server, with_wire, with_wire, with_wire};
     const char *head[C_COUNT];
     size_t ncols = 0;
     for (int k = 0; k < C_COUNT; k++)
@@ -265,7 +279,16 @@ static void group_table(FILE *out, const struct pgcb_result *r, size_t g,
                 *ci_orders = q.orders;
             }
         }
-        const char *all[C_COUNT] = {name, avg, med, xr, xf, ops, qps, n, cpu, srv};
+        char exp[32] = "-", rt[32] = "-", bout[32] = "-", bin[32] = "-";
+        const struct pgcb_res_wire *w = &c->wire;
+        if (w->known) {
+            pgcb_rep_fmt_int(exp, sizeof exp, w->expected_ns);
+            snprintf(rt, sizeof rt, "%.3g", w->round_trips);
+            pgcb_rep_fmt_int(bout, sizeof bout, w->bytes_out);
+            pgcb_rep_fmt_int(bin, sizeof bin, w->bytes_in);
+        }
+        const char *all[C_COUNT] = {name, avg, med, exp, xr, xf, ops, qps, n, cpu, srv,
+                                    rt, bout, bin};
         const char *row[C_COUNT];
         size_t k = 0;
         for (int i = 0; i < C_COUNT; i++)

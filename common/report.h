@@ -83,6 +83,13 @@ int pgcb_report_transport_notes(FILE *out, const struct pgcb_result *r, size_t g
 void pgcb_report_transport_summary(FILE *out, const struct pgcb_result *r,
                                    enum pgcb_table_style style);
 
+/* report_distance.c. After the group tables: per step measured at several
+ * RTTs ([suite] rtt_ms), every driver's median (or queries per second) at
+ * each, with its round trips per query and its expectation; nothing when
+ * the run has no such step. */
+void pgcb_report_distance_summary(FILE *out, const struct pgcb_result *r,
+                                  enum pgcb_table_style style);
+
 /* report_stream.c. After the group tables: every streaming group's cells in
  * one table (times of the median read, rows per second, peak memory and its
  * growth, the memory verdict, each client's idiom or why its cell did not

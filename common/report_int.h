@@ -39,6 +39,11 @@ void pgcb_rep_unlike_list(const struct pgcb_result *r, int want_unknown, char *b
 /* The threshold of the spread warning: the run's, else the default. */
 double pgcb_rep_noise_warn_pct(const struct pgcb_result *r);
 
+/* report_wire.c: a group's wire notes (each counted cell's messages per
+ * query, departures from the expectation, the proxy's accuracy); the notes
+ * printed. */
+int pgcb_rep_wire_notes(FILE *out, const struct pgcb_result *r, size_t g, const char *bullet);
+
 /* Group g's notes under its table, then its verdict line (report_notes.c).
  * no_interval: the ratios its table showed without an interval, from
  * ci_orders orders each (report.c's table or the concurrency table's). */

@@ -277,6 +277,7 @@ void pgcb_rep_group_notes(FILE *out, const struct pgcb_result *r, size_t g,
         notes++;
     }
     notes += memory_note(out, r, gr, bullet);
+    notes += pgcb_rep_wire_notes(out, r, g, bullet);
     if (no_interval) {
         fprintf(out, "%sx lowest: no %g%% interval from %zu execution order%s (it needs %u)\n",
                 bullet, 100 * pgcb_rank_level(r), ci_orders, ci_orders == 1 ? "" : "s",

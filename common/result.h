@@ -130,6 +130,46 @@ struct pgcb_res_profile {
     struct pgcb_res_prof_side client, backend;
 };
 
+/* What crossed the wire per query (issue 41; result_wire.c), counted by the
+ * wire proxy (build/pgcb-proxy) over the cell's measured jobs, from the
+ * bytes themselves: round trips (the rule of lib/wiretap/wt_count.h),
+ * bytes and protocol messages each way, by type. known 0: not counted (the
+ * group had no proxy). */
+#define PGCB_WIRE_MAXTYPES 24
+struct pgcb_res_wire_type {
+    char name[24];              /* "Bind", "DataRow" ... */
+    double per_query;
+};
+struct pgcb_res_wire {
+    int known;
+    double round_trips, bytes_out, bytes_in, msgs_out, msgs_in; /* per query */
+    struct pgcb_res_wire_type out[PGCB_WIRE_MAXTYPES], in[PGCB_WIRE_MAXTYPES];
+    size_t nout, nin;
+    double proxy_cpu_ns;        /* the proxy's CPU time per query (off the client's CPUs) */
+    double opaque_share;        /* bytes not parsed (TLS) over all bytes; 0 in clear */
+    /* At an RTT above 0: what the cell should measure, its rtt-0 sibling's
+     * median + rtt x round trips x depth (NAN: no such sibling), and a note
+     * when the median departs from it by more than PGCB_WIRE_DEPART_PCT. */
+    double expected_ns;
+    char note[200];
+};
+#define PGCB_WIRE_DEPART_PCT 25.0
+
+/* A group's proxy as it measured itself (issue 41): its deliveries'
+ * lateness against their due times over the group, and the accuracy probe
+ * before the group -- a round trip through the proxy against one straight
+ * to the server, medians of PGCB_PROBE_N each, alternating. known 0: none. */
+#define PGCB_PROBE_N 200
+struct pgcb_res_proxy {
+    int known;
+    uint64_t chunks;            /* deliveries in the measured jobs */
+    double late_mean_ns, late_max_ns;
+    double direct_ns, proxied_ns; /* the probe's medians; NAN: not probed */
+    double added_ns;            /* proxied - direct: the delay it added to a round trip */
+    uint64_t refused, errors;   /* over the group */
+    char last_error[256];
+};
+
 /* One driver in one group: every figure pooled over all execution orders. */
 struct pgcb_res_cell {
     enum pgcb_cell_status status;
@@ -229,6 +269,7 @@ struct pgcb_res_cell {
     int mem_verdict;
     double mem_bytes_per_row;
     struct pgcb_res_profile profile; /* [bench] profile (issue 28) */
+    struct pgcb_res_wire wire;  /* what crossed the wire (issue 41) */
 };
 
 enum pgcb_bottleneck {
@@ -335,6 +376,14 @@ struct pgcb_res_group {
      * and the rows per fetch asked of chunked idioms. 0: not one. */
     int result_mode;
     uint32_t fetch_rows;
+    /* A group at an emulated round-trip time ([suite] rtt_ms; result_wire.c):
+     * has_rtt 1 and its RTT in ms, measured through the wire proxy (0: no
+     * delay, the baseline of the others' expectations); rtt_index is its
+     * place in the suite's list (the runner's, not in the JSON). */
+    int has_rtt;
+    double rtt_ms;
+    size_t rtt_index;
+    struct pgcb_res_proxy proxy;
 };
 
 /* Whether a client's memory stays flat as its result grows (issue 42):
@@ -546,6 +595,14 @@ void pgcb_result_stream_group_read(struct json_t *o, struct pgcb_res_group *gr, 
  * smallest (the groups' rows per read), set in the largest group's cell.
  * Needs two groups of different sizes in the suite. */
 void pgcb_result_stream_verdicts(struct pgcb_result *r);
+
+/* result_wire.c: a group's "rtt_ms" and "proxy" keys and its cells' "wire"
+ * objects (written only where known: other files read as before), and
+ * each cell's expectation at an RTT from its rtt-0 sibling group (the same
+ * suite, query, depth and transport). */
+void pgcb_result_wire_group_json(struct json_t *one, const struct pgcb_res_group *gr);
+void pgcb_result_wire_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
+void pgcb_result_wire_expect(struct pgcb_result *r);
 const char *pgcb_mem_verdict_name(int v);
 const char *pgcb_result_mode_name(int mode);
 void pgcb_result_types_group_read(struct json_t *o, struct pgcb_res_group *gr);

@@ -310,6 +310,7 @@ static json_t *group_json(const struct pgcb_result *r, const struct pgcb_res_gro
     pgcb_result_types_group_json(one, gr);
     pgcb_result_conc_group_json(one, gr);
     pgcb_result_stream_group_json(one, gr);
+    pgcb_result_wire_group_json(one, gr);
     pgcb_result_profile_group_json(one, gr);
     if (!ok) {
         json_decref(one);
@@ -959,6 +960,7 @@ int pgcb_result_group_read(json_t *o, const struct pgcb_result *r, struct pgcb_r
     }
     pgcb_result_conc_group_read(o, gr, r->ndrivers);
     pgcb_result_stream_group_read(o, gr, r->ndrivers);
+    pgcb_result_wire_group_read(o, gr, r->ndrivers);
     pgcb_result_profile_group_read(o, gr, r->ndrivers);
     return 0;
 }

@@ -20,8 +20,9 @@ size_t pgcb_tsum_sets(const struct pgcb_result *r, struct pgcb_tsum_set **out)
         struct pgcb_tsum_set set = {.groups = pgcb_xcalloc(r->ngroups, sizeof *set.groups)};
         for (size_t h = g; h < r->ngroups; h++) {
             const struct pgcb_res_group *a = &r->groups[g], *b = &r->groups[h];
-            if (taken[h] || !b->transport || !pgcb_rank_same_step(a, b))
-                continue;
+            if (taken[h] || !b->transport || !pgcb_rank_same_step(a, b) ||
+                !a->has_rtt != !b->has_rtt || a->rtt_ms != b->rtt_ms)
+                continue; /* an RTT's groups are compared in the distance table */
             taken[h] = 1;
             if (strcmp(b->transport, "unix") == 0 && strcmp(r->groups[set.groups[set.base]]
                                                                 .transport, "unix") != 0)

@@ -15,6 +15,7 @@
 
 #include "server/bulk.h"
 #include "server/connplan.h"
+#include "server/wproxy.h"
 #include "server/describe.h"
 #include "html.h"
 #include "out/journal.h"
@@ -229,29 +230,41 @@ static void fill_run_steal(struct pgcb_result *r, const struct pgcb_steal *start
     r->run_steal_pct = 100.0 * r->run_steal_ns / ((double)wall * (double)end.ncpus_online);
 }
 
-/* One group per (suite, query, depth, transport), in file order, the
- * transports of one depth one after another. */
+/* One group per (suite, query, depth, transport, rtt), in file order, the
+ * transports of one depth one after another, the RTTs of one transport
+ * one after another. */
 static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg,
-                            const struct pgcb_session *sess, const struct pgcb_connplan *plan)
+                            const struct pgcb_session *sess, const struct pgcb_connplan *plan,
+                            const struct pgcb_wproxies *net)
 {
     size_t n = 0;
     for (size_t s = 0; s < cfg->nsuites; s++)
         n += cfg->suites[s].nqueries * cfg->suites[s].ndepths *
-             (cfg->suites[s].ntransports ? cfg->suites[s].ntransports : 1);
+             (cfg->suites[s].ntransports ? cfg->suites[s].ntransports : 1) *
+             (cfg->suites[s].nrtts ? cfg->suites[s].nrtts : 1);
     r->groups = pgcb_xcalloc(n, sizeof *r->groups);
     size_t *query_of = pgcb_xcalloc(n, sizeof *query_of);
     for (size_t s = 0; s < cfg->nsuites; s++) {
         const struct pgcb_cfg_suite *su = &cfg->suites[s];
         size_t nt = su->ntransports ? su->ntransports : 1;
+        size_t nr = su->nrtts ? su->nrtts : 1;
         for (size_t k = 0; k < su->nqueries; k++)
-            for (size_t d = 0; d < su->ndepths * nt; d++) {
+            for (size_t dtr = 0; dtr < su->ndepths * nt * nr; dtr++) {
                 const struct pgcb_cfg_query *q = &cfg->queries[su->queries[k]];
                 struct pgcb_res_group *g = &r->groups[r->ngroups];
+                size_t d = dtr / nr, ri = dtr % nr;
                 int tr = su->ntransports ? (int)su->transports[d % nt] : -1;
+                if (su->nrtts) {
+                    g->has_rtt = 1;
+                    g->rtt_ms = su->rtts[ri];
+                    g->rtt_index = ri;
+                }
                 g->suite = pgcb_xstrdup(su->name);
                 if (tr >= 0)
                     g->transport = pgcb_xstrdup(pgcb_transport_name((enum pgcb_transport)tr));
-                if (tr >= 0 || su->conninfo)
+                if (su->nrtts)
+                    g->conninfo = pgcb_conninfo_redact(pgcb_wproxies_conninfo(net, s, tr, ri));
+                else if (tr >= 0 || su->conninfo)
                     g->conninfo = pgcb_conninfo_redact(pgcb_connplan_get(plan, cfg, s, tr));
                 g->query = pgcb_xstrdup(q->name);
                 g->sql = pgcb_xstrdup(q->sql);
@@ -377,6 +390,7 @@ struct run {
     int need_server;
     struct pgcb_server_info si;
     struct pgcb_connplan plan;
+    struct pgcb_wproxies net;       /* the wire proxies of rtt_ms groups (wproxy.h) */
     struct pgcb_result r;
     size_t *query_of;
     char *output, *journal_path;
@@ -473,6 +487,18 @@ static int run_setup(struct run *u)
         fprintf(stderr, "runner: %s\n", err);
         return -1;
     }
+    /* The wire proxies of the rtt_ms groups, started and probed before any
+     * host, on the CPUs away from the measuring ones (issue 41). */
+    char proxy_exe[4096];
+    if (pgcb_wproxy_exe(proxy_exe, sizeof proxy_exe, err, sizeof err) != 0 ||
+        pgcb_wproxies_start(&u->net, cfg, &u->plan, proxy_exe, err, sizeof err) != 0) {
+        fprintf(stderr, "runner: %s\n", err);
+        return -1;
+    }
+    if (u->away == 1)
+        pgcb_wproxies_pin(&u->net, u->runner_cpus);
+    pgcb_wproxies_probe(&u->net);
+    u->s.net = &u->net;
     u->s.plan = &u->plan;
     u->s.quiet = u->o->quiet;
     u->s.postmaster_pid = u->si.postmaster_pid;
@@ -528,7 +554,7 @@ static int run_describe(struct run *u)
                                                    : " (could not be moved)");
     fill_noise(r, cfg);
     pgcb_session_describe(&u->s, r);
-    u->query_of = build_groups(r, cfg, &u->s, &u->plan);
+    u->query_of = build_groups(r, cfg, &u->s, &u->plan, &u->net);
     if (u->need_server)
         describe_groups(r, cfg, u->query_of);
     if (o->resume) {
@@ -598,6 +624,7 @@ static size_t run_measure(struct run *u)
         int stopped = kept ? 0 : pgcb_group_run(&u->s, r, g, u->query_of[g]);
         if (!stopped && !kept)
             pgcb_journal_group(&u->journal, r, g);
+        pgcb_result_wire_expect(r); /* this group's expectation, from its rtt-0 sibling */
         if (!o->quiet) {
             pgcb_report_group_ex(stdout, r, g, PGCB_TABLE_BOX,
                                  o->detail ? PGCB_REPORT_DETAIL : 0);
@@ -612,9 +639,11 @@ static size_t run_measure(struct run *u)
     pgcb_profile_finish(u->prof, r, o->quiet ? NULL : stdout);
     fill_run_steal(r, &steal0, steal_ok, steal_t0);
     pgcb_result_stream_verdicts(r);
+    pgcb_result_wire_expect(r);
     if (!o->quiet && done > 0) {
         pgcb_report_stream_summary(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_transport_summary(stdout, r, PGCB_TABLE_BOX);
+        pgcb_report_distance_summary(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_conversion_cost(stdout, r, PGCB_TABLE_BOX);
         pgcb_report_rankings(stdout, r);
     }
@@ -685,6 +714,7 @@ static void run_free(struct run *u)
     free(u->query_of);
     pgcb_result_free(&u->r);
     pgcb_session_free(&u->s);
+    pgcb_wproxies_stop(&u->net);
     pgcb_connplan_free(&u->plan);
     if (u->cfg_loaded)
         pgcb_config_free(&u->cfg);

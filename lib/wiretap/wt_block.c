@@ -17,7 +17,7 @@ const uint64_t wt_late_bounds[WT_LATE_NBUCKETS - 1] = {
 
 struct wt_block *wt_block_create(int *fd, char *why, size_t whylen)
 {
-    int f = memfd_create("pgcb-wire", 0); /* no MFD_CLOEXEC: the proxy inherits it */
+    int f = memfd_create("pgcb-wire", MFD_CLOEXEC); /* the starter clears it for the proxy */
     if (f < 0) {
         snprintf(why, whylen, "memfd_create: %s", strerror(errno));
         return NULL;

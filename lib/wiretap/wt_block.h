@@ -45,8 +45,8 @@ struct wt_block {
     char last_error[256];      /* the newest error, one line */
 };
 
-/* Create a zeroed block: *fd the descriptor to pass on (close-on-exec
- * cleared), the mapping returned (unmap with wt_block_unmap). NULL with
+/* Create a zeroed block: *fd the descriptor to pass on (close-on-exec: the
+ * starter clears it in the child it execs the proxy in), the mapping returned (unmap with wt_block_unmap). NULL with
  * why on failure. */
 struct wt_block *wt_block_create(int *fd, char *why, size_t whylen);
 

@@ -124,6 +124,13 @@ struct pgcb_cfg_suite {
     enum pgcb_transport *transports;
     size_t ntransports;
     int transport_line;
+    int transport_by_rtt;   /* the transport is tcp because rtt_ms asked for it */
+    /* rtt_ms = 0 0.2 1 5: one group per round-trip time, innermost (after
+     * the transport), each through the wire proxy with half the RTT added
+     * each way (config_net.c); none given: nrtts = 0, no proxy. */
+    double *rtts;
+    size_t nrtts;
+    int rtt_line;
     char *conninfo;         /* extra libpq keys for this suite's connections; NULL: none */
     int conninfo_line;
     /* connect = yes: a connection suite, each sample one whole connection
@@ -171,6 +178,10 @@ struct pgcb_cfg_background {
 };
 
 #define PGCB_MAX_THREADS 256
+/* rtt_ms: at most this many values per suite, each at most PGCB_MAX_RTT_MS
+ * (a second: no deployment is farther from its server). */
+#define PGCB_MAX_RTTS 8
+#define PGCB_MAX_RTT_MS 1000
 
 
 /* [bench] profile: sample each driver's measured orders with perf. */

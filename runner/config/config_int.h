@@ -237,6 +237,14 @@ int pgcb_cfgi_stream_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, co
                            const char *value);
 int pgcb_cfgi_stream_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
 
+/* config_net.c: a suite's rtt_ms (a list of distinct round-trip times, 0
+ * to PGCB_MAX_RTT_MS): apply returns 1 (consumed) or 0 (failed, message
+ * set); check runs once the suite is complete: a suite with rtt_ms and no
+ * transport gets transport = tcp (transport_by_rtt), and transport = unix
+ * is refused. 0 or -1 (message set). */
+int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *value);
+int pgcb_cfgi_net_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
+
 /* After every suite's check: no query is read both by a streaming suite
  * and by another. 0 or -1 (message set). */
 int pgcb_cfgi_stream_exclusive(struct pgcb_cfgi_ctx *c);

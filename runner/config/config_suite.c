@@ -16,7 +16,7 @@ const char *const pgcb_cfgi_suite_keys[] = {"depth", "queries", "threads", "rows
                                             "ops", "warmup_ms", "background", "transport",
                                             "conninfo", "connect", "connections",
                                             "concurrency", "pool", "mode", "rate",
-                                            "stream", "fetch_rows", "reads", NULL};
+                                            "stream", "fetch_rows", "reads", "rtt_ms", NULL};
 
 void pgcb_cfgi_suite_begin(struct pgcb_cfgi_ctx *c, const char *name)
 {
@@ -182,6 +182,8 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
     }
     if (strcmp(key, "transport") == 0)
         return parse_transports(c, s, value);
+    if (strcmp(key, "rtt_ms") == 0)
+        return pgcb_cfgi_net_apply(c, s, value);
     if (strcmp(key, "concurrency") == 0 || strcmp(key, "pool") == 0 ||
         strcmp(key, "mode") == 0 || strcmp(key, "rate") == 0)
         return pgcb_cfgi_conc_apply(c, s, key, value);
@@ -329,7 +331,7 @@ int pgcb_cfgi_suite_finish(struct pgcb_cfgi_ctx *c)
             resolve_queries(c, s, &c->suite_names[i]) != 0)
             return -1;
         if (check_copy(c, s) != 0 || pgcb_cfgi_conc_check(c, s) != 0 ||
-            pgcb_cfgi_stream_check(c, s) != 0)
+            pgcb_cfgi_stream_check(c, s) != 0 || pgcb_cfgi_net_check(c, s) != 0)
             return -1;
     }
     return pgcb_cfgi_stream_exclusive(c);
@@ -342,5 +344,6 @@ void pgcb_cfgi_suite_free(struct pgcb_cfg_suite *s)
     free(s->queries);
     free(s->backgrounds);
     free(s->transports);
+    free(s->rtts);
     free(s->conninfo);
 }

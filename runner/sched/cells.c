@@ -3,6 +3,7 @@
  * the row and checksum checks within and across its drivers.
  */
 #include "cells.h"
+#include "wiretap/wt_count.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -285,4 +286,44 @@ void pgcb_cells_transport(struct pgcb_res_cell *c, const struct pgcb_transport_s
     t->bits = seen->bits;
     t->client_addr = seen->client_addr[0] ? pgcb_xstrdup(seen->client_addr) : NULL;
     t->mismatch = asked && strcmp(seen->seen, "unknown") != 0 && strcmp(seen->seen, asked) != 0;
+}
+
+/* The message types of direction d counted in t, per query, into out. */
+static size_t wire_types(const struct wt_totals *t, enum wt_dir d, double queries,
+                         struct pgcb_res_wire_type *out)
+{
+    size_t n = 0;
+    for (unsigned k = 0; k < WT_NTYPES && n < PGCB_WIRE_MAXTYPES; k++) {
+        if (!t->by_type[d][k])
+            continue;
+        const char *name = wt_type_name(d, k);
+        if (name)
+            snprintf(out[n].name, sizeof out[n].name, "%s", name);
+        else
+            snprintf(out[n].name, sizeof out[n].name, "type-%u", k);
+        out[n++].per_query = (double)t->by_type[d][k] / queries;
+    }
+    return n;
+}
+
+void pgcb_cells_wire_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *gs)
+{
+    struct pgcb_res_wire *w = &c->wire;
+    memset(w, 0, sizeof *w);
+    w->expected_ns = NAN;
+    if (!gs->wire_jobs || !c->queries)
+        return;
+    const struct wt_totals *t = &gs->wire;
+    const double q = (double)c->queries;
+    w->known = 1;
+    w->round_trips = (double)t->round_trips / q;
+    w->bytes_out = (double)t->bytes[WT_TO_SERVER] / q;
+    w->bytes_in = (double)t->bytes[WT_TO_CLIENT] / q;
+    w->msgs_out = (double)t->msgs[WT_TO_SERVER] / q;
+    w->msgs_in = (double)t->msgs[WT_TO_CLIENT] / q;
+    w->nout = wire_types(t, WT_TO_SERVER, q, w->out);
+    w->nin = wire_types(t, WT_TO_CLIENT, q, w->in);
+    w->proxy_cpu_ns = gs->wire_cpu_lost ? NAN : (double)gs->wire_cpu_ns / q;
+    uint64_t all = t->bytes[0] + t->bytes[1];
+    w->opaque_share = all ? (double)(t->opaque_bytes[0] + t->opaque_bytes[1]) / (double)all : 0;
 }

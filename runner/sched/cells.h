@@ -22,6 +22,12 @@ void pgcb_cells_fail(struct pgcb_res_cell *c, const char *fmt, ...)
 void pgcb_cells_collect(const struct pgcb_host_shared *sh, uint32_t nthreads,
                         struct pgcb_gstate *gs, struct pgcb_res_cell *cell);
 
+/* A group at an RTT (issue 41): cell c's wire figures from what its proxy
+ * counted over the measured jobs (gs->wire), per query of the cell
+ * (c->queries, set by pgcb_cells_figures before). Nothing when no job was
+ * counted. */
+void pgcb_cells_wire_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *gs);
+
 /* A streaming group's figures of cell c (after pgcb_cells_figures): the
  * median time to first row of gs's measured reads (it sorts gs->firsts),
  * the rows of a read, rows per second at the median read, the idiom. */

@@ -46,13 +46,27 @@ static const struct pgcb_cfg_suite *suite_of(const struct pgcb_config *cfg, cons
     return NULL;
 }
 
+/* The wire proxy of group gr (an rtt_ms group's), or NULL. */
+static struct pgcb_wproxy *group_proxy(const struct pgcb_session *s,
+                                       const struct pgcb_res_group *gr)
+{
+    if (!gr->has_rtt)
+        return NULL;
+    const struct pgcb_cfg_suite *su = suite_of(s->cfg, gr->suite);
+    enum pgcb_transport t;
+    int ti = gr->transport && pgcb_transport_parse(gr->transport, &t) == 0 ? (int)t : -1;
+    return pgcb_wproxies_of(s->net, su ? (size_t)(su - s->cfg->suites) : 0, ti, gr->rtt_index);
+}
+
 /* The connection string of group gr (connplan.h). */
 static const char *group_conninfo(const struct pgcb_session *s, const struct pgcb_res_group *gr)
 {
     const struct pgcb_cfg_suite *su = suite_of(s->cfg, gr->suite);
     enum pgcb_transport t;
     int ti = gr->transport && pgcb_transport_parse(gr->transport, &t) == 0 ? (int)t : -1;
-    return pgcb_connplan_get(s->plan, s->cfg, su ? (size_t)(su - s->cfg->suites) : 0, ti);
+    size_t si = su ? (size_t)(su - s->cfg->suites) : 0;
+    const char *via = gr->has_rtt ? pgcb_wproxies_conninfo(s->net, si, ti, gr->rtt_index) : NULL;
+    return via ? via : pgcb_connplan_get(s->plan, s->cfg, si, ti);
 }
 
 void pgcb_group_budget(const struct pgcb_session *s, const struct pgcb_res_group *gr,
@@ -124,6 +138,7 @@ static void group_setup(struct pgcb_group_run *gx, struct pgcb_session *s,
     gr->result_mode = su->result_mode;
     gr->fetch_rows = su->result_mode ? su->fetch_rows : 0;
 
+    gx->proxy = group_proxy(s, gr);
     if (pgcb_hist_init(&gx->order_hist) != 0) {
         fprintf(stderr, "runner: out of memory for a histogram\n");
         exit(70);
@@ -392,6 +407,31 @@ static int server_ncpus(const struct pgcb_result *r)
     return n > 0 ? n : 0;
 }
 
+/* The group's proxy as it measured itself (result.h, struct
+ * pgcb_res_proxy): its probe, and its deliveries and errors over the
+ * measured orders. */
+static void proxy_figures(struct pgcb_group_run *gx)
+{
+    struct pgcb_res_proxy *x = &gx->gr->proxy;
+    const struct pgcb_wproxy *p = gx->proxy;
+    struct wt_block now;
+    wt_block_read(p->blk, &now);
+    const struct wt_block *b = &gx->proxy_at_start;
+    x->known = 1;
+    x->chunks = now.delay.chunks - b->delay.chunks;
+    x->late_mean_ns = x->chunks ? (double)(now.delay.late_sum_ns - b->delay.late_sum_ns) /
+                                      (double)x->chunks
+                                : NAN;
+    x->late_max_ns = (double)now.delay.late_max_ns; /* since the proxy started */
+    x->direct_ns = p->direct_ns;
+    x->proxied_ns = p->proxied_ns;
+    x->added_ns = p->proxied_ns - p->direct_ns;
+    x->refused = now.refused - b->refused;
+    x->errors = now.errors - b->errors;
+    if (now.error_seq != b->error_seq)
+        snprintf(x->last_error, sizeof x->last_error, "%s", now.last_error);
+}
+
 /* Every cell's figures; an interrupted group's cells NOT_RUN (partial);
  * the checks of a complete one. */
 static void group_figures(struct pgcb_group_run *gx)
@@ -413,6 +453,8 @@ static void group_figures(struct pgcb_group_run *gx)
                             ? c->ops_per_s * (double)gr->bulk_rows * gx->nthreads : NAN;
         if (gr->result_mode)
             pgcb_cells_stream_figures(c, &gx->gs[d]);
+        if (gx->proxy)
+            pgcb_cells_wire_figures(c, &gx->gs[d]);
         if (gx->stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "
@@ -460,7 +502,11 @@ int pgcb_group_run(struct pgcb_session *s, struct pgcb_result *r, size_t g, size
             mem_level(&gx, d);
     }
     /* 2. The execution orders (those that failed above run none). */
+    if (gx.proxy)
+        wt_block_read(gx.proxy->blk, &gx.proxy_at_start);
     pgcb_group_orders(&gx);
+    if (gx.proxy)
+        proxy_figures(&gx);
     for (size_t d = 0; s->cfg->memory && d < s->ndrivers; d++)
         mem_peak(&gx, d);
     pgcb_bgload_stop(s, gx.gr, gx.su);

@@ -20,6 +20,7 @@
 #include "hist.h"
 #include "host/host.h"
 #include "session.h"
+#include "wiretap/wt_block.h"
 
 /* Per driver, for the group being measured. */
 struct pgcb_gstate {
@@ -51,6 +52,12 @@ struct pgcb_gstate {
     size_t nfirsts, capfirsts;
     uint64_t stream_rows;
     char idiom[PGCB_IDIOM_LEN];
+    /* A group at an RTT (issue 41): what its proxy counted over the
+     * measured jobs (the differences of its block around each), and the
+     * proxy's CPU time over them. wire_jobs: jobs counted. */
+    struct wt_totals wire;
+    uint64_t wire_cpu_ns;
+    int wire_jobs, wire_cpu_lost;
 };
 
 /* One group being measured: what its phases share. Set up and freed by
@@ -73,6 +80,8 @@ struct pgcb_group_run {
     struct pgcb_gstate *gs;       /* one per driver of s */
     struct pgcb_hist order_hist;  /* one order's samples of one driver (scratch) */
     int stopped;                  /* the run was asked to stop (*s->stop) */
+    struct pgcb_wproxy *proxy;    /* the group's wire proxy (an rtt_ms group); NULL: none */
+    struct wt_block proxy_at_start; /* its block before the group's first measured job */
     size_t complete_orders;       /* the orders every driver finished */
 };
 

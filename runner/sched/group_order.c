@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cells.h"
 #include "profile/profile.h"
@@ -116,6 +117,61 @@ static void backend_end(const struct backend_mark *m, const struct pgcb_sdriver 
         pgcb_backend_add(&gs->bk, &sd->host.backends, &m->before, &after);
 }
 
+/* What the group's proxy counted around one job (issue 41): its block and
+ * CPU time read before the job is sent and after its answer, outside the
+ * host's timed blocks; the differences added to gs. */
+struct wire_mark {
+    struct wt_block before;
+    uint64_t cpu0;
+    int cpu_ok;
+};
+
+static void wire_begin(struct wire_mark *m, const struct pgcb_wproxy *p)
+{
+    if (!p)
+        return;
+    wt_block_read(p->blk, &m->before);
+    m->cpu_ok = pgcb_wproxy_cpu_ns(p, &m->cpu0) == 0;
+}
+
+static void wire_end(const struct wire_mark *m, struct pgcb_wproxy *p, struct pgcb_gstate *gs,
+                     int job_ok)
+{
+    if (!p || !job_ok)
+        return;
+    struct wt_block after;
+    wt_block_read(p->blk, &after);
+    const uint64_t *a = (const uint64_t *)&after.tot, *b = (const uint64_t *)&m->before.tot;
+    uint64_t *sum = (uint64_t *)&gs->wire;
+    for (size_t k = 0; k < sizeof gs->wire / sizeof(uint64_t); k++)
+        sum[k] += a[k] - b[k];
+    uint64_t cpu1;
+    if (m->cpu_ok && pgcb_wproxy_cpu_ns(p, &cpu1) == 0 && cpu1 >= m->cpu0)
+        gs->wire_cpu_ns += cpu1 - m->cpu0;
+    else
+        gs->wire_cpu_lost = 1;
+    gs->wire_jobs++;
+}
+
+/* The cell failed in a job through the proxy: say what the proxy saw (it
+ * exited, refused a connection, or ended one on an I/O error). */
+static void wire_fault(const struct wire_mark *m, struct pgcb_wproxy *p,
+                       struct pgcb_res_cell *c)
+{
+    if (!p || c->status != PGCB_CELL_FAILED)
+        return;
+    struct wt_block now;
+    wt_block_read(p->blk, &now);
+    int alive = pgcb_wproxy_alive(p);
+    if (alive && now.error_seq == m->before.error_seq)
+        return;
+    char *old = c->error;
+    c->error = pgcb_xasprintf("%s; the wire proxy (rtt %g ms, to %s) %s%s", old ? old : "",
+                              p->rtt_ms, p->upstream, alive ? "said: " : "exited",
+                              alive ? now.last_error : "");
+    free(old);
+}
+
 /* Driver d in order o: its job, the marks around it, and, when the host
  * answered, its counts and samples (one median for the order, the samples
  * pooled). */
@@ -150,7 +206,10 @@ static void measure_order(struct pgcb_group_run *gx, size_t o, size_t d)
     struct backend_mark bm = {.ok = 0};
     if (!gx->su->connect)
         backend_begin(&bm, &s->drivers[d], &gs[d]);
+    struct wire_mark wm = {.cpu_ok = 0};
+    wire_begin(&wm, gx->proxy);
     int ok = pgcb_group_run_job(gx, d) == 0;
+    wire_end(&wm, gx->proxy, &gs[d], ok);
     backend_end(&bm, &s->drivers[d], &gs[d], ok);
     if (srv && pgcb_srvcpu_read(s->postmaster_pid, &cpu1) == 0 && cpu1 >= cpu0) {
         gs[d].srv_cpu_ns += cpu1 - cpu0;
@@ -170,6 +229,7 @@ static void measure_order(struct pgcb_group_run *gx, size_t o, size_t d)
             : gx->order_hist.n ? pgcb_hist_median(&gx->order_hist) : NAN;
         pgcb_hist_merge(&gs[d].pooled, &gx->order_hist);
     }
+    wire_fault(&wm, gx->proxy, &gr->cells[d]);
     pgcb_profile_job_end(s->profile, d);
     pgcb_progress_job_end(s->progress, gs[d].failed);
     gx->stopped = *s->stop != 0;

@@ -20,6 +20,7 @@
 #include "out/eta.h"
 #include "host/host.h"
 #include "host/loader.h"
+#include "server/wproxy.h"
 #include "sys/memcg.h"
 #include "result.h"
 
@@ -71,6 +72,8 @@ struct pgcb_session {
     const struct pgcb_connplan *plan; /* each group's connection string (connplan.h); NULL:
                                      [server] conninfo everywhere. Not owned; set before
                                      pgcb_session_open() */
+    const struct pgcb_wproxies *net; /* the wire proxies of rtt_ms groups (wproxy.h); NULL or
+                                     empty: none. Not owned */
     struct pgcb_sdriver *drivers; /* the measured drivers (not `measure = no`) */
     size_t ndrivers;
     struct pgcb_sbg *bgs;         /* one per [background.NAME], in file order */

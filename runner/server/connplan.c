@@ -22,8 +22,13 @@ static char *transport_part(const struct pgcb_config *cfg, const struct pgcb_cfg
     if (si && pgcb_transport_derive(t, &si->transport, derived, sizeof derived, why,
                                     sizeof why) != 0) {
         if (!given) {
-            snprintf(err, errlen, "%s:%d: [suite.%s] transport = %s: %s", cfg->file,
-                     su->transport_line, su->name, pgcb_transport_name(t), why);
+            if (su->transport_by_rtt)
+                snprintf(err, errlen, "%s:%d: [suite.%s] rtt_ms: the round-trip time is added "
+                         "by a proxy that reaches the server over TCP: %s", cfg->file,
+                         su->transport_line, su->name, why);
+            else
+                snprintf(err, errlen, "%s:%d: [suite.%s] transport = %s: %s", cfg->file,
+                         su->transport_line, su->name, pgcb_transport_name(t), why);
             return NULL;
         }
     }

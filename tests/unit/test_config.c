@@ -240,7 +240,7 @@ static void test_errors(void **state)
     expect_error(MINIMAL "[suite.t]\nfoo = 2\n",
                  ":9: unknown key 'foo' in [suite.t] (known: depth, queries, threads, "
                  "rows_per_txn, ops, warmup_ms, background, transport, conninfo, connect, "
-                 "connections, concurrency, pool, mode, rate, stream, fetch_rows, reads)");
+                 "connections, concurrency, pool, mode, rate, stream, fetch_rows, reads, rtt_ms)");
     expect_error(MINIMAL "[suite.t]\nthreads = 0\n",
                  ":9: [suite.t] threads: '0' is not an integer from 1 to 256");
     expect_error(MINIMAL "[suite.t]\nthreads = -2\n",
@@ -498,6 +498,53 @@ static void test_bulk_keys(void **state)
 #undef DRV
 }
 
+/* rtt_ms (issue 41): a list of round-trip times, one group each, through
+ * the wire proxy over TCP; every bad value refused naming file:line. */
+#define SQ "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n[suite.s]\n"
+static void test_rtt_keys(void **state)
+{
+    (void)state;
+    struct pgcb_config cfg;
+    char err[512] = "";
+    const char *text = "[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n"
+                       "[suite.near]\nrtt_ms = 0, 0.2 1 5\n"
+                       "[suite.tls]\ntransport = tls\nrtt_ms = 1\n"
+                       "[suite.plain]\ndepth = 1\n";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.suites[0].nrtts, 4);
+    assert_true(cfg.suites[0].rtts[1] == 0.2 && cfg.suites[0].rtts[3] == 5);
+    /* no transport given: TCP, and said to come from rtt_ms */
+    assert_int_equal(cfg.suites[0].ntransports, 1);
+    assert_int_equal(cfg.suites[0].transports[0], PGCB_TRANSPORT_TCP);
+    assert_int_equal(cfg.suites[0].transport_by_rtt, 1);
+    assert_int_equal(cfg.suites[1].transports[0], PGCB_TRANSPORT_TLS);
+    assert_int_equal(cfg.suites[1].transport_by_rtt, 0);
+    assert_int_equal(cfg.suites[2].nrtts, 0);
+    assert_int_equal(cfg.suites[2].ntransports, 0);
+    pgcb_config_free(&cfg);
+    expect_error(SQ "rtt_ms = -1\n",
+                 ":6: [suite.s] rtt_ms: '-1' is not a round-trip time in milliseconds from 0 to "
+                 "1000");
+    expect_error(SQ "rtt_ms = 0, 5000\n",
+                 ":6: [suite.s] rtt_ms: '5000' is not a round-trip time in milliseconds from 0 "
+                 "to 1000");
+    expect_error(SQ "rtt_ms = 1ms\n",
+                 ":6: [suite.s] rtt_ms: '1ms' is not a round-trip time in milliseconds from 0 to "
+                 "1000");
+    expect_error(SQ "rtt_ms = nan\n",
+                 ":6: [suite.s] rtt_ms: 'nan' is not a round-trip time in milliseconds from 0 to "
+                 "1000");
+    expect_error(SQ "rtt_ms = 1, 1.0\n", ":6: [suite.s] rtt_ms: 1.0 listed twice");
+    expect_error(SQ "rtt_ms = ,\n",
+                 ":6: [suite.s] rtt_ms: empty (give round-trip times in milliseconds, or leave "
+                 "the key out)");
+    expect_error(SQ "rtt_ms = 0 1 2 3 4 5 6 7 8\n", ":6: [suite.s] rtt_ms: more than 8 values");
+    expect_error(SQ "transport = tcp unix\nrtt_ms = 1\n",
+                 ":7: [suite.s] rtt_ms: not with transport = unix (line 6): the round-trip time "
+                 "is added by a proxy on 127.0.0.1, which clients reach over TCP");
+}
+#undef SQ
+
 static void test_missing_file(void **state)
 {
     (void)state;
@@ -691,6 +738,7 @@ int main(void)
         cmocka_unit_test_setup(test_concurrency_keys, setup),
         cmocka_unit_test_setup(test_bulk_keys, setup),
         cmocka_unit_test_setup(test_stream_keys, setup),
+        cmocka_unit_test_setup(test_rtt_keys, setup),
         cmocka_unit_test_setup(test_missing_file, setup),
         cmocka_unit_test_setup(test_parse_helpers, setup),
         cmocka_unit_test_setup(test_write_workloads, setup),
