@@ -28,6 +28,7 @@ struct px_chunk {
     struct px_chunk *next;
     uint64_t due;
     uint32_t len, off;
+    uint8_t counted;          /* counted (and its lateness recorded) before its first write */
     uint8_t data[];
 };
 
@@ -161,6 +162,7 @@ static void read_side(struct px_conn *c, int s)
         memcpy(k->data, buf, (size_t)n);
         k->len = (uint32_t)n;
         k->off = 0;
+        k->counted = 0;
         k->due = now + c->st->o->half_ns;
         q_push(q, k);
         if (s == SIDE_CLIENT)
@@ -179,6 +181,15 @@ static void deliver(struct px_conn *c, int d, uint64_t now)
     c->blocked[d] = 0;
     while (q->head && q->head->due <= now && !c->dead) {
         struct px_chunk *k = q->head;
+        if (!k->counted) {
+            /* Counted before it is written: once written, the client may
+             * read it, end its job, and the runner read the block -- all
+             * before this thread runs again. */
+            wt_block_late(c->st->o->blk, now - k->due);
+            if (d == WT_TO_CLIENT)
+                wt_conn_feed(&c->wc, WT_TO_CLIENT, k->data, k->len);
+            k->counted = 1;
+        }
         ssize_t n = send(c->fd[to], k->data + k->off, k->len - k->off, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR)
@@ -190,10 +201,6 @@ static void deliver(struct px_conn *c, int d, uint64_t now)
             conn_end(c, to == SIDE_CLIENT ? "write to the client" : "write to the server", errno);
             return;
         }
-        if (k->off == 0)
-            wt_block_late(c->st->o->blk, now - k->due);
-        if (d == WT_TO_CLIENT)
-            wt_conn_feed(&c->wc, WT_TO_CLIENT, k->data + k->off, (size_t)n);
         k->off += (uint32_t)n;
         if (k->off < k->len) {
             c->blocked[d] = 1;

@@ -6,7 +6,7 @@
  * round trip `2 * half_ns` longer, every connection delayed on its own,
  * order and bytes unchanged. What crosses is counted into the shared block
  * (wt_count.h's rule: client bytes when read from the client, server bytes
- * when delivered to it), with each delivery's lateness against its due time.
+ * just before they are written to it), with each delivery's lateness against its due time.
  *
  * One thread, one epoll set, a timer of nanosecond resolution
  * (epoll_pwait2; the caller sets the timer slack). A direction whose queue

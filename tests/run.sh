@@ -210,7 +210,7 @@ run_unit() {
 # at the end; the rest follow in name order.
 LONGEST=(test_check_driver valgrind_runner.sh test_bridge_e2e adapter_load.sh ab_gate.sh
          test_bridge test_faults_run install.sh server_faults.sh secrets.sh test_profile_e2e
-         test_aa test_journal_e2e stream_e2e.sh adapter_stream.sh)
+         test_aa test_journal_e2e stream_e2e.sh adapter_stream.sh wire_e2e.sh)
 
 # start_server DIR: start a throw-away server in DIR (pinned to the last CPU
 # when there are two or more); prints its export line; 1 if it did not start.
