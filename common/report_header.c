@@ -214,6 +214,22 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
             (unsigned long long)(r->norders ? r->time_ms / r->norders : 0), r->norders,
             (unsigned long long)r->min_queries, conn_floor, (unsigned long long)r->warmup_ms);
 
+    /* Which groups count the wire (issue 41): only those at an RTT, whose
+     * connections go through the proxy; counting the others would put the
+     * proxy's hop into their figures. */
+    size_t at_rtt = 0;
+    for (size_t g = 0; g < r->ngroups; g++)
+        at_rtt += r->groups[g].has_rtt;
+    if (at_rtt)
+        fprintf(out, "Wire     : %zu of %zu groups at an emulated RTT, through the wire proxy "
+                     "(rtt_ms): %s; the other groups' are not counted (docs/network.md)\n",
+                at_rtt, r->ngroups,
+                r->wire_off ? "not counted there either ([bench] wire = off)"
+                            : "round trips, messages and bytes counted there");
+    else
+        fprintf(out, "Wire     : not counted (no suite has rtt_ms: the proxy that counts would "
+                     "add its hop to the figures; docs/network.md)\n");
+
     /* What a verdict can say with these orders (rank.h). */
     size_t clients = 0;
     for (size_t d = 0; d < r->ndrivers; d++)

@@ -449,6 +449,8 @@ struct pgcb_result {
     char *client_cpus;          /* e.g. "0" */
     char *server_cpus;          /* e.g. "1", or NULL when unknown */
     char *runner_cpus;          /* where the runner's own thread ran, e.g. "1" (issue 14) */
+    int wire_off;               /* [bench] wire = off: the proxies carried without counting
+                                   (JSON "budget": {"wire": "off"}; absent: on) */
     char *server_cpus_source;   /* "PGCB_SERVER_CPUS", "detected", "unknown" */
     int cpus_shared;            /* client and server CPUs overlap (or cannot be told apart) */
     char *libpq_version;

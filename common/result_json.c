@@ -441,6 +441,8 @@ static json_t *result_json(const struct pgcb_result *r)
                      "drivers", drivers, "orders", orders, "groups", groups,
                      "complete", r->complete,
                      "stop_reason", pgcb_json_str(r->stop_reason));
+    if (j && r->wire_off)
+        json_object_set_new(json_object_get(j, "budget"), "wire", json_string("off"));
     if (j && r->resumed_from)
         json_object_set_new(j, "resumed", resumed_json(r));
     if (j)
@@ -1035,6 +1037,8 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->min_queries = get_u64(budget, "queries");
     r->warmup_ms = get_u64(budget, "warmup_ms");
     r->orders_mode = pgcb_json_dup_str(budget, "orders");
+    const char *wire = json_string_value(json_object_get(budget, "wire"));
+    r->wire_off = wire && strcmp(wire, "off") == 0;
     json_t *verdicts = json_object_get(j, "verdicts");
     json_t *alpha = json_object_get(verdicts, "alpha");
     json_t *level = json_object_get(verdicts, "interval_level");

@@ -165,7 +165,7 @@ static void read_side(struct px_conn *c, int s)
         k->counted = 0;
         k->due = now + c->st->o->half_ns;
         q_push(q, k);
-        if (s == SIDE_CLIENT)
+        if (s == SIDE_CLIENT && c->st->o->count)
             wt_conn_feed(&c->wc, WT_TO_SERVER, k->data, k->len);
         if ((size_t)n < sizeof buf)
             return; /* drained: the next read would block */
@@ -186,7 +186,7 @@ static void deliver(struct px_conn *c, int d, uint64_t now)
              * read it, end its job, and the runner read the block -- all
              * before this thread runs again. */
             wt_block_late(c->st->o->blk, now - k->due);
-            if (d == WT_TO_CLIENT)
+            if (d == WT_TO_CLIENT && c->st->o->count)
                 wt_conn_feed(&c->wc, WT_TO_CLIENT, k->data, k->len);
             k->counted = 1;
         }

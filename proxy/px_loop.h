@@ -33,6 +33,7 @@ struct px_opts {
     socklen_t uplen;
     char up_name[160];                /* for messages: "127.0.0.1:5433" or the socket path */
     uint64_t half_ns;                 /* the delay each way */
+    int count;                        /* count what crosses (0: --no-count: carry it only) */
     struct wt_block *blk;             /* not owned */
 };
 

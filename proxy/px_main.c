@@ -4,7 +4,7 @@
  * of half a round-trip time each way (px_loop.h).
  *
  *   pgcb-proxy --upstream HOST:PORT|/PATH/.s.PGSQL.NNNN [--listen HOST:PORT]
- *              [--rtt-ms X] [--block-fd N] [--ready-fd N]
+ *              [--rtt-ms X] [--block-fd N] [--ready-fd N] [--no-count]
  *
  * It listens (default 127.0.0.1 on a port the kernel picks), writes the
  * port it got and a newline to --ready-fd (default 1), and carries
@@ -12,7 +12,9 @@
  * the kernel for SIGKILL then: a runner killed with SIGKILL leaves no
  * proxy behind). --block-fd is a counter block the starter made
  * (wiretap/wt_block.h); without it the proxy keeps its own and prints the
- * counts on stderr when it ends. Exit status 0, 1 for a failure after
+ * counts on stderr when it ends. --no-count: carry the bytes without
+ * counting them (bytes, messages and round trips stay 0; the deliveries'
+ * lateness is still recorded). Exit status 0, 1 for a failure after
  * start, 2 for bad arguments (one line naming the option).
  */
 #include <errno.h>
@@ -44,7 +46,7 @@ static void on_signal(int sig)
 static int usage(const char *why)
 {
     fprintf(stderr, "pgcb-proxy: %s\nusage: pgcb-proxy --upstream HOST:PORT|/PATH/.s.PGSQL.NNNN "
-                    "[--listen HOST:PORT] [--rtt-ms X] [--block-fd N] [--ready-fd N]\n",
+                    "[--listen HOST:PORT] [--rtt-ms X] [--block-fd N] [--ready-fd N] [--no-count]\n",
             why);
     return 2;
 }
@@ -122,17 +124,19 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"upstream", required_argument, NULL, 'u'}, {"listen", required_argument, NULL, 'l'},
         {"rtt-ms", required_argument, NULL, 'r'},   {"block-fd", required_argument, NULL, 'b'},
-        {"ready-fd", required_argument, NULL, 'f'}, {NULL, 0, NULL, 0},
+        {"ready-fd", required_argument, NULL, 'f'}, {"no-count", no_argument, NULL, 'n'},
+        {NULL, 0, NULL, 0},
     };
     const char *upstream = NULL, *listen_at = "127.0.0.1:0";
     double rtt_ms = 0;
-    int block_fd = -1, ready_fd = 1, c;
+    int block_fd = -1, ready_fd = 1, count = 1, c;
     char why[512];
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
         case 'u': upstream = optarg; break;
         case 'l': listen_at = optarg; break;
+        case 'n': count = 0; break;
         case 'r':
             errno = 0;
             rtt_ms = strtod(optarg, &end);
@@ -173,7 +177,7 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
-    struct px_opts o = {.half_ns = (uint64_t)llround(rtt_ms * 1e6 / 2)};
+    struct px_opts o = {.half_ns = (uint64_t)llround(rtt_ms * 1e6 / 2), .count = count};
     if (parse_addr("--upstream", upstream, &o.up, &o.uplen, why, sizeof why) != 0)
         return usage(why);
     snprintf(o.up_name, sizeof o.up_name, "%s", upstream);

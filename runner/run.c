@@ -164,6 +164,7 @@ static void fill_environment(struct pgcb_result *r, const struct pgcb_config *cf
     r->orders_mode = pgcb_xstrdup(pgcb_orders_mode_str(cfg->orders));
     r->checksum_reference = cfg->checksum_reference ? pgcb_xstrdup(cfg->checksum_reference) : NULL;
     r->alpha = cfg->alpha;
+    r->wire_off = !cfg->wire;
     r->interval_level = cfg->interval_level;
     r->proto = cfg->proto;
     pgcb_config_record_selection(cfg, &r->selection);

@@ -205,6 +205,9 @@ struct pgcb_config {
                                   MiB (runner/sys/memcg.h); 0: no limit */
     int max_rss_mb_line;
     int memory;                /* read each client's memory between jobs (default 1); 0: not */
+    int wire;                  /* the proxies of rtt_ms groups count what crosses (default 1);
+                                  0: they only carry it (the check that counting does not move
+                                  the medians) */
     int cpus[PGCB_MAX_CPUS];/* CPUs of the measuring threads, in order */
     size_t ncpus;
     char *output;           /* resolved; strftime() sequences allowed; NULL: default */

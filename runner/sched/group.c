@@ -453,7 +453,7 @@ static void group_figures(struct pgcb_group_run *gx)
                             ? c->ops_per_s * (double)gr->bulk_rows * gx->nthreads : NAN;
         if (gr->result_mode)
             pgcb_cells_stream_figures(c, &gx->gs[d]);
-        if (gx->proxy)
+        if (gx->proxy && s->cfg->wire)
             pgcb_cells_wire_figures(c, &gx->gs[d]);
         if (gx->stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
@@ -462,6 +462,19 @@ static void group_figures(struct pgcb_group_run *gx)
                                       s->norders);
         }
     }
+    /* A proxied group whose proxy is gone: every cell that failed says so
+     * (however it failed: a restart refused, a connection cut mid-job). */
+    if (gx->proxy && !pgcb_wproxy_alive(gx->proxy))
+        for (size_t d = 0; d < s->ndrivers; d++) {
+            struct pgcb_res_cell *c = &gr->cells[d];
+            if (c->status != PGCB_CELL_FAILED || (c->error && strstr(c->error, "wire proxy")))
+                continue;
+            char *old = c->error;
+            c->error = pgcb_xasprintf("%s; the wire proxy (rtt %g ms, to %s) exited",
+                                      old ? old : "failed", gx->proxy->rtt_ms,
+                                      gx->proxy->upstream);
+            free(old);
+        }
     if (gx->stopped) { /* the orders it completed are kept, the group says how many */
         gr->partial = 1;
         gr->partial_orders = gx->complete_orders;

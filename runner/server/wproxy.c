@@ -93,7 +93,7 @@ static int proxy_start(struct pgcb_wproxy *p, const char *exe, char *why, size_t
         if (devnull >= 0)
             dup2(devnull, 0);
         execl(exe, exe, "--upstream", p->upstream, "--rtt-ms", rtt, "--block-fd", bfd,
-              "--ready-fd", rfd, (char *)NULL);
+              "--ready-fd", rfd, p->count ? (char *)NULL : "--no-count", (char *)NULL);
         fprintf(stderr, "runner: cannot run %s: %s\n", exe, strerror(errno));
         _exit(127);
     }
@@ -169,7 +169,8 @@ int pgcb_wproxies_start(struct pgcb_wproxies *w, const struct pgcb_config *cfg,
                     i++;
                 if (i == w->n) {
                     w->p = pgcb_xrealloc(w->p, (w->n + 1) * sizeof *w->p);
-                    w->p[i] = (struct pgcb_wproxy){.rtt_ms = su->rtts[k], .blk_fd = -1};
+                    w->p[i] = (struct pgcb_wproxy){.rtt_ms = su->rtts[k], .blk_fd = -1,
+                                                   .count = cfg->wire};
                     snprintf(w->p[i].upstream, sizeof w->p[i].upstream, "%s", up);
                     w->p[i].base = pgcb_xstrdup(base);
                     w->p[i].direct_ns = w->p[i].proxied_ns = NAN;

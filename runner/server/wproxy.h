@@ -25,6 +25,7 @@
 struct pgcb_wproxy {
     char upstream[160];       /* "127.0.0.1:5433" */
     double rtt_ms;
+    int count;                /* it counts what crosses ([bench] wire; 0: --no-count) */
     pid_t pid;                /* 0: not running (stopped, or never started) */
     int port;
     int blk_fd;
