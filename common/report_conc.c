@@ -21,7 +21,7 @@ static void fmt_real(char *buf, size_t n, double v, const char *fmt)
 }
 
 enum { K_NAME, K_QPS, K_RATIO, K_P0, K_CPU = K_P0 + PGCB_PCT_N, K_BUSY, K_SRV, K_SBUSY,
-       K_BOTTLE, K_COUNT };
+       K_BOTTLE, K_RT, K_BOUT, K_BIN, K_COUNT };
 
 void pgcb_report_conc_table(FILE *out, const struct pgcb_result *r, size_t g,
                             enum pgcb_table_style style, size_t *no_interval, size_t *ci_orders)
@@ -47,7 +47,15 @@ void pgcb_report_conc_table(FILE *out, const struct pgcb_result *r, size_t g,
     head[K_SRV] = with_backend ? "Backend CPU (ns/query)" : "Server CPU (ns/query)";
     head[K_SBUSY] = "Server busy";
     head[K_BOTTLE] = "Bottleneck";
-    struct pgcb_table *t = pgcb_table_new(K_COUNT, head);
+    head[K_RT] = "RT/q";
+    head[K_BOUT] = "B→/q";
+    head[K_BIN] = "B←/q";
+    /* The wire columns (issue 41) only where the proxy counted. */
+    int with_wire = 0;
+    for (size_t d = 0; d < r->ndrivers; d++)
+        with_wire |= gr->cells[d].wire.known;
+    const size_t ncols = with_wire ? K_COUNT : K_RT;
+    struct pgcb_table *t = pgcb_table_new(ncols, head);
     pgcb_table_set_style(t, style);
     for (size_t d = 0; d < r->ndrivers; d++) {
         const struct pgcb_res_cell *c = &gr->cells[d];
@@ -82,7 +90,11 @@ void pgcb_report_conc_table(FILE *out, const struct pgcb_result *r, size_t g,
         fmt_real(cell[K_SBUSY], sizeof cell[K_SBUSY], 100 * c->server_busy, "%.0f%%");
         snprintf(cell[K_BOTTLE], sizeof cell[K_BOTTLE], "%s",
                  c->bottleneck ? pgcb_bottleneck_name(c->bottleneck) : "-");
-        for (int k = 0; k < K_COUNT; k++)
+        const struct pgcb_res_wire *w = &c->wire;
+        fmt_real(cell[K_RT], sizeof cell[K_RT], w->known ? w->round_trips : NAN, "%.3g");
+        fmt_real(cell[K_BOUT], sizeof cell[K_BOUT], w->known ? w->bytes_out : NAN, "%.0f");
+        fmt_real(cell[K_BIN], sizeof cell[K_BIN], w->known ? w->bytes_in : NAN, "%.0f");
+        for (size_t k = 0; k < ncols; k++)
             row[k] = cell[k];
         pgcb_table_add_row(t, row);
     }
