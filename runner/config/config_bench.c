@@ -88,20 +88,13 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         if (!pgcb_cfgi_int_key(c, key, value, 0, 3600000ull, &u))
             return 0;
         cfg->warmup_ms = u;
-    } else if (strcmp(key, "wire") == 0) {
+    } else if (strcmp(key, "wire") == 0 || strcmp(key, "memory") == 0) {
         int b = pgcb_cfgi_parse_bool(value);
         if (b < 0) {
-            pgcb_cfgi_fail(c, "[bench] wire: '%s' is not on or off", value);
+            pgcb_cfgi_fail(c, "[bench] %s: '%s' is not on or off", key, value);
             return 0;
         }
-        cfg->wire = b;
-    } else if (strcmp(key, "memory") == 0) {
-        int b = pgcb_cfgi_parse_bool(value);
-        if (b < 0) {
-            pgcb_cfgi_fail(c, "[bench] memory: '%s' is not on or off", value);
-            return 0;
-        }
-        cfg->memory = b;
+        *(strcmp(key, "wire") == 0 ? &cfg->wire : &cfg->memory) = b;
     } else if (strcmp(key, "max_rss_mb") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, 16777216ull, &u))
             return 0;

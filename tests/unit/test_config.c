@@ -204,7 +204,7 @@ static void test_errors(void **state)
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
                  "output, orders, batch_timeout_ms, seed, alpha, interval_level, until, "
                  "until_max_orders, until_width, noise_warn_pct, result_format, describe, sync, "
-                 "driver_dir, checksum_reference, profile, max_rss_mb, memory)");
+                 "driver_dir, checksum_reference, profile, max_rss_mb, memory, wire)");
     expect_error("[bench]\nmemory = maybe\n" MINIMAL, ":2: [bench] memory: 'maybe' is not on or off");
     expect_error("[bench]\nmax_rss_mb = 0\n" MINIMAL,
                  ":2: [bench] max_rss_mb: '0' is not an integer from 1 to 16777216");
