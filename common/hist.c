@@ -208,3 +208,14 @@ double pgcb_hist_stddev(const struct pgcb_hist *h)
         return 0;
     return sqrt(h->m2 / (double)(h->n - 1));
 }
+
+uint64_t pgcb_hist_count_range(const struct pgcb_hist *h, uint64_t lo, uint64_t hi)
+{
+    if (!h->counts || hi < lo)
+        return 0;
+    size_t a = pgcb_hist_index(lo), b = pgcb_hist_index(hi);
+    uint64_t n = 0;
+    for (size_t i = a; i <= b && i < h->ncounts; i++)
+        n += h->counts[i];
+    return n;
+}

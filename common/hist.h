@@ -88,6 +88,10 @@ uint64_t pgcb_hist_quantile(const struct pgcb_hist *h, double q);
  * textbook median. 0 when n == 0. O(ncounts).
  */
 double pgcb_hist_median(const struct pgcb_hist *h);
+
+/* Samples recorded in the buckets of lo .. hi (both included, at the
+ * buckets' resolution). */
+uint64_t pgcb_hist_count_range(const struct pgcb_hist *h, uint64_t lo, uint64_t hi);
 /* Sample standard deviation (divisor n - 1) of the raw values; 0 if n < 2. */
 double pgcb_hist_stddev(const struct pgcb_hist *h);
 

@@ -53,6 +53,17 @@ int pgcb_rep_wire_notes(FILE *out, const struct pgcb_result *r, size_t g, const 
             notes++;
         }
     }
+    for (size_t d = 0; d < r->ndrivers; d++) {
+        const struct pgcb_res_cell *c = &gr->cells[d];
+        if (!c->stalls)
+            continue;
+        fprintf(out, "%s%s stalled: %llu of %llu samples %d-%d ms above its median (%.0f us): "
+                     "a delayed ACK (40 ms) meeting Nagle's algorithm, or a retransmission\n",
+                bullet, r->drivers[d].label, (unsigned long long)c->stalls,
+                (unsigned long long)c->samples, PGCB_STALL_LO_MS, PGCB_STALL_HI_MS,
+                c->median_ns / 1e3);
+        notes++;
+    }
     const struct pgcb_res_proxy *p = &gr->proxy;
     if (p->known) {
         fprintf(out, "%sproxy: rtt %g ms asked", bullet, gr->rtt_ms);

@@ -154,6 +154,8 @@ struct pgcb_res_wire {
     char note[200];
 };
 #define PGCB_WIRE_DEPART_PCT 25.0
+#define PGCB_STALL_LO_MS 30
+#define PGCB_STALL_HI_MS 60
 
 /* A group's proxy as it measured itself (issue 41): its deliveries'
  * lateness against their due times over the group, and the accuracy probe
@@ -270,6 +272,12 @@ struct pgcb_res_cell {
     double mem_bytes_per_row;
     struct pgcb_res_profile profile; /* [bench] profile (issue 28) */
     struct pgcb_res_wire wire;  /* what crossed the wire (issue 41) */
+    /* Over TCP (a tcp or tls transport, or an RTT): samples PGCB_STALL_LO_MS
+     * to PGCB_STALL_HI_MS above the median, while the median is below
+     * PGCB_STALL_LO_MS -- the mark of a delayed ACK (40 ms on Linux) meeting
+     * Nagle's algorithm, or of a retransmission; 0 otherwise. JSON
+     * "stalls_40ms" (only when above 0). */
+    uint64_t stalls;
 };
 
 enum pgcb_bottleneck {

@@ -57,9 +57,13 @@ void pgcb_result_wire_group_json(json_t *one, const struct pgcb_res_group *gr)
                       "last_error", p->last_error[0] ? json_string(p->last_error)
                                                      : json_null()));
     json_t *results = json_object_get(one, "results");
-    for (size_t d = 0; d < json_array_size(results); d++)
+    for (size_t d = 0; d < json_array_size(results); d++) {
         if (gr->cells[d].wire.known)
             json_object_set_new(json_array_get(results, d), "wire", cell_json(&gr->cells[d].wire));
+        if (gr->cells[d].stalls)
+            json_object_set_new(json_array_get(results, d), "stalls_40ms",
+                                json_integer((json_int_t)gr->cells[d].stalls));
+    }
 }
 
 static double num(json_t *o, const char *key)
@@ -104,6 +108,8 @@ void pgcb_result_wire_group_read(json_t *o, struct pgcb_res_group *gr, size_t nc
     }
     json_t *results = json_object_get(o, "results");
     for (size_t d = 0; d < ncells && d < json_array_size(results); d++) {
+        json_t *st = json_object_get(json_array_get(results, d), "stalls_40ms");
+        gr->cells[d].stalls = json_is_integer(st) ? (uint64_t)json_integer_value(st) : 0;
         json_t *w = json_object_get(json_array_get(results, d), "wire");
         struct pgcb_res_wire *c = &gr->cells[d].wire;
         if (!json_is_object(w))

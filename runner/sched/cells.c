@@ -327,3 +327,15 @@ void pgcb_cells_wire_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *
     uint64_t all = t->bytes[0] + t->bytes[1];
     w->opaque_share = all ? (double)(t->opaque_bytes[0] + t->opaque_bytes[1]) / (double)all : 0;
 }
+
+uint64_t pgcb_cells_stalls(const struct pgcb_hist *h)
+{
+    if (!h->n)
+        return 0;
+    const double med = pgcb_hist_median(h);
+    const uint64_t lo_ns = (uint64_t)PGCB_STALL_LO_MS * 1000000u,
+                   hi_ns = (uint64_t)PGCB_STALL_HI_MS * 1000000u;
+    if (!(med < (double)lo_ns))
+        return 0;
+    return pgcb_hist_count_range(h, (uint64_t)med + lo_ns, (uint64_t)med + hi_ns);
+}

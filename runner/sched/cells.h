@@ -28,6 +28,10 @@ void pgcb_cells_collect(const struct pgcb_host_shared *sh, uint32_t nthreads,
  * counted. */
 void pgcb_cells_wire_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *gs);
 
+/* Samples of h PGCB_STALL_LO_MS .. PGCB_STALL_HI_MS above its median, when
+ * the median is below PGCB_STALL_LO_MS (result.h); else 0. */
+uint64_t pgcb_cells_stalls(const struct pgcb_hist *h);
+
 /* A streaming group's figures of cell c (after pgcb_cells_figures): the
  * median time to first row of gs's measured reads (it sorts gs->firsts),
  * the rows of a read, rows per second at the median read, the idiom. */

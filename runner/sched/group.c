@@ -455,6 +455,10 @@ static void group_figures(struct pgcb_group_run *gx)
             pgcb_cells_stream_figures(c, &gx->gs[d]);
         if (gx->proxy && s->cfg->wire)
             pgcb_cells_wire_figures(c, &gx->gs[d]);
+        /* Over TCP: stalls of about 40 ms (a delayed ACK meeting Nagle's
+         * algorithm) counted from the samples. */
+        if ((gr->transport && strcmp(gr->transport, "unix") != 0) || gr->has_rtt)
+            c->stalls = pgcb_cells_stalls(&gx->gs[d].pooled);
         if (gx->stopped && c->status == PGCB_CELL_OK) {
             c->status = PGCB_CELL_NOT_RUN;
             c->error = pgcb_xasprintf("interrupted before the group was complete (partial: %zu "

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "hist.h"
+#include "sched/cells.h"
 
 #include "../lib/assert_near.h"
 
@@ -312,6 +313,31 @@ static void test_merge(void **state)
     assert_null(a.counts);
 }
 
+/* pgcb_hist_count_range, and the 40 ms stall detector built on it
+ * (runner/sched/cells.c): samples 30-60 ms above a median under 30 ms. */
+static void test_count_range_and_stalls(void **state)
+{
+    struct pgcb_hist *h = *state;
+    for (int k = 0; k < 1000; k++)
+        pgcb_hist_add(h, 100000 + (uint64_t)k); /* ~100 us */
+    assert_int_equal(pgcb_hist_count_range(h, 100000, 100999), 1000);
+    assert_int_equal(pgcb_hist_count_range(h, 0, 99000), 0);
+    assert_int_equal(pgcb_cells_stalls(h), 0);
+    pgcb_hist_add(h, 40100000);  /* a delayed ACK: 40 ms more */
+    pgcb_hist_add(h, 40300000);
+    pgcb_hist_add(h, 44000000);
+    pgcb_hist_add(h, 25000000);  /* under 30 ms above the median: not one */
+    pgcb_hist_add(h, 200000000); /* 200 ms: not this kind of stall */
+    assert_int_equal(pgcb_hist_count_range(h, 40000000, 40400000), 2);
+    assert_int_equal(pgcb_cells_stalls(h), 3);
+    /* a median of 35 ms (an RTT of 35 ms): 40 ms more is not told from it */
+    pgcb_hist_reset(h);
+    for (int k = 0; k < 100; k++)
+        pgcb_hist_add(h, 35000000);
+    pgcb_hist_add(h, 75000000);
+    assert_int_equal(pgcb_cells_stalls(h), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -326,6 +352,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_overflow, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_merge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_count_range_and_stalls, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
