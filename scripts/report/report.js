@@ -214,6 +214,13 @@
         if (stream) cols.push({ name: 'First row (ms)', num: true, key: 'first' }, { name: 'Rows/s', num: true, key: 'rps' });
         if (memKnown) cols.push({ name: 'Peak RSS (MiB)', num: true, key: 'peak' }, { name: 'Growth (MiB)', num: true, key: 'growth' });
         if (stream) cols.push({ name: 'Memory', key: 'verdict' }, { name: 'Idiom', key: 'idiom' });
+        // The wire (issue 41): round trips and bytes per query as the proxy counted them,
+        // and at an RTT above 0 the expectation (docs/network.md).
+        const wireKnown = gr.results.some((c) => c.wire);
+        const expectKnown = gr.results.some((c) => c.wire && fin(c.wire.expected_ns));
+        if (expectKnown) cols.push({ name: 'Expected (ns)', num: true, key: 'expected' });
+        if (wireKnown) cols.push({ name: `RT/${conn ? 'conn' : 'q'}`, num: true, key: 'rt' }, { name: 'B→', num: true, key: 'bout' },
+            { name: 'B←', num: true, key: 'bin' });
         cols.push({ name: 'Status', key: 'status' });
         const rows = gr.results.map((c, d) => {
             const vs = c.vs_leader || {};
@@ -239,6 +246,10 @@
             if (memKnown) cells.push({ text: mib(m.peak_kib), sort: m.peak_kib }, { text: mib(m.growth_kib), sort: m.growth_kib });
             if (stream) cells.push({ text: st.memory_verdict ? `${st.memory_verdict} (${Math.round(st.bytes_per_row)} B/row)` : '' },
                 { text: c.status === 'ok' ? (st.idiom || '') : (c.error || '') });
+            const w = c.wire || {};
+            if (expectKnown) cells.push({ text: ns(w.expected_ns), sort: w.expected_ns });
+            if (wireKnown) cells.push({ text: fin(w.round_trips) ? String(+w.round_trips.toPrecision(3)) : '-', sort: w.round_trips },
+                { text: ns(w.bytes_out), sort: w.bytes_out }, { text: ns(w.bytes_in), sort: w.bytes_in });
             cells.push({ text: c.status === 'ok' ? 'ok' : c.status.toUpperCase().replace('_', ' '), cls: statusClass(c) });
             return { driver: run.result.drivers[d].name, cls: statusClass(c), cells };
         });
