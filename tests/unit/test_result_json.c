@@ -188,6 +188,117 @@ static void test_stream_verdict_round_trip(void **state)
     pgcb_result_free(&r);
 }
 
+/* Groups at an RTT (issue 41): the expectation from the rtt-0 sibling (the
+ * same suite, query, depth and transport; none for a concurrency group or
+ * a failed sibling), its note past 25%, and the keys through a file and
+ * back; a group without them has none. */
+static void test_wire_round_trip(void **state)
+{
+    (void)state;
+    struct pgcb_result r, back;
+    make_result(&r);
+    r.wire_off = 1;
+    r.groups = pgcb_xrealloc(r.groups, 2 * sizeof *r.groups);
+    r.ngroups = 2;
+    struct pgcb_res_group *far = &r.groups[1];
+    *far = (struct pgcb_res_group){.suite = pgcb_xstrdup("sequential"),
+                                   .query = pgcb_xstrdup("limit_1"),
+                                   .sql = pgcb_xstrdup("SELECT 1"), .depth = 10, .threads = 1,
+                                   .rows = 1};
+    far->cells = pgcb_xcalloc(2, sizeof *far->cells);
+    r.groups[0].has_rtt = 1;
+    r.groups[0].rtt_ms = 0;
+    far->has_rtt = 1;
+    far->rtt_ms = 2;
+    far->proxy = (struct pgcb_res_proxy){.known = 1, .chunks = 77, .late_mean_ns = 2100.5,
+                                         .late_max_ns = 9000, .direct_ns = 41000,
+                                         .proxied_ns = 2043000, .added_ns = 2002000,
+                                         .refused = 1, .errors = 0};
+    snprintf(far->proxy.last_error, sizeof far->proxy.last_error, "the upstream refused");
+    for (size_t g = 0; g < 2; g++)
+        for (size_t d = 0; d < 2; d++) {
+            struct pgcb_res_cell *c = &r.groups[g].cells[d];
+            c->status = PGCB_CELL_OK;
+            free(c->error);
+            c->error = NULL;
+            c->median_ns = g ? (d ? 9e6 : 2.25e6) : 150000;
+            c->samples = 10;
+            c->norders = 2;
+            if (g) {
+                c->order_medians_ns = pgcb_xcalloc(2, sizeof(double));
+                c->order_medians_ns[0] = c->order_medians_ns[1] = c->median_ns;
+            }
+            struct pgcb_res_wire *w = &c->wire;
+            w->known = 1;
+            w->round_trips = d ? 1 : 0.1;
+            w->bytes_out = 47;
+            w->bytes_in = 206;
+            w->msgs_out = 4;
+            w->msgs_in = 5;
+            w->nout = 2;
+            snprintf(w->out[0].name, sizeof w->out[0].name, "Bind");
+            w->out[0].per_query = 1;
+            snprintf(w->out[1].name, sizeof w->out[1].name, "Sync");
+            w->out[1].per_query = 1;
+            w->nin = 1;
+            snprintf(w->in[0].name, sizeof w->in[0].name, "DataRow");
+            w->in[0].per_query = 1;
+            w->proxy_cpu_ns = 3000;
+        }
+    far->cells[1].stalls = 3;
+    pgcb_result_wire_expect(&r);
+    /* a: 150 us + 2 ms x 0.1 x 10 = 2.15 ms; measured 2.25 ms: +4.7%, no note */
+    assert_true(fabs(far->cells[0].wire.expected_ns - 2150000) < 1e-6);
+    assert_string_equal(far->cells[0].wire.note, "");
+    /* b: 150 us + 2 ms x 1 x 10 = 20.15 ms; measured 9 ms: -55%, a note */
+    assert_true(fabs(far->cells[1].wire.expected_ns - 20150000) < 1e-6);
+    assert_string_equal(far->cells[1].wire.note,
+                        "measured 9000 us, expected 20150 us (150 us at rtt 0 + 2 ms x 1.00 round "
+                        "trips x depth 10): -55%");
+    assert_true(isnan(r.groups[0].cells[0].wire.expected_ns)); /* rtt 0: none */
+
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/wire.json", dir);
+    assert_int_equal(pgcb_result_write(&r, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &back, err, sizeof err), 0);
+    assert_int_equal(back.wire_off, 1);
+    assert_int_equal(back.groups[1].has_rtt, 1);
+    assert_true(back.groups[1].rtt_ms == 2);
+    assert_int_equal(back.groups[0].has_rtt, 1);
+    assert_true(back.groups[0].rtt_ms == 0);
+    const struct pgcb_res_proxy *p = &back.groups[1].proxy;
+    assert_int_equal(p->known, 1);
+    assert_int_equal(p->chunks, 77);
+    assert_true(p->late_mean_ns == 2100.5 && p->added_ns == 2002000 && p->direct_ns == 41000);
+    assert_int_equal(p->refused, 1);
+    assert_string_equal(p->last_error, "the upstream refused");
+    const struct pgcb_res_wire *w = &back.groups[1].cells[0].wire;
+    assert_int_equal(w->known, 1);
+    assert_true(w->round_trips == 0.1 && w->bytes_out == 47 && w->bytes_in == 206);
+    assert_true(w->msgs_out == 4 && w->msgs_in == 5 && w->proxy_cpu_ns == 3000);
+    assert_int_equal(w->nout, 2);
+    assert_string_equal(w->out[1].name, "Sync");
+    assert_int_equal(w->nin, 1);
+    assert_string_equal(w->in[0].name, "DataRow");
+    assert_true(fabs(w->expected_ns - 2150000) < 1e-6);
+    assert_string_equal(back.groups[1].cells[1].wire.note, far->cells[1].wire.note);
+    assert_int_equal(back.groups[1].cells[1].stalls, 3);
+    assert_int_equal(back.groups[1].cells[0].stalls, 0);
+    /* a group without an RTT: no such keys */
+    struct pgcb_result plain, plain_back;
+    make_result(&plain);
+    assert_int_equal(pgcb_result_write(&plain, path, err, sizeof err), 0);
+    assert_int_equal(pgcb_result_read(path, &plain_back, err, sizeof err), 0);
+    assert_int_equal(plain_back.groups[0].has_rtt, 0);
+    assert_int_equal(plain_back.groups[0].proxy.known, 0);
+    assert_int_equal(plain_back.groups[0].cells[0].wire.known, 0);
+    assert_int_equal(plain_back.wire_off, 0);
+    pgcb_result_free(&plain_back);
+    pgcb_result_free(&plain);
+    pgcb_result_free(&back);
+    pgcb_result_free(&r);
+}
+
 static int count_files(void)
 {
     DIR *dp = opendir(dir);
@@ -837,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_round_trip_issue8),
         cmocka_unit_test(test_round_trip_concurrency),
         cmocka_unit_test(test_stream_verdict_round_trip),
+        cmocka_unit_test(test_wire_round_trip),
         cmocka_unit_test(test_old_file_defaults),
         cmocka_unit_test(test_round_trip_noise),
         cmocka_unit_test(test_old_file_noise),
