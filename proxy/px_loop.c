@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,6 +62,9 @@ struct px_conn {
 struct px_state {
     const struct px_opts *o;
     int ep;
+    int tfd;                  /* a timerfd when epoll_pwait2 is missing (an older kernel,
+                                 valgrind); -1 otherwise */
+    uint64_t armed;           /* the due time the timerfd is set to (0: disarmed) */
     struct px_conn *conns;
     uint64_t next_id;
 };
@@ -337,9 +341,42 @@ static void on_event(struct px_conn *c, int s, uint32_t ev)
     /* EPOLLOUT: deliver() runs for every connection after the events */
 }
 
+/* The timer's marker in the epoll set (its address; never dereferenced). */
+static struct px_ep timer_ep;
+
+/* Wait for events until `due` (0: none; tsp its relative time): with
+ * epoll_pwait2's nanosecond timeout, or, where the kernel (or valgrind)
+ * has none, with a timerfd set to `due` in the set. As epoll_wait. */
+static int wait_events(struct px_state *st, struct epoll_event *evs, int max,
+                       const struct timespec *tsp, uint64_t due)
+{
+    if (st->tfd < 0) {
+        int n = epoll_pwait2(st->ep, evs, max, tsp, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        st->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+        if (st->tfd < 0)
+            return -1;
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = &timer_ep};
+        if (epoll_ctl(st->ep, EPOLL_CTL_ADD, st->tfd, &e) != 0)
+            return -1;
+    }
+    if (due != st->armed) {
+        struct itimerspec its = {{0, 0}, {0, 0}};
+        if (due) { /* an absolute time of the monotonic clock */
+            its.it_value.tv_sec = (time_t)(due / 1000000000u);
+            its.it_value.tv_nsec = (long)(due % 1000000000u);
+        }
+        if (timerfd_settime(st->tfd, TFD_TIMER_ABSTIME, &its, NULL) != 0)
+            return -1;
+        st->armed = due;
+    }
+    return epoll_wait(st->ep, evs, max, due && tsp && !tsp->tv_sec && !tsp->tv_nsec ? 0 : -1);
+}
+
 int px_run(const struct px_opts *o, volatile sig_atomic_t *stop, char *err, size_t errlen)
 {
-    struct px_state st = {.o = o, .ep = epoll_create1(EPOLL_CLOEXEC)};
+    struct px_state st = {.o = o, .ep = epoll_create1(EPOLL_CLOEXEC), .tfd = -1};
     if (st.ep < 0) {
         snprintf(err, errlen, "epoll_create1: %s", strerror(errno));
         return -1;
@@ -362,7 +399,7 @@ int px_run(const struct px_opts *o, volatile sig_atomic_t *stop, char *err, size
             ts.tv_nsec = (long)(wait % 1000000000u);
             tsp = &ts;
         }
-        int n = epoll_pwait2(st.ep, evs, 64, tsp, NULL);
+        int n = wait_events(&st, evs, 64, tsp, next_due);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -372,7 +409,11 @@ int px_run(const struct px_opts *o, volatile sig_atomic_t *stop, char *err, size
         }
         for (int k = 0; k < n; k++) {
             struct px_ep *p = evs[k].data.ptr;
-            if (!p)
+            if (p == &timer_ep) {
+                uint64_t ticks;
+                if (read(st.tfd, &ticks, sizeof ticks) < 0 && errno != EAGAIN)
+                    (void)0; /* nothing to do: the deliveries below look at the clock */
+            } else if (!p)
                 accept_all(&st);
             else
                 on_event(p->c, p->side, evs[k].events);
@@ -401,6 +442,8 @@ int px_run(const struct px_opts *o, volatile sig_atomic_t *stop, char *err, size
     }
     while (st.conns)
         conn_free(&st, st.conns);
+    if (st.tfd >= 0)
+        close(st.tfd);
     close(st.ep);
     return rc;
 }
