@@ -15,7 +15,10 @@
 #   - the proxy killed before the groups: the rtt cells FAILED saying the proxy exited, a suite
 #     without rtt_ms in the same run measured, exit status 2;
 #   - the runner killed with SIGKILL mid-run: its proxy is gone too;
-#   - pgcb-proxy alone: a refused upstream counted and said; bad arguments one line, status 2.
+#   - pgcb-proxy alone: a refused upstream counted and said; bad arguments one line, status 2;
+#   - under valgrind memcheck (the plain build; a sanitizer build is checked by its own
+#     runtime instead): the runner through a run at an RTT, and the proxy alone carrying
+#     plain and TLS-refused connections -- no memory error, no definite leak.
 set -uo pipefail # not -e: each check reads the status of the line before it
 (($# == 1)) || { printf 'usage: %s BUILD_DIR\n' "$0" >&2; exit 2; }
 build=$(cd -- "$1" && pwd)
@@ -214,4 +217,29 @@ rc=0
 out=$("$proxy" --upstream nowhere 2>&1) || rc=$?
 [[ $rc == 2 && $(head -n 1 <<<"$out") == "pgcb-proxy: --upstream 'nowhere': expected HOST:PORT, [IPV6]:PORT or /PATH" ]]
 check "pgcb-proxy alone: a bad upstream, one line and status 2" $? "rc $rc: $out"
+
+# 6. valgrind (plain build only).
+if nm "$runner" 2>/dev/null | grep __asan_init >/dev/null; then
+    printf 'SKIP valgrind: a sanitizer build (AddressSanitizer checks it instead)\n'
+else
+    { cat "$tmp/base.ini"; printf '\n[suite.far]\ndepth = 1\nrtt_ms = 1\n'; } |
+        sed -e 's/^time_ms = 400/time_ms = 100/' -e 's/^queries = 40/queries = 5/' >"$tmp/vg.ini"
+    valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+        --trace-children=no "$runner" -q -c "$tmp/vg.ini" >"$tmp/vg.out" 2>&1
+    check "valgrind: the runner through a run at rtt 1 ms" $? "$(tail -n 5 "$tmp/vg.out")"
+    rm -f "$tmp/port"
+    exec 3>"$tmp/port"
+    valgrind --quiet --error-exitcode=99 --leak-check=full --show-leak-kinds=definite \
+        "$proxy" --upstream "127.0.0.1:$PGPORT" --rtt-ms 0.5 --ready-fd 3 2>"$tmp/vgp.err" &
+    vpid=$!
+    exec 3>&-
+    for _ in $(seq 1 1000); do [[ -s $tmp/port ]] && break; sleep 0.01; done
+    port=$(cat "$tmp/port")
+    n=$(psql "host=127.0.0.1 port=$port sslmode=disable" -Atc 'select count(*) from generate_series(1, 50000)' 2>&1)
+    kill "$vpid"
+    wait "$vpid"
+    vst=$?
+    [[ $n == 50000 && $vst == 0 ]] && ! grep -q '^==' "$tmp/vgp.err"
+    check "valgrind: pgcb-proxy carrying a connection" $? "status $vst, psql '$n': $(grep -v '^--' "$tmp/vgp.err" | tail -n 5)"
+fi
 exit "$failed"
