@@ -38,9 +38,9 @@ int pgcb_rep_wire_notes(FILE *out, const struct pgcb_result *r, size_t g, const 
         fprintf(out, "%swire, %s, per %s: %.3g round trips; sent ", bullet, r->drivers[d].label,
                 gr->connect ? "connection" : "query", w->round_trips);
         types_line(out, w->out, w->nout);
-        fprintf(out, " (%.0f B); received ", w->bytes_out);
+        fprintf(out, " (%.0f B in %.3g writes); received ", w->bytes_out, w->chunks_out);
         types_line(out, w->in, w->nin);
-        fprintf(out, " (%.0f B)", w->bytes_in);
+        fprintf(out, " (%.0f B in %.3g reads of the proxy)", w->bytes_in, w->chunks_in);
         if (w->opaque_share > 0)
             fprintf(out, "; %.0f%% of the bytes in TLS, not parsed", 100 * w->opaque_share);
         if (isfinite(w->proxy_cpu_ns))

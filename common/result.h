@@ -143,6 +143,9 @@ struct pgcb_res_wire_type {
 struct pgcb_res_wire {
     int known;
     double round_trips, bytes_out, bytes_in, msgs_out, msgs_in; /* per query */
+    double chunks_out, chunks_in; /* the pieces the bytes came in, per query: to the server
+                                     the client's writes as the proxy read them, to the client
+                                     the proxy's reads from the server */
     struct pgcb_res_wire_type out[PGCB_WIRE_MAXTYPES], in[PGCB_WIRE_MAXTYPES];
     size_t nout, nin;
     double proxy_cpu_ns;        /* the proxy's CPU time per query (off the client's CPUs) */

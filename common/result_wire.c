@@ -31,6 +31,8 @@ static json_t *cell_json(const struct pgcb_res_wire *w)
     json_object_set_new(o, "bytes_in", pgcb_json_real(w->bytes_in));
     json_object_set_new(o, "messages_out", pgcb_json_real(w->msgs_out));
     json_object_set_new(o, "messages_in", pgcb_json_real(w->msgs_in));
+    json_object_set_new(o, "chunks_out", pgcb_json_real(w->chunks_out));
+    json_object_set_new(o, "chunks_in", pgcb_json_real(w->chunks_in));
     json_object_set_new(o, "by_type_out", types_json(w->out, w->nout));
     json_object_set_new(o, "by_type_in", types_json(w->in, w->nin));
     json_object_set_new(o, "proxy_cpu_ns", pgcb_json_real(w->proxy_cpu_ns));
@@ -120,6 +122,8 @@ void pgcb_result_wire_group_read(json_t *o, struct pgcb_res_group *gr, size_t nc
         c->bytes_in = num(w, "bytes_in");
         c->msgs_out = num(w, "messages_out");
         c->msgs_in = num(w, "messages_in");
+        c->chunks_out = num(w, "chunks_out");
+        c->chunks_in = num(w, "chunks_in");
         c->nout = types_read(json_object_get(w, "by_type_out"), c->out);
         c->nin = types_read(json_object_get(w, "by_type_in"), c->in);
         c->proxy_cpu_ns = num(w, "proxy_cpu_ns");

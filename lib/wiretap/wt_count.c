@@ -140,6 +140,7 @@ void wt_conn_feed(struct wt_conn *c, enum wt_dir d, const uint8_t *buf, size_t n
     if (n == 0)
         return;
     add(&c->tot->bytes[d], n);
+    add(&c->tot->chunks[d], 1);
     if (c->opaque || c->bad) {
         opaque_feed(c, d, n);
         return;

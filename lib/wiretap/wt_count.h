@@ -65,6 +65,8 @@ struct wt_totals {
     uint64_t opaque_bytes[2];     /* bytes after TLS began: counted, not parsed */
     uint64_t round_trips;
     uint64_t connections;         /* wt_conn_init calls */
+    uint64_t chunks[2];           /* wt_conn_feed calls: the pieces the bytes came in (to the
+                                     server: the client's writes as the proxy read them) */
 };
 
 /* One direction's parser. */

@@ -321,6 +321,8 @@ void pgcb_cells_wire_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *
     w->bytes_in = (double)t->bytes[WT_TO_CLIENT] / q;
     w->msgs_out = (double)t->msgs[WT_TO_SERVER] / q;
     w->msgs_in = (double)t->msgs[WT_TO_CLIENT] / q;
+    w->chunks_out = (double)t->chunks[WT_TO_SERVER] / q;
+    w->chunks_in = (double)t->chunks[WT_TO_CLIENT] / q;
     w->nout = wire_types(t, WT_TO_SERVER, q, w->out);
     w->nin = wire_types(t, WT_TO_CLIENT, q, w->in);
     w->proxy_cpu_ns = gs->wire_cpu_lost ? NAN : (double)gs->wire_cpu_ns / q;

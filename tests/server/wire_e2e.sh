@@ -137,7 +137,7 @@ for k, v in sorted(bytes_seen.items()):
     check("%s %s: the same bytes per query at both RTTs" % k, len(v) == 1, str(v))
 sys.exit(1 if bad else 0)
 EOF
-grep -q 'wire, libpq_sync, per query: 1 round trips; sent Bind 1, Describe 1, Execute 1, Sync 1' "$tmp/run.out" &&
+grep -q 'wire, libpq_sync, per query: 1 round trips; sent Bind 1, Describe 1, Execute 1, Sync 1 (49 B in 1 writes)' "$tmp/run.out" &&
     grep -q '^pipelined / limit_1 / tcp at each round-trip time' "$tmp/run.out" &&
     grep -q '^sequential / limit_1 / tcp / rtt 2 ms' "$tmp/run.out"
 check "the console: the wire notes, the titles, the distance table" $?

@@ -140,6 +140,10 @@ static void check_startup_and_query(size_t step)
     assert_int_equal(t.by_type[WT_TO_CLIENT]['2'], 1);
     assert_int_equal(t.opaque_bytes[0] + t.opaque_bytes[1], 0);
     assert_int_equal(t.round_trips, 2); /* the startup, the query */
+    /* every feed is one chunk */
+    size_t st = step ? step : 1u << 20;
+    assert_int_equal(t.chunks[WT_TO_SERVER], (out.n + st - 1) / st + (q.n + st - 1) / st);
+    assert_int_equal(t.chunks[WT_TO_CLIENT], (in.n + st - 1) / st + (r.n + st - 1) / st);
 }
 
 static void test_whole(void **state)
