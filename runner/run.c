@@ -242,28 +242,28 @@ static size_t *build_groups(struct pgcb_result *r, const struct pgcb_config *cfg
     for (size_t s = 0; s < cfg->nsuites; s++)
         n += cfg->suites[s].nqueries * cfg->suites[s].ndepths *
              (cfg->suites[s].ntransports ? cfg->suites[s].ntransports : 1) *
-             (cfg->suites[s].nrtts ? cfg->suites[s].nrtts : 1);
+             (cfg->suites[s].rtt.nrtts ? cfg->suites[s].rtt.nrtts : 1);
     r->groups = pgcb_xcalloc(n, sizeof *r->groups);
     size_t *query_of = pgcb_xcalloc(n, sizeof *query_of);
     for (size_t s = 0; s < cfg->nsuites; s++) {
         const struct pgcb_cfg_suite *su = &cfg->suites[s];
         size_t nt = su->ntransports ? su->ntransports : 1;
-        size_t nr = su->nrtts ? su->nrtts : 1;
+        size_t nr = su->rtt.nrtts ? su->rtt.nrtts : 1;
         for (size_t k = 0; k < su->nqueries; k++)
             for (size_t dtr = 0; dtr < su->ndepths * nt * nr; dtr++) {
                 const struct pgcb_cfg_query *q = &cfg->queries[su->queries[k]];
                 struct pgcb_res_group *g = &r->groups[r->ngroups];
                 size_t d = dtr / nr, ri = dtr % nr;
                 int tr = su->ntransports ? (int)su->transports[d % nt] : -1;
-                if (su->nrtts) {
+                if (su->rtt.nrtts) {
                     g->has_rtt = 1;
-                    g->rtt_ms = su->rtts[ri];
+                    g->rtt_ms = su->rtt.rtts[ri];
                     g->rtt_index = ri;
                 }
                 g->suite = pgcb_xstrdup(su->name);
                 if (tr >= 0)
                     g->transport = pgcb_xstrdup(pgcb_transport_name((enum pgcb_transport)tr));
-                if (su->nrtts)
+                if (su->rtt.nrtts)
                     g->conninfo = pgcb_conninfo_redact(pgcb_wproxies_conninfo(net, s, tr, ri));
                 else if (tr >= 0 || su->conninfo)
                     g->conninfo = pgcb_conninfo_redact(pgcb_connplan_get(plan, cfg, s, tr));

@@ -55,7 +55,7 @@ void pgcb_cfgi_fail_plain(struct pgcb_cfgi_ctx *c, const char *fmt, ...)
 
 static void unknown_key(struct pgcb_cfgi_ctx *c, const char *const *keys, const char *key)
 {
-    char known[256] = "";
+    char known[400] = "";
     for (int i = 0; keys[i]; i++) {
         if (i)
             strncat(known, ", ", sizeof known - strlen(known) - 1);
@@ -389,6 +389,7 @@ void pgcb_config_free(struct pgcb_config *cfg)
     for (size_t i = 0; i < cfg->nbackgrounds; i++)
         free(cfg->backgrounds[i].name);
     free(cfg->backgrounds);
+    free(cfg->rtt.rtts);
     free(cfg->drivers);
     free(cfg->queries);
     free(cfg->suites);

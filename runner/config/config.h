@@ -105,6 +105,13 @@ struct pgcb_cfg_query {
     struct pgcb_bulk *bulk; /* owned: fetched from the server (pgcb_bulk_fetch) */
 };
 
+/* A list of round-trip times (rtt_ms; config_net.c), owned. */
+struct pgcb_cfg_rtts {
+    double *rtts;
+    size_t nrtts;
+    int rtt_line;           /* where given; 0: not */
+};
+
 struct pgcb_cfg_suite {
     char *name;
     uint32_t *depths;       /* one group per (query, depth) */
@@ -128,9 +135,7 @@ struct pgcb_cfg_suite {
     /* rtt_ms = 0 0.2 1 5: one group per round-trip time, innermost (after
      * the transport), each through the wire proxy with half the RTT added
      * each way (config_net.c); none given: nrtts = 0, no proxy. */
-    double *rtts;
-    size_t nrtts;
-    int rtt_line;
+    struct pgcb_cfg_rtts rtt;
     char *conninfo;         /* extra libpq keys for this suite's connections; NULL: none */
     int conninfo_line;
     /* connect = yes: a connection suite, each sample one whole connection
@@ -205,6 +210,7 @@ struct pgcb_config {
                                   MiB (runner/sys/memcg.h); 0: no limit */
     int max_rss_mb_line;
     int memory;                /* read each client's memory between jobs (default 1); 0: not */
+    struct pgcb_cfg_rtts rtt;  /* [bench] rtt_ms: every suite's without its own */
     int wire;                  /* the proxies of rtt_ms groups count what crosses (default 1);
                                   0: they only carry it (the check that counting does not move
                                   the medians) */

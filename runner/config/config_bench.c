@@ -17,7 +17,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "alpha", "interval_level", "until",
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
-                                            "checksum_reference", "profile", "max_rss_mb", "memory", "wire",
+                                            "checksum_reference", "profile", "max_rss_mb", "memory", "wire", "rtt_ms",
                                             NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
@@ -88,6 +88,8 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
         if (!pgcb_cfgi_int_key(c, key, value, 0, 3600000ull, &u))
             return 0;
         cfg->warmup_ms = u;
+    } else if (strcmp(key, "rtt_ms") == 0) {
+        return pgcb_cfgi_net_apply(c, &cfg->rtt, value);
     } else if (strcmp(key, "wire") == 0 || strcmp(key, "memory") == 0) {
         int b = pgcb_cfgi_parse_bool(value);
         if (b < 0) {

@@ -242,7 +242,7 @@ int pgcb_cfgi_stream_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
  * set); check runs once the suite is complete: a suite with rtt_ms and no
  * transport gets transport = tcp (transport_by_rtt), and transport = unix
  * is refused. 0 or -1 (message set). */
-int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *value);
+int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_rtts *s, const char *value);
 int pgcb_cfgi_net_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s);
 
 /* After every suite's check: no query is read both by a streaming suite

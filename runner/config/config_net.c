@@ -4,7 +4,9 @@
  * dimension, after the transport), measured through the wire proxy
  * (build/pgcb-proxy, runner/server/wproxy.h) with half the RTT added each
  * way; 0 is loopback TCP through the proxy with no delay, the baseline of
- * every other RTT's expectation. See config_int.h for the contracts.
+ * every other RTT's expectation. [bench] rtt_ms is every suite's that has
+ * none of its own (a suite with transport = unix alone keeps the socket).
+ * See config_int.h for the contracts.
  */
 #include "config_int.h"
 
@@ -14,7 +16,7 @@
 
 #include "util.h"
 
-int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const char *value)
+int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_rtts *s, const char *value)
 {
     free(s->rtts);
     s->rtts = NULL;
@@ -57,20 +59,30 @@ int pgcb_cfgi_net_apply(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s, const
 
 int pgcb_cfgi_net_check(struct pgcb_cfgi_ctx *c, struct pgcb_cfg_suite *s)
 {
-    if (!s->nrtts)
+    const struct pgcb_cfg_rtts *run = &c->cfg->rtt;
+    if (!s->rtt.nrtts && run->nrtts && !(s->ntransports == 1 &&
+                                         s->transports[0] == PGCB_TRANSPORT_UNIX)) {
+        /* [bench] rtt_ms: every suite without its own (but one that asked
+         * for the unix socket alone, which keeps it) */
+        s->rtt.rtts = pgcb_xmalloc(run->nrtts * sizeof *s->rtt.rtts);
+        memcpy(s->rtt.rtts, run->rtts, run->nrtts * sizeof *s->rtt.rtts);
+        s->rtt.nrtts = run->nrtts;
+        s->rtt.rtt_line = run->rtt_line;
+    }
+    if (!s->rtt.nrtts)
         return 0;
     if (s->ntransports == 0) {
         /* the proxy listens on TCP: the suite's transport is TCP */
         s->transports = pgcb_xmalloc(sizeof *s->transports);
         s->transports[0] = PGCB_TRANSPORT_TCP;
         s->ntransports = 1;
-        s->transport_line = s->rtt_line;
+        s->transport_line = s->rtt.rtt_line;
         s->transport_by_rtt = 1;
         return 0;
     }
     for (size_t k = 0; k < s->ntransports; k++)
         if (s->transports[k] == PGCB_TRANSPORT_UNIX)
-            PGCB_CFGI_FAIL_AT(c, s->rtt_line, "[suite.%s] rtt_ms: not with transport = unix "
+            PGCB_CFGI_FAIL_AT(c, s->rtt.rtt_line, "[suite.%s] rtt_ms: not with transport = unix "
                               "(line %d): the round-trip time is added by a proxy on "
                               "127.0.0.1, which clients reach over TCP", s->name,
                               s->transport_line);

@@ -183,7 +183,7 @@ int pgcb_cfgi_suite_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
     if (strcmp(key, "transport") == 0)
         return parse_transports(c, s, value);
     if (strcmp(key, "rtt_ms") == 0)
-        return pgcb_cfgi_net_apply(c, s, value);
+        return pgcb_cfgi_net_apply(c, &s->rtt, value);
     if (strcmp(key, "concurrency") == 0 || strcmp(key, "pool") == 0 ||
         strcmp(key, "mode") == 0 || strcmp(key, "rate") == 0)
         return pgcb_cfgi_conc_apply(c, s, key, value);
@@ -344,6 +344,6 @@ void pgcb_cfgi_suite_free(struct pgcb_cfg_suite *s)
     free(s->queries);
     free(s->backgrounds);
     free(s->transports);
-    free(s->rtts);
+    free(s->rtt.rtts);
     free(s->conninfo);
 }

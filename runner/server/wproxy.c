@@ -145,31 +145,31 @@ int pgcb_wproxies_start(struct pgcb_wproxies *w, const struct pgcb_config *cfg,
     size_t nslots = cfg->nsuites * PGCB_TRANSPORT_N * PGCB_MAX_RTTS;
     int any = 0;
     for (size_t s = 0; s < cfg->nsuites; s++)
-        any |= cfg->suites[s].nrtts > 0;
+        any |= cfg->suites[s].rtt.nrtts > 0;
     if (!any)
         return 0;
     w->conninfo = pgcb_xcalloc(nslots, sizeof *w->conninfo);
     w->proxy_of = pgcb_xcalloc(nslots, sizeof *w->proxy_of);
     for (size_t s = 0; s < cfg->nsuites; s++) {
         const struct pgcb_cfg_suite *su = &cfg->suites[s];
-        for (size_t ti = 0; ti < su->ntransports && su->nrtts; ti++) {
+        for (size_t ti = 0; ti < su->ntransports && su->rtt.nrtts; ti++) {
             int t = (int)su->transports[ti];
             const char *base = pgcb_connplan_get(plan, cfg, s, t);
             char up[160], why[400];
             if (upstream_of(base, up, sizeof up, why, sizeof why) != 0) {
                 snprintf(err, errlen, "%s:%d: [suite.%s] rtt_ms: the proxy needs the server's "
-                         "TCP address: %s", cfg->file, su->rtt_line, su->name, why);
+                         "TCP address: %s", cfg->file, su->rtt.rtt_line, su->name, why);
                 pgcb_wproxies_stop(w);
                 return -1;
             }
-            for (size_t k = 0; k < su->nrtts; k++) {
+            for (size_t k = 0; k < su->rtt.nrtts; k++) {
                 size_t i = 0;
                 while (i < w->n && !(strcmp(w->p[i].upstream, up) == 0 &&
-                                     w->p[i].rtt_ms == su->rtts[k]))
+                                     w->p[i].rtt_ms == su->rtt.rtts[k]))
                     i++;
                 if (i == w->n) {
                     w->p = pgcb_xrealloc(w->p, (w->n + 1) * sizeof *w->p);
-                    w->p[i] = (struct pgcb_wproxy){.rtt_ms = su->rtts[k], .blk_fd = -1,
+                    w->p[i] = (struct pgcb_wproxy){.rtt_ms = su->rtt.rtts[k], .blk_fd = -1,
                                                    .count = cfg->wire};
                     snprintf(w->p[i].upstream, sizeof w->p[i].upstream, "%s", up);
                     w->p[i].base = pgcb_xstrdup(base);
@@ -177,7 +177,7 @@ int pgcb_wproxies_start(struct pgcb_wproxies *w, const struct pgcb_config *cfg,
                     w->n++;
                     if (proxy_start(&w->p[i], exe, why, sizeof why) != 0) {
                         snprintf(err, errlen, "%s:%d: [suite.%s] rtt_ms: %s", cfg->file,
-                                 su->rtt_line, su->name, why);
+                                 su->rtt.rtt_line, su->name, why);
                         pgcb_wproxies_stop(w);
                         return -1;
                     }
@@ -188,7 +188,7 @@ int pgcb_wproxies_start(struct pgcb_wproxies *w, const struct pgcb_config *cfg,
                 char *ci = pgcb_conninfo_merge(base, extra, merr, sizeof merr);
                 if (!ci) {
                     snprintf(err, errlen, "%s:%d: [suite.%s] rtt_ms: %s", cfg->file,
-                             su->rtt_line, su->name, merr);
+                             su->rtt.rtt_line, su->name, merr);
                     pgcb_wproxies_stop(w);
                     return -1;
                 }

@@ -204,7 +204,7 @@ static void test_errors(void **state)
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
                  "output, orders, batch_timeout_ms, seed, alpha, interval_level, until, "
                  "until_max_orders, until_width, noise_warn_pct, result_format, describe, sync, "
-                 "driver_dir, checksum_reference, profile, max_rss_mb, memory, wire)");
+                 "driver_dir, checksum_reference, profile, max_rss_mb, memory, wire, rtt_ms)");
     expect_error("[bench]\nmemory = maybe\n" MINIMAL, ":2: [bench] memory: 'maybe' is not on or off");
     expect_error("[bench]\nmax_rss_mb = 0\n" MINIMAL,
                  ":2: [bench] max_rss_mb: '0' is not an integer from 1 to 16777216");
@@ -511,15 +511,15 @@ static void test_rtt_keys(void **state)
                        "[suite.tls]\ntransport = tls\nrtt_ms = 1\n"
                        "[suite.plain]\ndepth = 1\n";
     assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
-    assert_int_equal(cfg.suites[0].nrtts, 4);
-    assert_true(cfg.suites[0].rtts[1] == 0.2 && cfg.suites[0].rtts[3] == 5);
+    assert_int_equal(cfg.suites[0].rtt.nrtts, 4);
+    assert_true(cfg.suites[0].rtt.rtts[1] == 0.2 && cfg.suites[0].rtt.rtts[3] == 5);
     /* no transport given: TCP, and said to come from rtt_ms */
     assert_int_equal(cfg.suites[0].ntransports, 1);
     assert_int_equal(cfg.suites[0].transports[0], PGCB_TRANSPORT_TCP);
     assert_int_equal(cfg.suites[0].transport_by_rtt, 1);
     assert_int_equal(cfg.suites[1].transports[0], PGCB_TRANSPORT_TLS);
     assert_int_equal(cfg.suites[1].transport_by_rtt, 0);
-    assert_int_equal(cfg.suites[2].nrtts, 0);
+    assert_int_equal(cfg.suites[2].rtt.nrtts, 0);
     assert_int_equal(cfg.suites[2].ntransports, 0);
     pgcb_config_free(&cfg);
     expect_error(SQ "rtt_ms = -1\n",
@@ -533,6 +533,21 @@ static void test_rtt_keys(void **state)
                  "1000");
     expect_error(SQ "rtt_ms = nan\n",
                  ":6: [suite.s] rtt_ms: 'nan' is not a round-trip time in milliseconds from 0 to "
+                 "1000");
+    /* [bench] rtt_ms: every suite's without its own; a unix-only suite keeps its socket */
+    text = "[bench]\nrtt_ms = 0.5 2\n[driver.d]\npath = d.so\n[query.q]\nsql = SELECT 1\n"
+           "[suite.a]\ndepth = 1\n[suite.b]\nrtt_ms = 1\n[suite.u]\ntransport = unix\n";
+    assert_int_equal(pgcb_config_load(write_ini(text), &cfg, err, sizeof err), 0);
+    assert_int_equal(cfg.suites[0].rtt.nrtts, 2);
+    assert_true(cfg.suites[0].rtt.rtts[0] == 0.5 && cfg.suites[0].rtt.rtts[1] == 2);
+    assert_int_equal(cfg.suites[0].rtt.rtt_line, 2);
+    assert_int_equal(cfg.suites[0].transports[0], PGCB_TRANSPORT_TCP);
+    assert_int_equal(cfg.suites[1].rtt.nrtts, 1);
+    assert_int_equal(cfg.suites[2].rtt.nrtts, 0);
+    assert_int_equal(cfg.suites[2].transports[0], PGCB_TRANSPORT_UNIX);
+    pgcb_config_free(&cfg);
+    expect_error("[bench]\nrtt_ms = -2\n" SQ "depth = 1\n",
+                 ":2: [bench] rtt_ms: '-2' is not a round-trip time in milliseconds from 0 to "
                  "1000");
     expect_error(SQ "rtt_ms = 1, 1.0\n", ":6: [suite.s] rtt_ms: 1.0 listed twice");
     expect_error(SQ "rtt_ms = ,\n",
