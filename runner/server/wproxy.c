@@ -63,6 +63,17 @@ static int upstream_of(const char *conninfo, char *out, size_t n, char *why, siz
     return rc;
 }
 
+/* Does conninfo set hostaddr? */
+static int has_hostaddr(const char *conninfo)
+{
+    PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", NULL);
+    int has = 0;
+    for (PQconninfoOption *o = opts; o && o->keyword; o++)
+        has |= strcmp(o->keyword, "hostaddr") == 0 && o->val && o->val[0];
+    PQconninfoFree(opts);
+    return has;
+}
+
 /* Start one proxy; -1 with why. */
 static int proxy_start(struct pgcb_wproxy *p, const char *exe, char *why, size_t whylen)
 {
@@ -182,9 +193,12 @@ int pgcb_wproxies_start(struct pgcb_wproxies *w, const struct pgcb_config *cfg,
                         return -1;
                     }
                 }
+                /* host and port only: the adapters of other languages pass host
+                 * and port on, and not every client knows hostaddr (one in the
+                 * suite's string is replaced, never added) */
                 char extra[128], merr[400];
-                snprintf(extra, sizeof extra, "host=127.0.0.1 hostaddr=127.0.0.1 port=%d",
-                         w->p[i].port);
+                snprintf(extra, sizeof extra, "host=127.0.0.1%s port=%d",
+                         has_hostaddr(base) ? " hostaddr=127.0.0.1" : "", w->p[i].port);
                 char *ci = pgcb_conninfo_merge(base, extra, merr, sizeof merr);
                 if (!ci) {
                     snprintf(err, errlen, "%s:%d: [suite.%s] rtt_ms: %s", cfg->file,
@@ -346,7 +360,8 @@ static uint64_t ping(PGconn *c)
 static void probe_one(struct pgcb_wproxy *p)
 {
     char ci[160];
-    snprintf(ci, sizeof ci, "host=127.0.0.1 hostaddr=127.0.0.1 port=%d", p->port);
+    snprintf(ci, sizeof ci, "host=127.0.0.1%s port=%d",
+             has_hostaddr(p->base) ? " hostaddr=127.0.0.1" : "", p->port);
     char merr[400];
     char *via = pgcb_conninfo_merge(p->base, ci, merr, sizeof merr);
     PGconn *d = PQconnectdb(p->base), *x = via ? PQconnectdb(via) : NULL;
