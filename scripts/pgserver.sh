@@ -4,7 +4,7 @@
 #   scripts/pgserver.sh start DIR [--cpus LIST] [--tcp] [--ssl]
 #       initdb into DIR/data, listen on a unix socket in DIR/sock (by default
 #       only there: no TCP), trust auth, fsync/synchronous_commit/
-#       full_page_writes off, log in DIR/log; with --cpus the server runs under
+#       full_page_writes off, max_connections 300, log in DIR/log; with --cpus the server runs under
 #       `taskset -c LIST`. Creates the database pgcb and three login roles
 #       besides the superuser postgres, for connection suites that measure
 #       authentication (docs/tests.md):
@@ -313,6 +313,9 @@ cmd_start() {
         printf 'synchronous_commit = off\n'
         printf 'full_page_writes = off\n'
         printf 'shared_buffers = 128MB\n'
+        # every client's pool at once: conf/network.ini's c10 suite holds 15
+        # pools of 10 (each driver's host keeps its connections between turns)
+        printf 'max_connections = 300\n'
         printf 'logging_collector = off\n'
     } >>"$data/postgresql.conf"
 
