@@ -56,6 +56,11 @@
  *                                   second at the median read, and in a suite's largest
  *                                   group the memory verdict (bounded, grows) and the
  *                                   peak's rise per extra row; empty for other groups
+ *   rtt_ms, round_trips, bytes_out, bytes_in, expected_ns   a group at an emulated RTT:
+ *                                   its RTT, and the cell's wire per query as the proxy
+ *                                   counted it and its expectation (docs/network.md); empty
+ *                                   for other groups (and where not counted)
+ *   stalls_40ms                     samples 30-60 ms above the median over TCP; empty: none
  */
 #include <inttypes.h>
 #include <math.h>
@@ -76,6 +81,7 @@ static const char *const columns[] = {
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
     "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
     "stream", "stream_rows", "first_row_ns", "rows_per_s", "memory_verdict", "bytes_per_row",
+    "rtt_ms", "round_trips", "bytes_out", "bytes_in", "expected_ns", "stalls_40ms",
 };
 #define NCOLUMNS (sizeof columns / sizeof columns[0])
 
@@ -258,6 +264,16 @@ static void put_cell(struct row *w, const struct pgcb_agg *a, size_t i, size_t g
         for (int k = 0; k < 6; k++)
             put_empty(w);
     }
+    const struct pgcb_res_wire *wi = &c->wire;
+    put_real(w, gr->has_rtt ? gr->rtt_ms : NAN);
+    put_real(w, wi->known ? wi->round_trips : NAN);
+    put_real(w, wi->known ? wi->bytes_out : NAN);
+    put_real(w, wi->known ? wi->bytes_in : NAN);
+    put_real(w, wi->known ? wi->expected_ns : NAN);
+    if (c->stalls)
+        put_u64(w, c->stalls);
+    else
+        put_empty(w);
     end_row(w);
 }
 

@@ -17,8 +17,11 @@ char *pgcb_agg_group_name(const struct pgcb_res_group *gr)
 {
     char shape[64];
     pgcb_res_group_shape(gr, shape, sizeof shape);
-    return pgcb_xasprintf("%s / %s, %s%s%s", gr->suite, gr->query, shape,
-                          gr->transport ? ", " : "", gr->transport ? gr->transport : "");
+    char rtt[40] = "";
+    if (gr->has_rtt) /* groups at two RTTs are two groups */
+        snprintf(rtt, sizeof rtt, ", rtt %g ms", gr->rtt_ms);
+    return pgcb_xasprintf("%s / %s, %s%s%s%s", gr->suite, gr->query, shape,
+                          gr->transport ? ", " : "", gr->transport ? gr->transport : "", rtt);
 }
 
 /* Record a note, and warn about it (naming the file when there is one). */

@@ -28,6 +28,7 @@ COLUMNS = [
     "winner", "orders", "orders_won", "orders_lost", "sign_p", "concurrency", "pool", "mode",
     "rate", "time_per_query_ns", "client_busy", "bottleneck", "peak_rss_kib", "rss_growth_kib",
     "stream", "stream_rows", "first_row_ns", "rows_per_s", "memory_verdict", "bytes_per_row",
+    "rtt_ms", "round_trips", "bytes_out", "bytes_in", "expected_ns", "stalls_40ms",
 ]
 
 
@@ -114,7 +115,9 @@ def main():
                 same_str(get("ops"), g.get("ops") or None, at + " ops")
                 kind = "rows_per_txn" if txn else "depth"
                 shape = "connect" if conn else f"{kind} {g['depth']}"
-                same_str(get("group"), f"{g['suite']} / {g['query']}, {shape}", at + " group")
+                tail = (f", {g['transport']}" if g.get("transport") else "") + \
+                    (f", rtt {g['rtt_ms']:g} ms" if g.get("rtt_ms") is not None else "")
+                same_str(get("group"), f"{g['suite']} / {g['query']}, {shape}{tail}", at + " group")
                 same_str(get("driver"), drv["name"], at + " driver")
                 same_str(get("driver"), cell["driver"], at + " driver of the result")
                 ref = "reference" in (drv.get("caps") or [])
@@ -140,6 +143,11 @@ def main():
                 same_real(get("first_row_ns"), cst.get("first_row_ns"), at + " first_row_ns")
                 same_str(get("memory_verdict"), cst.get("memory_verdict"), at + " memory_verdict")
                 same_real(get("bytes_per_row"), cst.get("bytes_per_row"), at + " bytes_per_row")
+                wire = cell.get("wire") or {}
+                same_real(get("rtt_ms"), g.get("rtt_ms"), at + " rtt_ms")
+                for name in ("round_trips", "bytes_out", "bytes_in", "expected_ns"):
+                    same_real(get(name), wire.get(name), f"{at} {name}")
+                same_str(get("stalls_40ms"), cell.get("stalls_40ms"), at + " stalls_40ms")
                 same_real(get("p90_ns"), pct.get("90"), at + " p90_ns")
                 same_real(get("p999_ns"), pct.get("99.9"), at + " p999_ns")
                 if cell["samples"]:

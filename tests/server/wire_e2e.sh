@@ -137,6 +137,10 @@ for k, v in sorted(bytes_seen.items()):
     check("%s %s: the same bytes per query at both RTTs" % k, len(v) == 1, str(v))
 sys.exit(1 if bad else 0)
 EOF
+"$build/aggregate" -f csv "$tmp/out.json" >"$tmp/out.csv" 2>"$tmp/agg.err" &&
+    python3 "$root/tests/aggregate/csv_check.py" --csv "$tmp/out.csv" "$tmp/out.json" >"$tmp/csv.out" 2>&1
+check "aggregate's CSV: each cell's rtt_ms, round trips, bytes and expectation (csv_check.py)" $? \
+    "$(cat "$tmp/agg.err" "$tmp/csv.out" | tail -n 5)"
 grep -q 'wire, libpq_sync, per query: 1 round trips; sent Bind 1, Describe 1, Execute 1, Sync 1 (49 B in 1 writes)' "$tmp/run.out" &&
     grep -q '^pipelined / limit_1 / tcp at each round-trip time' "$tmp/run.out" &&
     grep -q '^sequential / limit_1 / tcp / rtt 2 ms' "$tmp/run.out"
