@@ -7,7 +7,8 @@
 # to the CPUs the runner does not use (the runner uses CPU 0, or
 # $PGCB_CLIENT_CPUS), and stopped and removed on exit, failure, Ctrl-C or TERM;
 # with TCP and TLS (pgserver.sh --ssl) when a suite of CONFIG has a
-# `transport` list naming tls, with TCP (--tcp) when it names tcp.
+# `transport` list naming tls, with TCP (--tcp) when it names tcp or has
+# `rtt_ms` (the wire proxy reaches the server over TCP).
 # The runner (build/runner, or $PGCB_RUNNER) is run as `runner -c CONFIG
 # --html auto "$@"` (the HTML report beside the JSON result; --html FILE among
 # the arguments names another, --list-drivers and --check-driver write none);
@@ -110,8 +111,8 @@ else
     net_arg=()
     if grep -Eq '^[[:space:]]*transport[[:space:]]*=.*\btls\b' -- "$config"; then
         net_arg=(--ssl)
-    elif grep -Eq '^[[:space:]]*transport[[:space:]]*=.*\btcp\b' -- "$config"; then
-        net_arg=(--tcp)
+    elif grep -Eq '^[[:space:]]*(transport[[:space:]]*=.*\btcp\b|rtt_ms[[:space:]]*=)' -- "$config"; then
+        net_arg=(--tcp) # rtt_ms: the wire proxy reaches the server over TCP
     fi
     srvdir=$(mktemp -d "${TMPDIR:-/tmp}/pgcb-bench.XXXXXX") || die "mktemp -d failed"
     env_line=$("$pgserver" start "$srvdir" "${cpus_arg[@]}" "${net_arg[@]}") || die "could not start a local PostgreSQL (see above)"
