@@ -58,7 +58,8 @@ int pgcb_rep_wire_notes(FILE *out, const struct pgcb_result *r, size_t g, const 
         if (!c->stalls)
             continue;
         fprintf(out, "%s%s stalled: %llu of %llu samples %d-%d ms above its median (%.0f us): "
-                     "a delayed ACK (40 ms) meeting Nagle's algorithm, or a retransmission\n",
+                     "a delayed ACK (40 ms) meeting Nagle's algorithm, a retransmission, or a "
+                     "pause of the client's own (its garbage collector)\n",
                 bullet, r->drivers[d].label, (unsigned long long)c->stalls,
                 (unsigned long long)c->samples, PGCB_STALL_LO_MS, PGCB_STALL_HI_MS,
                 c->median_ns / 1e3);
