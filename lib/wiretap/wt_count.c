@@ -197,6 +197,15 @@ void wt_conn_feed(struct wt_conn *c, enum wt_dir d, const uint8_t *buf, size_t n
     }
 }
 
+void wt_totals_add_delta(struct wt_totals *sum, const struct wt_totals *after,
+                         const struct wt_totals *before)
+{
+    const uint64_t *a = (const uint64_t *)after, *b = (const uint64_t *)before;
+    uint64_t *s = (uint64_t *)sum;
+    for (size_t k = 0; k < sizeof *sum / sizeof(uint64_t); k++)
+        s[k] += a[k] - b[k];
+}
+
 void wt_totals_read(const struct wt_totals *src, struct wt_totals *out)
 {
     const uint64_t *f = (const uint64_t *)src;

@@ -98,6 +98,11 @@ void wt_conn_init(struct wt_conn *c, struct wt_totals *tot);
 /* Count n bytes of direction d (see the header for when). */
 void wt_conn_feed(struct wt_conn *c, enum wt_dir d, const uint8_t *buf, size_t n);
 
+/* sum += after - before, field by field (two reads of one block around a
+ * span: what crossed in it). */
+void wt_totals_add_delta(struct wt_totals *sum, const struct wt_totals *after,
+                         const struct wt_totals *before);
+
 /* A plain, consistent-enough copy of *src (each field read atomically). */
 void wt_totals_read(const struct wt_totals *src, struct wt_totals *out);
 

@@ -141,10 +141,7 @@ static void wire_end(const struct wire_mark *m, struct pgcb_wproxy *p, struct pg
         return;
     struct wt_block after;
     wt_block_read(p->blk, &after);
-    const uint64_t *a = (const uint64_t *)&after.tot, *b = (const uint64_t *)&m->before.tot;
-    uint64_t *sum = (uint64_t *)&gs->wire;
-    for (size_t k = 0; k < sizeof gs->wire / sizeof(uint64_t); k++)
-        sum[k] += a[k] - b[k];
+    wt_totals_add_delta(&gs->wire, &after.tot, &m->before.tot);
     uint64_t cpu1;
     if (m->cpu_ok && pgcb_wproxy_cpu_ns(p, &cpu1) == 0 && cpu1 >= m->cpu0)
         gs->wire_cpu_ns += cpu1 - m->cpu0;

@@ -421,6 +421,15 @@ static void test_two_connections_add(void **state)
     struct wt_totals copy;
     wt_totals_read(&t, &copy);
     assert_memory_equal(&copy, &t, sizeof t);
+    /* a span's delta added to a sum: the sum grows by what crossed in it */
+    struct wt_totals before = {0}, sum = {.round_trips = 10, .bytes = {1, 2}};
+    before.round_trips = 1;
+    before.bytes[WT_TO_CLIENT] = 3;
+    wt_totals_add_delta(&sum, &t, &before);
+    assert_int_equal(sum.round_trips, 10 + 4 - 1);
+    assert_int_equal(sum.bytes[WT_TO_SERVER], 1 + t.bytes[WT_TO_SERVER]);
+    assert_int_equal(sum.bytes[WT_TO_CLIENT], 2 + t.bytes[WT_TO_CLIENT] - 3);
+    assert_int_equal(sum.connections, 2);
 }
 
 static void test_names(void **state)
