@@ -9,6 +9,7 @@
 
 #include "ab.h"
 #include "agg.h"
+#include "export.h"
 #include "rank.h"
 #include "util.h"
 
@@ -44,7 +45,8 @@ static void print_table(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_sty
     char hratio[64];
     snprintf(hratio, sizeof hratio, "HEAD / BASE [%s CI]", lvl);
     const char *headers[] = {"group", "BASE", "HEAD", hratio,
-                             ab->unpaired ? "P(HEAD lower)" : "orders faster/slower/tied",
+                             ab->unpaired ? "P(HEAD lower)"
+                             : "orders faster/slower/tied",
                              "p (Holm level)", "verdict", "client CPU HEAD / BASE"};
     struct pgcb_table *t = pgcb_table_new(8, headers);
     pgcb_table_set_style(t, style);
@@ -94,11 +96,12 @@ void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_styl
         fprintf(out, "## pgclientbench A/B: `%s` (HEAD) vs `%s` (BASE)\n\n", ab->head, ab->base);
     else
         fprintf(out, "A/B: %s (HEAD) vs %s (BASE)\n\n", ab->head, ab->base);
-    if (ab->fail_above_pct >= 0)
-        fprintf(out, "%sGate: %s%s — %zu group%s slower by more than %g%%, %zu failed "
-                "(`--fail-above %g`)\n\n", md ? "**" : "", ab->gate_failed ? "FAILED" : "passed",
-                md ? "**" : "", ab->nover, ab->nover == 1 ? "" : "s", ab->fail_above_pct,
-                ab->nfailed, ab->fail_above_pct);
+    if (ab->fail_above_pct >= 0) {
+        char why[160];
+        pgcb_ab_gate_why(ab, why, sizeof why);
+        fprintf(out, "%sGate: %s%s — %s (`--fail-above %g`)\n\n", md ? "**" : "",
+                ab->gate_failed ? "FAILED" : "passed", md ? "**" : "", why, ab->fail_above_pct);
+    }
     fprintf(out, "%s: %zu faster, %zu slower, %zu no change detected, %zu failed, of %zu "
             "groups\n\n", md ? "Groups" : "Groups", ab->nfaster, ab->nslower, ab->nno_change,
             ab->nfailed, ab->ngroups);
@@ -115,6 +118,18 @@ void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_styl
                 "orders, stratified by group)\n\n", ab->geo_groups, ab->geo_groups == 1 ? "" : "s",
                 ab->level * 100);
     }
+    if (ab->overall.tested) {
+        char pv[32];
+        pgcb_rank_fmt_p(pv, sizeof pv, ab->overall.p);
+        const struct pgcb_ab_group ov = {.kind = ab->overall.kind, .over = ab->overall.over};
+        fprintf(out, "Overall test (every group at once: order k's value is the mean of the "
+                "groups' log ratios in their k-th orders, %zu orders): %s, Holm level %.2g: %s",
+                ab->overall.units, pv, ab->overall.holm_level, verdict_cell(&ov, md));
+        if (isfinite(ab->overall.lo))
+            fprintf(out, "; HEAD / BASE [%.4f, %.4f] (Hodges-Lehmann, %.0f%%)", ab->overall.lo,
+                    ab->overall.hi, ab->level * 100);
+        fputs("\n\n", out);
+    }
     fputs("The last column, the client's CPU time per query (pooled over the orders), has no "
           "test: it says where a change of latency comes from, and is less disturbed by the "
           "machine's load than latency.\n\n", out);
@@ -128,11 +143,26 @@ void pgcb_agg_ab_print(FILE *out, const struct pgcb_ab *ab, enum pgcb_table_styl
                 ab->nbase_runs, ab->nbase_runs == 1 ? "" : "s", ab->nhead_runs, alpha);
     else
         fprintf(out, "Test: BASE and HEAD ran interleaved over the same execution orders (%zu "
-                "per group, over %zu run%s). Exact two-sided sign test over the orders (HEAD's "
-                "median lower vs higher, ties dropped), Holm over the groups at alpha %s; the "
-                "interval is the order-statistics interval of the per-order ratios. \"No change "
-                "detected\" is not \"no change\": it means the orders did not show one.\n",
-                ab->orders, ab->nhead_runs, ab->nhead_runs == 1 ? "" : "s", alpha);
+                "per group%s, over %zu run%s). %s Holm over the groups%s at alpha %s; the "
+                "interval is %s. \"No change detected\" is not \"no change\": it means the "
+                "orders did not show one.\n",
+                ab->orders, ab->max_orders ? " (the first ones only: --ab-orders)" : "",
+                ab->nhead_runs, ab->nhead_runs == 1 ? "" : "s",
+                ab->test == PGCB_AB_TEST_SIGN
+                    ? "Per group, the exact two-sided sign test over the orders (HEAD's median "
+                      "lower vs higher, ties dropped)."
+                : ab->test == PGCB_AB_TEST_SIGNED_RANK
+                    ? "Per group, the exact two-sided Wilcoxon signed-rank test over the orders' "
+                      "log ratios (HEAD's median over BASE's); overall, the same test over each "
+                      "order's mean log ratio across the groups."
+                    : "Per group, the exact two-sided sign test over the orders (HEAD's median "
+                      "lower vs higher, ties dropped); overall, the exact two-sided Wilcoxon "
+                      "signed-rank test over each order's mean log ratio across the groups (a "
+                      "change every group shares, seen by all at once).",
+                ab->test == PGCB_AB_TEST_SIGN ? "" : " and the overall test", alpha,
+                ab->test == PGCB_AB_TEST_SIGNED_RANK
+                    ? "the Hodges-Lehmann interval of the orders' log ratios, as a ratio"
+                    : "the order-statistics interval of the per-order ratios");
 }
 
 /* "BASE:HEAD" into its two labels (pointers into the caller's copy). */
@@ -241,8 +271,8 @@ int pgcb_agg_ab_main(const struct pgcb_agg_ab_args *a)
         bp[i] = &bases[i];
     struct pgcb_ab ab;
     char err[1024];
-    if (pgcb_ab_compute(hp, a->nfiles, a->nbaselines ? bp : NULL, a->nbaselines, base, head,
-                        a->fail_above_pct, &ab, err, sizeof err) != 0) {
+    if (pgcb_ab_compute_opts(hp, a->nfiles, a->nbaselines ? bp : NULL, a->nbaselines, base,
+                             head, a->fail_above_pct, &a->opts, &ab, err, sizeof err) != 0) {
         fprintf(stderr, "aggregate: --ab: %s\n", err);
     } else {
         rc = 0;
@@ -263,14 +293,21 @@ int pgcb_agg_ab_main(const struct pgcb_agg_ab_args *a)
                 rc = 1;
             free(s);
         }
+        if (a->export_bencher || a->export_gab) { /* a history's files (export.h) */
+            struct pgcb_agg_export x;
+            pgcb_agg_export_ab(&x, &ab, hp, a->nfiles);
+            if (pgcb_agg_export_write(&x, a->export_bencher, a->export_gab, stderr) != 0)
+                rc = 1;
+            pgcb_agg_export_free(&x);
+        }
         if (fflush(stdout) != 0 || ferror(stdout)) {
             fprintf(stderr, "aggregate: cannot write the output: %s\n", strerror(errno));
             rc = 1;
         }
         if (rc == 0 && ab.gate_failed) {
-            fprintf(stderr, "aggregate: gate failed: %zu group%s slower by more than %g%%, %zu "
-                    "failed\n", ab.nover, ab.nover == 1 ? "" : "s", ab.fail_above_pct,
-                    ab.nfailed);
+            char why[160];
+            pgcb_ab_gate_why(&ab, why, sizeof why);
+            fprintf(stderr, "aggregate: gate failed: %s\n", why);
             rc = 3;
         }
     }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ab.h"
 #include "rank.h"
 #include "result.h"
 #include "table.h"
@@ -230,6 +231,8 @@ struct pgcb_agg_ab_args {
     double fail_above_pct;      /* --fail-above; < 0: no gate */
     int format_json, format_markdown; /* stdout: JSON, Markdown, or text */
     const char *markdown_path, *json_path; /* also written there (NULL: not) */
+    struct pgcb_ab_opts opts;   /* --ab-test, --ab-orders (zero: the defaults) */
+    const char *export_bencher, *export_gab; /* --export-*: also written (export.h) */
 };
 
 /* The comparison, printed; exit status: 0 (the gate passed or there is

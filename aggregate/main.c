@@ -3,14 +3,16 @@
  *
  *   aggregate [--format text|markdown|json|csv] [--baseline LABEL] [--threshold PCT]
  *             [--label NAME]... [--detail] [--svg FILE] [--svg-percentiles FILE]
- *             [--html FILE] RESULT.json...
+ *             [--html FILE] [--export-bencher FILE] [--export-gab FILE] RESULT.json...
  *   aggregate --ab BASE:HEAD [--ab-baseline FILE]... [--fail-above PCT]
- *             [--markdown FILE] [--json FILE] [--format text|markdown|json] RESULT.json...
+ *             [--markdown FILE] [--json FILE] [--format text|markdown|json]
+ *             [--export-bencher FILE] [--export-gab FILE] RESULT.json...
  *
  * Exit status: 0 done (warnings, if any, on stderr); 1 a result file cannot
  * be used, the results share nothing to rank, or a chart cannot be
- * written; 2 bad usage (options, or a --baseline label no run has); 3 (--ab
- * with --fail-above) the gate failed. Errors
+ * written (or an --export-* file: the rest is still written); 2 bad usage
+ * (options, or a --baseline label no run has); 3 (--ab with --fail-above)
+ * the gate failed. Errors
  * are one line on stderr, naming the file.
  */
 #include <errno.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "export.h"
 #include "html.h"
 #include "report.h"
 #include "util.h"
@@ -51,20 +54,31 @@ static void usage(FILE *out)
           "                        1/(1-q) (as HdrHistogram plots)\n"
           "  -A, --ab BASE:HEAD    compare driver HEAD with driver BASE (two builds of one\n"
           "                        driver interleaved in the same run; docs/regressions.md):\n"
-          "                        per group HEAD / BASE with its interval, the sign test\n"
+          "                        per group HEAD / BASE with its interval, a paired test\n"
           "                        over the orders, Holm over groups, a verdict (faster,\n"
           "                        slower, no change detected, failed), their geometric mean\n"
           "  -B, --ab-baseline FILE  --ab: BASE from this stored run instead (may be\n"
           "                        repeated): two runs, not interleaved, compared unpaired\n"
           "                        (Mann-Whitney over the per-order medians)\n"
-          "  -F, --fail-above PCT  --ab: exit 3 when a group is shown slower by more than\n"
-          "                        PCT %, or failed (no shown difference never fails)\n"
+          "  -F, --fail-above PCT  --ab: exit 3 when a group (or all of them, the overall\n"
+          "                        test) is shown slower by more than PCT %, or failed (no\n"
+          "                        shown difference never fails)\n"
+          "      --ab-test TEST    --ab, paired: sign+overall (the default: the sign test\n"
+          "                        per group, the Wilcoxon signed-rank test over the\n"
+          "                        groups' mean per order), sign (per group only: the\n"
+          "                        design before), signed-rank (per group and overall)\n"
+          "      --ab-orders K     --ab: use only each run's first K orders (what a run of\n"
+          "                        K orders would have shown; scripts/gate-power.sh)\n"
           "  -M, --markdown FILE   --ab: also write the comparison as Markdown\n"
           "  -J, --json FILE       --ab: also write the comparison as JSON\n"
           "  -H, --html FILE       also write one self-contained HTML page of the runs:\n"
           "                        per group the medians with their intervals, the verdict,\n"
           "                        CPU per query, per-order medians, percentile curves;\n"
           "                        the rankings; sortable tables (docs/report.md)\n"
+          "      --export-bencher FILE  also write the figures as Bencher Metric Format\n"
+          "                        JSON (bencher run --adapter json; docs/history.md)\n"
+          "      --export-gab FILE  also write them as github-action-benchmark's JSON\n"
+          "                        (tool: customSmallerIsBetter; docs/history.md)\n"
           "  -h, --help            this help\n"
           "\n"
           "Exit status: 0 done (warnings on stderr: a partial run, a driver or group not in\n"
@@ -113,6 +127,9 @@ static int write_html(const struct pgcb_agg *a, const struct pgcb_agg_baseline *
     return rc;
 }
 
+/* Long options without a short one (export.h). */
+enum { OPT_EXPORT_BENCHER = 256, OPT_EXPORT_GAB, OPT_AB_TEST, OPT_AB_ORDERS };
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -125,16 +142,21 @@ int main(int argc, char **argv)
         {"fail-above", required_argument, NULL, 'F'}, {"markdown", required_argument, NULL, 'M'},
         {"json", required_argument, NULL, 'J'},
         {"html", required_argument, NULL, 'H'},
+        {"export-bencher", required_argument, NULL, OPT_EXPORT_BENCHER},
+        {"export-gab", required_argument, NULL, OPT_EXPORT_GAB},
+        {"ab-test", required_argument, NULL, OPT_AB_TEST},
+        {"ab-orders", required_argument, NULL, OPT_AB_ORDERS},
         {NULL, 0, NULL, 0}};
     enum { TEXT, MARKDOWN, JSON, CSV } format = TEXT;
     const char *baseline = NULL, *svg = NULL, *svg_pct = NULL, *html = NULL;
+    const char *export_bencher = NULL, *export_gab = NULL;
     unsigned flags = 0;
     double threshold = 5;
     char **labels = pgcb_xcalloc((size_t)argc, sizeof *labels);
     size_t nlabels = 0;
     char **ab_bases = pgcb_xcalloc((size_t)argc, sizeof *ab_bases);
     struct pgcb_agg_ab_args ab = {.baselines = ab_bases, .fail_above_pct = -1};
-    int opt, rc = 0;
+    int opt, rc = 0, ab_opts_given = 0;
     opterr = 0;
     while ((opt = getopt_long(argc, argv, "f:l:b:t:s:p:H:dhA:B:F:M:J:", longopts, NULL)) != -1) {
         switch (opt) {
@@ -160,6 +182,26 @@ int main(int argc, char **argv)
         case 's': svg = optarg; break;
         case 'p': svg_pct = optarg; break;
         case 'H': html = optarg; break;
+        case OPT_EXPORT_BENCHER: export_bencher = optarg; break;
+        case OPT_EXPORT_GAB: export_gab = optarg; break;
+        case OPT_AB_TEST:
+            ab_opts_given = 1;
+            if (pgcb_ab_test_parse(optarg, &ab.opts.test) != 0)
+                rc = bad_usage("--ab-test '%s': expected sign+overall, sign or signed-rank",
+                               optarg);
+            break;
+        case OPT_AB_ORDERS: {
+            char *end;
+            errno = 0;
+            unsigned long long k = strtoull(optarg, &end, 10);
+            ab_opts_given = 1;
+            if (errno || end == optarg || *end || k < 2 || k > 40320 || optarg[0] == '-')
+                rc = bad_usage("--ab-orders '%s': expected a whole number of orders from 2 to "
+                               "40320", optarg);
+            else
+                ab.opts.max_orders = (size_t)k;
+            break;
+        }
         case 'd': flags |= PGCB_REPORT_DETAIL; break;
         case 'A': ab.pair = optarg; break;
         case 'B': ab_bases[ab.nbaselines++] = optarg; break;
@@ -186,8 +228,10 @@ int main(int argc, char **argv)
         }
     }
     size_t nfiles = (size_t)(argc - optind);
-    if (!ab.pair && (ab.nbaselines || ab.fail_above_pct >= 0 || ab.markdown_path || ab.json_path))
-        rc = bad_usage("%s", "--ab-baseline, --fail-above, --markdown and --json go with --ab");
+    if (!ab.pair && (ab.nbaselines || ab.fail_above_pct >= 0 || ab.markdown_path || ab.json_path ||
+                     ab_opts_given))
+        rc = bad_usage("%s", "--ab-baseline, --fail-above, --ab-test, --ab-orders, --markdown "
+                             "and --json go with --ab");
     else if (ab.pair && nfiles == 0)
         rc = bad_usage("%s", "no result file given");
     else if (ab.pair && (format == CSV || baseline || svg || svg_pct || nlabels))
@@ -198,6 +242,8 @@ int main(int argc, char **argv)
         ab.nfiles = nfiles;
         ab.format_json = format == JSON;
         ab.format_markdown = format == MARKDOWN;
+        ab.export_bencher = export_bencher;
+        ab.export_gab = export_gab;
         if (!rc)
             rc = pgcb_agg_ab_main(&ab);
         free(labels);
@@ -250,6 +296,13 @@ int main(int argc, char **argv)
     } else {
         pgcb_agg_print(stdout, &a, bp, format == MARKDOWN ? PGCB_TABLE_MARKDOWN : PGCB_TABLE_BOX,
                        flags);
+    }
+    if (export_bencher || export_gab) { /* whatever failed above: still written */
+        struct pgcb_agg_export x;
+        pgcb_agg_export_runs(&x, a.res, a.nruns);
+        if (pgcb_agg_export_write(&x, export_bencher, export_gab, stderr) != 0)
+            rc = 1;
+        pgcb_agg_export_free(&x);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "aggregate: cannot write the output: %s\n", strerror(errno));

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rank.h"
+#include "signed_rank.h"
 #include "stats.h"
 #include "util.h"
 
@@ -27,6 +28,26 @@ const char *pgcb_ab_kind_str(enum pgcb_ab_kind k)
     case PGCB_AB_NO_CHANGE: break;
     }
     return "no change detected";
+}
+
+const char *pgcb_ab_test_str(enum pgcb_ab_test t)
+{
+    return t == PGCB_AB_TEST_SIGN        ? "sign"
+           : t == PGCB_AB_TEST_SIGNED_RANK ? "signed-rank"
+                                           : "sign+overall";
+}
+
+int pgcb_ab_test_parse(const char *s, enum pgcb_ab_test *t)
+{
+    if (strcmp(s, "sign+overall") == 0)
+        *t = PGCB_AB_TEST_SIGN_OVERALL;
+    else if (strcmp(s, "signed-rank") == 0)
+        *t = PGCB_AB_TEST_SIGNED_RANK;
+    else if (strcmp(s, "sign") == 0)
+        *t = PGCB_AB_TEST_SIGN;
+    else
+        return -1;
+    return 0;
 }
 
 int pgcb_ab_fails_gate(enum pgcb_ab_kind kind, double ratio, double pct)
@@ -153,6 +174,8 @@ double pgcb_ab_moses_ci(const double *x, size_t m, const double *y, size_t n, do
 struct ab_samples {
     double *x, *y;   /* paired: y = per-order ratios, x unused; unpaired: base's, head's */
     size_t nx, ny;
+    double *u;       /* paired: every order's log ratio (NAN: missing on a side) */
+    size_t nu;
 };
 
 static size_t find_driver(const struct pgcb_result *r, const char *label)
@@ -228,15 +251,18 @@ static void pool_get(const struct ab_pool *p, double *ns, double *cpu)
 /*
  * One group's samples from `runs` for `label`: every per-order median of
  * the driver (unpaired), or -- paired, other = the base label -- every
- * per-order ratio label / other within each run. Sets out->why on the first
- * problem. `what` is "run" or "baseline run".
+ * per-order ratio label / other within each run, and every order's log
+ * ratio into *u (NAN where a side has no median in it: *u keeps the
+ * orders' index, which the overall test pairs across groups). Only each
+ * run's first max_orders orders (0: all). Sets out->why on the first problem.
+ * `what` is "run" or "baseline run".
  */
 static void gather(const struct pgcb_result *const *runs, size_t nruns, const char *label,
                    const char *other, const struct pgcb_res_group *gr, const char *what,
-                   struct pgcb_ab_group *out, struct ab_pool *pool, struct ab_pool *opool,
-                   double **v, size_t *nv)
+                   size_t max_orders, struct pgcb_ab_group *out, struct ab_pool *pool,
+                   struct ab_pool *opool, double **v, size_t *nv, double **u, size_t *nu)
 {
-    size_t cap = 0;
+    size_t cap = 0, ucap = 0;
     for (size_t i = 0; i < nruns && !out->why; i++) {
         const struct pgcb_result *r = runs[i];
         char which[64];
@@ -251,6 +277,8 @@ static void gather(const struct pgcb_result *const *runs, size_t nruns, const ch
         const struct pgcb_res_cell *c = &r->groups[g].cells[d];
         pool_add(pool, c);
         size_t k = pgcb_rank_group_orders(r, g);
+        if (max_orders > 0 && k > max_orders)
+            k = max_orders;
         if (!other) {
             for (size_t o = 0; o < k; o++) {
                 double a = order_median(c, o);
@@ -265,12 +293,14 @@ static void gather(const struct pgcb_result *const *runs, size_t nruns, const ch
             double a = order_median(c, o), b = order_median(oc, o);
             if (!(isfinite(a) && isfinite(b) && a > 0 && b > 0)) {
                 out->ties++; /* missing on a side: dropped, as a tie is */
+                push(u, nu, &ucap, NAN);
                 continue;
             }
             out->faster += a < b;
             out->slower += a > b;
             out->ties += a == b;
             push(v, nv, &cap, a / b);
+            push(u, nu, &ucap, log(a / b));
         }
     }
 }
@@ -342,17 +372,59 @@ static const struct pgcb_res_driver *first_driver(const struct pgcb_result *cons
     return NULL;
 }
 
-/* Holm over the groups that compare, then each one's kind; the counts, the
- * gate and the overall geometric mean. */
+/* The overall test (paired; sign+overall and signed-rank): order k's value
+ * is the mean of the log ratios of order k in the groups that compare, for
+ * k below the fewest orders any of them has (an order missing in one group
+ * is left out). Sets ab->overall (tested = 0 when fewer than two groups
+ * compare). */
+static void overall_test(struct pgcb_ab *ab, const struct ab_samples *sm)
+{
+    size_t ng = 0, nmin = SIZE_MAX;
+    for (size_t g = 0; g < ab->ngroups; g++) {
+        if (ab->groups[g].kind == PGCB_AB_FAILED)
+            continue;
+        ng++;
+        nmin = sm[g].nu < nmin ? sm[g].nu : nmin;
+    }
+    if (ab->unpaired || ab->test == PGCB_AB_TEST_SIGN || ng < 2 || nmin == 0)
+        return;
+    double *comb = pgcb_xcalloc(nmin, sizeof *comb);
+    for (size_t k = 0; k < nmin; k++) {
+        for (size_t g = 0; g < ab->ngroups; g++)
+            if (ab->groups[g].kind != PGCB_AB_FAILED)
+                comb[k] += sm[g].u[k]; /* a NAN leaves the order out */
+        comb[k] /= (double)ng;
+    }
+    ab->overall.tested = 1;
+    ab->overall.p = pgcb_srank_test(comb, nmin, &ab->overall.w_plus, &ab->overall.units);
+    double est;
+    ab->overall.coverage = pgcb_srank_ci(comb, nmin, ab->level, &est, &ab->overall.lo,
+                                         &ab->overall.hi);
+    ab->overall.lo = exp(ab->overall.lo);
+    ab->overall.hi = exp(ab->overall.hi);
+    free(comb);
+}
+
+/* Which way a rejected test points: +1 HEAD higher (slower), -1 lower. */
+static int direction(double lower, double higher)
+{
+    return higher > lower ? 1 : lower > higher ? -1 : 0;
+}
+
+/* Holm over the groups that compare (and the overall test), then each
+ * one's kind; the counts, the gate and the overall geometric mean. */
 static void decide(struct pgcb_ab *ab, const struct ab_samples *sm)
 {
-    size_t m = 0;
-    double *p = pgcb_xcalloc(ab->ngroups ? ab->ngroups : 1, sizeof *p);
-    double *lv = pgcb_xcalloc(ab->ngroups ? ab->ngroups : 1, sizeof *lv);
-    int *rej = pgcb_xcalloc(ab->ngroups ? ab->ngroups : 1, sizeof *rej);
+    size_t m = 0, cap = ab->ngroups + 1;
+    double *p = pgcb_xcalloc(cap, sizeof *p);
+    double *lv = pgcb_xcalloc(cap, sizeof *lv);
+    int *rej = pgcb_xcalloc(cap, sizeof *rej);
     for (size_t g = 0; g < ab->ngroups; g++)
         if (ab->groups[g].kind != PGCB_AB_FAILED)
             p[m++] = ab->groups[g].p;
+    overall_test(ab, sm);
+    if (ab->overall.tested)
+        p[m++] = ab->overall.p;
     pgcb_stats_holm(p, m, ab->alpha, rej, lv);
     double *ratios = pgcb_xcalloc(ab->ngroups ? ab->ngroups : 1, sizeof *ratios);
     size_t k = 0;
@@ -365,14 +437,24 @@ static void decide(struct pgcb_ab *ab, const struct ab_samples *sm)
         x->holm_level = lv[k];
         x->rejected = rej[k];
         k++;
-        /* The direction of the test statistic: orders won (paired), or
-         * pairs below half of them (unpaired). */
-        double lower = ab->unpaired ? x->u : x->faster;
-        double higher = ab->unpaired ? (double)x->base_orders * (double)x->head_orders - x->u
-                                     : x->slower;
-        if (x->rejected && lower > higher)
+        /* The direction of the test statistic: pairs below half of them
+         * (unpaired), the ranks of the units above and below (signed-rank),
+         * orders won (sign). */
+        double lower, higher;
+        if (ab->unpaired) {
+            lower = x->u;
+            higher = (double)x->base_orders * (double)x->head_orders - x->u;
+        } else if (ab->test == PGCB_AB_TEST_SIGNED_RANK) {
+            higher = x->w_plus; /* the ranks of the orders where HEAD was higher */
+            lower = (double)x->units * (double)(x->units + 1) / 2 - x->w_plus;
+        } else {
+            lower = x->faster;
+            higher = x->slower;
+        }
+        int dir = x->rejected ? direction(lower, higher) : 0;
+        if (dir < 0)
             x->kind = PGCB_AB_FASTER;
-        else if (x->rejected && higher > lower)
+        else if (dir > 0)
             x->kind = PGCB_AB_SLOWER;
         ab->nfaster += x->kind == PGCB_AB_FASTER;
         ab->nslower += x->kind == PGCB_AB_SLOWER;
@@ -386,11 +468,22 @@ static void decide(struct pgcb_ab *ab, const struct ab_samples *sm)
                   pgcb_ab_fails_gate(x->kind, x->ratio, ab->fail_above_pct);
         ab->nover += x->over;
     }
-    ab->gate_failed = ab->fail_above_pct >= 0 && (ab->nfailed || ab->nover);
     if (ab->geo_groups) {
         ab->geo = pgcb_stats_geomean(ratios, ab->geo_groups);
         boot_overall(ab, sm);
     }
+    if (ab->overall.tested) {
+        ab->overall.holm_level = lv[k];
+        ab->overall.rejected = rej[k];
+        double n = (double)ab->overall.units;
+        int dir = rej[k] ? direction(n * (n + 1) / 2 - ab->overall.w_plus, ab->overall.w_plus)
+                         : 0;
+        ab->overall.kind = dir > 0 ? PGCB_AB_SLOWER : dir < 0 ? PGCB_AB_FASTER
+                                                              : PGCB_AB_NO_CHANGE;
+        ab->overall.over = ab->overall.kind == PGCB_AB_SLOWER &&
+                           pgcb_ab_fails_gate(ab->overall.kind, ab->geo, ab->fail_above_pct);
+    }
+    ab->gate_failed = ab->fail_above_pct >= 0 && (ab->nfailed || ab->nover || ab->overall.over);
     free(ratios);
     free(rej);
     free(lv);
@@ -402,9 +495,24 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
                     const char *head, double fail_above_pct, struct pgcb_ab *out, char *err,
                     size_t errlen)
 {
+    return pgcb_ab_compute_opts(head_runs, nhead, base_runs, nbase, base, head, fail_above_pct,
+                                NULL, out, err, errlen);
+}
+
+int pgcb_ab_compute_opts(const struct pgcb_result *const *head_runs, size_t nhead,
+                         const struct pgcb_result *const *base_runs, size_t nbase,
+                         const char *base, const char *head, double fail_above_pct,
+                         const struct pgcb_ab_opts *opts, struct pgcb_ab *out, char *err,
+                         size_t errlen)
+{
+    const struct pgcb_ab_opts defaults = {.test = PGCB_AB_TEST_SIGN_OVERALL};
+    opts = opts ? opts : &defaults;
     *out = (struct pgcb_ab){.geo = NAN, .geo_lo = NAN, .geo_hi = NAN,
                             .fail_above_pct = fail_above_pct >= 0 ? fail_above_pct : -1,
-                            .unpaired = base_runs != NULL};
+                            .unpaired = base_runs != NULL, .test = opts->test,
+                            .max_orders = opts->max_orders};
+    out->overall.p = 1;
+    out->overall.w_plus = out->overall.holm_level = out->overall.lo = out->overall.hi = NAN;
     out->base = pgcb_xstrdup(base);
     out->head = pgcb_xstrdup(head);
     if (!base_runs) {
@@ -444,15 +552,19 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
         struct pgcb_ab_group *x = &out->groups[out->ngroups];
         struct ab_samples *s = &sm[out->ngroups++];
         *x = (struct pgcb_ab_group){.group = gr, .ratio = NAN, .lo = NAN, .hi = NAN, .p = 1,
-                                    .u = NAN, .holm_level = NAN};
+                                    .u = NAN, .holm_level = NAN,
+                                    .w_plus = NAN, .base_ns = NAN, .head_ns = NAN,
+                                    .base_cpu = NAN, .head_cpu = NAN};
         struct ab_pool hp = {0}, bp = {0};
         if (out->unpaired) {
-            gather(head_runs, nhead, head, NULL, gr, "run", x, &hp, NULL, &s->y, &s->ny);
+            gather(head_runs, nhead, head, NULL, gr, "run", opts->max_orders, x, &hp, NULL,
+                   &s->y, &s->ny, NULL, NULL);
             if (!x->why)
-                gather(base_runs, nbase, base, NULL, gr, "baseline run", x, &bp, NULL, &s->x,
-                       &s->nx);
+                gather(base_runs, nbase, base, NULL, gr, "baseline run", opts->max_orders, x,
+                       &bp, NULL, &s->x, &s->nx, NULL, NULL);
         } else {
-            gather(head_runs, nhead, head, base, gr, "run", x, &hp, &bp, &s->y, &s->ny);
+            gather(head_runs, nhead, head, base, gr, "run", opts->max_orders, x, &hp, &bp,
+                   &s->y, &s->ny, &s->u, &s->nu);
         }
         if (!x->why && (!s->ny || (out->unpaired && !s->nx)))
             x->why = pgcb_xstrdup("no per-order medians");
@@ -463,11 +575,24 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
         pool_get(&hp, &x->head_ns, &x->head_cpu);
         pool_get(&bp, &x->base_ns, &x->base_cpu);
         x->ratio = x->head_ns / x->base_ns;
+    }
+    for (size_t g = 0; g < out->ngroups; g++) {
+        struct pgcb_ab_group *x = &out->groups[g];
+        const struct ab_samples *s = &sm[g];
+        if (x->kind == PGCB_AB_FAILED)
+            continue;
         if (out->unpaired) {
             x->base_orders = s->nx;
             x->head_orders = s->ny;
             x->p = pgcb_ab_mann_whitney(s->x, s->nx, s->y, s->ny, &x->u);
             x->coverage = pgcb_ab_moses_ci(s->x, s->nx, s->y, s->ny, out->level, &x->lo, &x->hi);
+        } else if (out->test == PGCB_AB_TEST_SIGNED_RANK) {
+            x->base_orders = x->head_orders = s->ny;
+            x->p = pgcb_srank_test(s->u, s->nu, &x->w_plus, &x->units);
+            double est;
+            x->coverage = pgcb_srank_ci(s->u, s->nu, out->level, &est, &x->lo, &x->hi);
+            x->lo = exp(x->lo);
+            x->hi = exp(x->hi);
         } else {
             x->base_orders = x->head_orders = s->ny;
             x->p = pgcb_stats_sign_test(x->faster, x->slower, NULL);
@@ -483,6 +608,7 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
     for (size_t g = 0; g < first->ngroups; g++) {
         free(sm[g].x);
         free(sm[g].y);
+        free(sm[g].u);
     }
     free(sm);
     return 0;
@@ -500,6 +626,13 @@ void pgcb_ab_free(struct pgcb_ab *ab)
     free(ab->base_path);
     free(ab->head_path);
     *ab = (struct pgcb_ab){0};
+}
+
+void pgcb_ab_gate_why(const struct pgcb_ab *ab, char *buf, size_t len)
+{
+    snprintf(buf, len, "%zu group%s slower by more than %g%%%s, %zu failed", ab->nover,
+             ab->nover == 1 ? "" : "s", ab->fail_above_pct,
+             ab->overall.over ? ", overall slower" : "", ab->nfailed);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */
@@ -542,6 +675,10 @@ json_t *pgcb_ab_json(const struct pgcb_ab *ab)
             json_object_set_new(o, "faster", json_integer(x->faster));
             json_object_set_new(o, "slower", json_integer(x->slower));
             json_object_set_new(o, "ties", json_integer(x->ties));
+            if (ab->test == PGCB_AB_TEST_SIGNED_RANK) {
+                json_object_set_new(o, "units", json_integer((json_int_t)x->units));
+                json_object_set_new(o, "w_plus", num(x->w_plus));
+            }
         }
         json_object_set_new(o, "p", num(x->kind == PGCB_AB_FAILED ? NAN : x->p));
         json_object_set_new(o, "holm_level", num(x->holm_level));
@@ -549,29 +686,54 @@ json_t *pgcb_ab_json(const struct pgcb_ab *ab)
         json_object_set_new(o, "over_threshold", json_boolean(x->over));
         json_array_append_new(groups, o);
     }
-    char why[128] = "";
+    char why[160] = "";
     if (ab->gate_failed)
-        snprintf(why, sizeof why, "%zu group%s slower by more than %g%%, %zu failed", ab->nover,
-                 ab->nover == 1 ? "" : "s", ab->fail_above_pct, ab->nfailed);
+        pgcb_ab_gate_why(ab, why, sizeof why);
     json_t *j = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:f, s:f, s:o, s:{s:I, s:I}, s:o}",
                           "base", ab->base, "head", ab->head, "base_links",
                           str_or_null(ab->base_links), "head_links", str_or_null(ab->head_links),
                           "design", ab->unpaired ? "unpaired" : "paired", "test",
                           ab->unpaired ? "exact two-sided Mann-Whitney over the per-order "
                                          "medians of two runs; Holm over groups"
-                                       : "exact two-sided sign test over the execution "
-                                         "orders; Holm over groups",
+                          : ab->test == PGCB_AB_TEST_SIGN
+                              ? "exact two-sided sign test over the execution orders; Holm "
+                                "over groups"
+                          : ab->test == PGCB_AB_TEST_SIGNED_RANK
+                              ? "exact two-sided Wilcoxon signed-rank test over the orders' log "
+                                "ratios, per group and over the groups' mean per order; Holm "
+                                "over groups and the overall test"
+                              : "exact two-sided sign test over the execution orders per group, "
+                                "exact two-sided Wilcoxon signed-rank test over the groups' mean "
+                                "log ratio per order (the overall test); Holm over groups and "
+                                "the overall test",
                           "alpha", ab->alpha, "interval_level", ab->level, "fail_above_pct",
                           ab->fail_above_pct >= 0 ? json_real(ab->fail_above_pct) : json_null(),
                           "runs", "head", (json_int_t)ab->nhead_runs, "base",
                           (json_int_t)ab->nbase_runs, "groups", groups);
     json_object_set_new(j, "base_path", str_or_null(ab->base_path));
     json_object_set_new(j, "head_path", str_or_null(ab->head_path));
-    json_object_set_new(j, "overall",
-                        json_pack("{s:o, s:o, s:I}", "geomean_ratio", num(ab->geo), "interval",
-                                  isfinite(ab->geo_lo) ? json_pack("[f, f]", ab->geo_lo, ab->geo_hi)
-                                                       : json_null(),
-                                  "groups", (json_int_t)ab->geo_groups));
+    json_t *ov = json_pack("{s:o, s:o, s:I}", "geomean_ratio", num(ab->geo), "interval",
+                           isfinite(ab->geo_lo) ? json_pack("[f, f]", ab->geo_lo, ab->geo_hi)
+                                                : json_null(),
+                           "groups", (json_int_t)ab->geo_groups);
+    if (ab->overall.tested) {
+        json_t *t = json_pack("{s:I, s:o, s:o, s:o}", "units", (json_int_t)ab->overall.units,
+                              "w_plus", num(ab->overall.w_plus), "p", num(ab->overall.p),
+                              "holm_level", num(ab->overall.holm_level));
+        json_object_set_new(t, "interval", isfinite(ab->overall.lo)
+                                               ? json_pack("[f, f]", ab->overall.lo,
+                                                           ab->overall.hi)
+                                               : json_null());
+        json_object_set_new(t, "verdict", json_string(pgcb_ab_kind_str(ab->overall.kind)));
+        json_object_set_new(t, "shown", json_boolean(ab->overall.rejected));
+        json_object_set_new(t, "over_threshold", json_boolean(ab->overall.over));
+        json_object_set_new(ov, "test", t);
+    }
+    json_object_set_new(j, "overall", ov);
+    json_object_set_new(j, "paired_test", ab->unpaired ? json_null()
+                                                       : json_string(pgcb_ab_test_str(ab->test)));
+    json_object_set_new(j, "max_orders", ab->max_orders ? json_integer((json_int_t)ab->max_orders)
+                                                        : json_null());
     json_object_set_new(j, "counts", json_pack("{s:I, s:I, s:I, s:I}", "faster",
                                                (json_int_t)ab->nfaster, "slower",
                                                (json_int_t)ab->nslower, "no_change",

@@ -7,11 +7,33 @@
  *
  *   paired   BASE and HEAD ran in the same run(s), interleaved over the
  *            execution orders. The unit of evidence is one order: HEAD's
- *            median over BASE's in it. The test is the exact two-sided sign
- *            test over the orders (HEAD lower vs higher; ties dropped), the
- *            interval the order-statistics interval of the per-order ratios'
- *            median (pgcb_stats_median_ci). Several runs (one per machine)
- *            pool their orders: each order is still paired within its run.
+ *            median over BASE's in it (its log, the order's log ratio).
+ *            Three tests (struct pgcb_ab_opts; issue 43):
+ *            sign+overall (the default) -- per group, the exact two-sided
+ *              sign test over the orders (HEAD lower vs higher; ties
+ *              dropped), robust to the wild orders a shared machine gives;
+ *              beside the groups, an overall test: order k's value is the
+ *              mean of the groups' log ratios in their k-th orders, and the
+ *              exact two-sided Wilcoxon signed-rank test (signed_rank.h)
+ *              runs over those -- a change every group shares is seen by
+ *              all of them at once, their noise averages down, and the test
+ *              uses the sizes of the differences, not only their signs. The
+ *              overall test is one more member of Holm's family.
+ *            sign (the design before issue 43) -- the sign test per group,
+ *              no overall test.
+ *            signed-rank -- the signed-rank test per group too.
+ *            A group's interval: the order-statistics interval of the
+ *            per-order ratios' median (pgcb_stats_median_ci); signed-rank:
+ *            the Hodges-Lehmann interval of the log ratios, as a ratio.
+ *            The orders alternate BASE first and HEAD first (the runner's
+ *            balanced sequence), so whatever running first does falls on
+ *            both sides of 0 alike; for identical builds that makes each
+ *            test conservative, never liberal (docs/regressions.md).
+ *            Several runs (one per machine) pool their orders: each is
+ *            still paired within its run. max_orders > 0 uses only each
+ *            run's first max_orders orders (what a shorter run would have
+ *            had: scripts/gate-power.sh's detection rate against run
+ *            length).
  *   unpaired BASE is from other runs (a stored baseline), so nothing pairs
  *            an order of one with an order of the other. The per-order
  *            medians of each side are two independent samples: the exact
@@ -32,8 +54,9 @@
  * of orders per group; unpaired, one draw per side).
  *
  * The gate (fail_above_pct >= 0): it fails when some group is FAILED, or
- * SLOWER with its ratio above 1 + fail_above_pct / 100. Without a shown
- * difference it never fails: noise is not a regression.
+ * SLOWER with its ratio above 1 + fail_above_pct / 100, or the overall test
+ * shows HEAD slower with the geometric mean of the ratios above that.
+ * Without a shown difference it never fails: noise is not a regression.
  *
  * Ownership: a struct pgcb_ab owns its groups' arrays and strings (free it
  * with pgcb_ab_free()); groups point into the results it was computed
@@ -46,6 +69,23 @@
 #include <stddef.h>
 
 #include "result.h"
+
+/* The paired design's test (see above). */
+enum pgcb_ab_test {
+    PGCB_AB_TEST_SIGN_OVERALL = 0, /* sign per group; signed-rank over the groups' mean */
+    PGCB_AB_TEST_SIGN,             /* sign per group, no overall test (before issue 43) */
+    PGCB_AB_TEST_SIGNED_RANK,      /* signed-rank per group and overall */
+};
+
+/* "sign+overall", "sign", "signed-rank". */
+const char *pgcb_ab_test_str(enum pgcb_ab_test t);
+/* The name into *t: 0, or -1 for an unknown name. */
+int pgcb_ab_test_parse(const char *s, enum pgcb_ab_test *t);
+
+struct pgcb_ab_opts {
+    enum pgcb_ab_test test;
+    size_t max_orders; /* > 0: only each run's first max_orders orders; 0: all */
+};
 
 enum pgcb_ab_kind {
     PGCB_AB_NO_CHANGE = 0, /* no difference shown at alpha (after Holm) */
@@ -68,6 +108,8 @@ struct pgcb_ab_group {
     double coverage;       /* the interval's exact coverage (or the most the orders give) */
     size_t base_orders, head_orders; /* per-order medians used (paired: both = the pairs) */
     unsigned faster, slower, ties; /* paired: orders where HEAD was lower / higher / equal */
+    size_t units;          /* signed-rank: the orders it ranked (nonzero log ratios) */
+    double w_plus;         /* signed-rank: W+, the ranks of the orders where HEAD was higher */
     double u;              /* unpaired: Mann-Whitney U, pairs where HEAD was lower (ties 1/2) */
     double p;              /* the two-sided exact p (1 when nothing to test) */
     double holm_level;     /* the level Holm compared p with */
@@ -88,6 +130,20 @@ struct pgcb_ab {
     size_t nfaster, nslower, nno_change, nfailed, nover;
     double geo, geo_lo, geo_hi; /* overall; NAN when no group compares */
     size_t geo_groups;     /* groups in it */
+    enum pgcb_ab_test test; /* paired: the test used */
+    size_t max_orders;     /* > 0: the orders of each run used were cut there */
+    /* The overall test (paired, not `sign`, at least 2 groups compared;
+     * else tested = 0): over `units` orders (their mean log ratio over the
+     * groups), W+ and p, Holm's level and verdict, over = SLOWER and geo
+     * above the gate's threshold; lo, hi the Hodges-Lehmann interval of
+     * those means as a ratio. */
+    struct {
+        int tested;
+        enum pgcb_ab_kind kind;
+        size_t units;
+        double w_plus, p, holm_level, lo, hi, coverage;
+        int rejected, over;
+    } overall;
     int gate_failed;       /* fail_above_pct >= 0 and (nfailed or nover) */
 };
 
@@ -104,6 +160,14 @@ int pgcb_ab_compute(const struct pgcb_result *const *head_runs, size_t nhead,
                     const struct pgcb_result *const *base_runs, size_t nbase, const char *base,
                     const char *head, double fail_above_pct, struct pgcb_ab *out, char *err,
                     size_t errlen);
+
+/* The same with the paired design's options (opts NULL: the defaults,
+ * sign+overall over every order, as pgcb_ab_compute). */
+int pgcb_ab_compute_opts(const struct pgcb_result *const *head_runs, size_t nhead,
+                         const struct pgcb_result *const *base_runs, size_t nbase,
+                         const char *base, const char *head, double fail_above_pct,
+                         const struct pgcb_ab_opts *opts, struct pgcb_ab *out, char *err,
+                         size_t errlen);
 
 void pgcb_ab_free(struct pgcb_ab *ab);
 
@@ -131,16 +195,24 @@ double pgcb_ab_moses_ci(const double *x, size_t m, const double *y, size_t n, do
  * SLOWER and ratio > 1 + pct / 100 (pct >= 0), or kind is FAILED; 0 else. */
 int pgcb_ab_fails_gate(enum pgcb_ab_kind kind, double ratio, double pct);
 
+/* Why the gate failed, one line into buf: "2 groups slower by more than 2%,
+ * overall slower, 0 failed". */
+void pgcb_ab_gate_why(const struct pgcb_ab *ab, char *buf, size_t len);
+
 /* The comparison as JSON (a new reference): {"base", "head", "base_links",
  * "head_links", "base_path", "head_path", "design": "paired"|"unpaired", "test", "alpha",
  * "interval_level", "fail_above_pct" (null: no gate), "runs": {"head",
  * "base"}, "groups": [{"suite", "query", "depth", "threads", "transaction",
  * "verdict", "why", "base_ns", "head_ns", "base_cpu_ns_per_query",
  * "head_cpu_ns_per_query", "ratio", "interval": [lo, hi]|null, "coverage",
- * "orders": {"base", "head"}, "faster", "slower", "ties" (paired), "u"
- * (unpaired), "p", "holm_level", "shown", "over_threshold"}], "overall":
- * {"geomean_ratio", "interval", "groups"}, "counts": {"faster", "slower",
- * "no_change", "failed"}, "gate": {"failed", "why"}}. */
+ * "orders": {"base", "head"}, "faster", "slower", "ties" (paired), "units",
+ * "w_plus" (signed-rank), "u" (unpaired), "p", "holm_level", "shown",
+ * "over_threshold"}], "overall": {"geomean_ratio", "interval", "groups",
+ * and when tested "test": {"units", "w_plus", "p", "holm_level",
+ * "interval", "verdict", "shown", "over_threshold"}}, "paired_test"
+ * ("signed-rank"|"sign"; null unpaired), "max_orders" (null: all),
+ * "counts": {"faster", "slower", "no_change", "failed"}, "gate": {"failed",
+ * "why"}}. */
 json_t *pgcb_ab_json(const struct pgcb_ab *ab);
 
 #endif

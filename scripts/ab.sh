@@ -219,7 +219,9 @@ if [ -n "$save" ]; then
     echo "ab.sh: stored the baseline '$save': $baseline_dir/$save.json" >&2
 fi
 
-agg=("$build_dir/aggregate" --markdown "$out/comparison.md" --json "$out/comparison.json")
+# bencher.json, gab.json: HEAD's figures and the ratios for a history (docs/history.md).
+agg=("$build_dir/aggregate" --markdown "$out/comparison.md" --json "$out/comparison.json"
+     --export-bencher "$out/bencher.json" --export-gab "$out/gab.json")
 [ -n "$fail_above" ] && agg+=(--fail-above "$fail_above")
 if [ -n "$baseline" ]; then
     agg+=(--ab head:head --ab-baseline "$base_json")

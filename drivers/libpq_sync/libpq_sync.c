@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libpq-fe.h>
 
@@ -213,13 +214,22 @@ static int pq_prepare(struct pgcb_conn *c, const char *name, const char *sql,
 /* ---- run_batch, run_batch_params ---------------------------------------- */
 
 #ifdef PGCB_PLANT_ITERS_PER_ROW
-/* A planted regression, for the A/B gate's tests only (mk/fixtures.mk builds
- * build/tests/fixtures/libpq_sync_plant.so with it; never a shipped build):
- * PGCB_PLANT_ITERS_PER_ROW steps of a dependent multiply-add per row
- * received, extra client work the compiler cannot drop (docs/regressions.md
- * says how it was calibrated). The environment variable of the same name,
- * when set to a number, overrides the count (the tests plant more, so that
- * a short run shows it whatever the machine's noise). */
+/* Planted regressions, for the A/B gate's tests and its power study only
+ * (mk/fixtures.mk builds build/tests/fixtures/libpq_sync_plant.so with them;
+ * never a shipped build; docs/regressions.md says how they were calibrated):
+ *
+ *  - per row: PGCB_PLANT_ITERS_PER_ROW steps of a dependent multiply-add per
+ *    row received, extra client work the compiler cannot drop. The
+ *    environment variable of the same name, when set to a number, overrides
+ *    the count (the tests plant more, so that a short run shows it whatever
+ *    the machine's noise).
+ *  - proportional: with PGCB_PLANT_PCT=P in the environment (0 < P <= 1000),
+ *    each batch, once its results are read, spins on the monotonic clock
+ *    for P % of the time the batch took so far: the batch takes (1 + P/100)
+ *    times as long as it would have, in every group and whatever the
+ *    machine's speed at that moment -- a regression of exactly P % of the
+ *    latency the runner measures (and the spin's CPU time on top of the
+ *    client's). Read once, at the first batch. */
 static void pq_plant(int rows)
 {
     static volatile uint64_t sink;
@@ -234,6 +244,37 @@ static void pq_plant(int rows)
         x = x * 6364136223846793005u + 1442695040888963407u;
     sink = x;
 }
+
+static uint64_t pq_plant_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* PGCB_PLANT_PCT as a fraction (0: none). */
+static double pq_plant_fraction(void)
+{
+    static double f = -1;
+    if (f < 0) {
+        const char *e = getenv("PGCB_PLANT_PCT");
+        double p = e && *e ? strtod(e, NULL) : 0;
+        f = p > 0 && p <= 1000 ? p / 100 : 0;
+    }
+    return f;
+}
+
+/* The proportional plant: spin until (1 + fraction) x the time since t0. */
+static void pq_plant_spin(uint64_t t0)
+{
+    double f = pq_plant_fraction();
+    if (f <= 0)
+        return;
+    uint64_t now = pq_plant_now();
+    uint64_t until = now + (uint64_t)((double)(now - t0) * f);
+    while (pq_plant_now() < until)
+        ;
+}
 #endif
 
 /* Both operations: `p` NULL (run_batch) or the batch's parameters, query d
@@ -242,6 +283,9 @@ static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
                                const struct pgcb_params *p, struct pgcb_sum *sum, char *err,
                                size_t errlen)
 {
+#ifdef PGCB_PLANT_ITERS_PER_ROW
+    const uint64_t plant_t0 = pq_plant_now();
+#endif
     const int np = pgcb_pq_nparams(p);
     int rc = pgcb_pq_params_reserve(&c->params, p, depth, err, errlen);
 
@@ -271,6 +315,9 @@ static int pq_run_batch_params(struct pgcb_conn *c, struct pgcb_stmt *st, uint32
         if (rc != PGCB_OK)
             return rc;
     }
+#ifdef PGCB_PLANT_ITERS_PER_ROW
+    pq_plant_spin(plant_t0);
+#endif
     return PGCB_OK;
 }
 

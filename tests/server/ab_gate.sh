@@ -99,6 +99,10 @@ expect aa limit_1 "no change detected"
 expect aa limit_500 "no change detected"
 grep -q 'Gate: passed' "$tmp/aa.out" || fail "aa: no 'Gate: passed' line"
 [ -s "$tmp/aa/comparison.md" ] || fail "aa: no comparison.md"
+for f in bencher.json gab.json; do
+    /usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))' "$tmp/aa/$f" ||
+        fail "aa: no $f for a history (or not JSON)"
+done
 [ -s "$tmp/bl/aa.json" ] || fail "aa: --save-baseline stored no $tmp/bl/aa.json"
 pass "A/A: no change detected in every group, exit 0, stored as baseline aa"
 
@@ -135,14 +139,10 @@ pass "planted improvement: $v at LIMIT 500, --fail-above 0 passes"
 unset PGCB_PLANT_ITERS_PER_ROW
 
 # A bridged client: two module dirs of pg, the second's parser slowed.
-nm=$build/adapters/node/node_modules
-[ -d "$nm/pg" ] || fail "$nm/pg: not installed (scripts/install-deps.sh)"
-for side in base slow; do
-    mkdir -p "$tmp/$side/node_modules"
-    for p in "$nm"/*; do ln -s "$(readlink -f "$p")" "$tmp/$side/node_modules/"; done
-done
-rm "$tmp/slow/node_modules/pg"
-cp -r "$(readlink -f "$nm/pg")" "$tmp/slow/node_modules/pg"
+# shellcheck source=scripts/lib/pg-copy.sh
+. "$root/scripts/lib/pg-copy.sh"
+pg_module_dirs "$build/adapters/node/node_modules" "$tmp/base" "$tmp/slow" ||
+    fail "no pg to copy (see above)"
 /usr/bin/python3 - "$tmp/slow/node_modules/pg/lib/result.js" <<'EOF'
 import re, sys
 p = sys.argv[1]

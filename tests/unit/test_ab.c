@@ -1,6 +1,8 @@
 /*
  * test_ab.c -- the A/B comparison's arithmetic (common/ab.c, issue 29) on
- * hand-made results: the exact two-sided sign test over the orders, Holm
+ * hand-made results: the exact two-sided sign test over the orders (the
+ * paired design's test before issue 43, --ab-test sign; the signed-rank
+ * units are test_signed_rank.c's), Holm
  * over the groups (a step-down rejection Bonferroni would miss), the
  * order-statistics interval, the gate's rule (slower above the threshold
  * fails, faster and no change never do), the exact Mann-Whitney test and
@@ -92,7 +94,9 @@ static void compute(const struct pgcb_result *r, double gate, struct pgcb_ab *ab
 {
     const struct pgcb_result *runs[] = {r};
     char err[256];
-    assert_int_equal(pgcb_ab_compute(runs, 1, NULL, 0, "base", "head", gate, ab, err, sizeof err),
+    const struct pgcb_ab_opts sign = {.test = PGCB_AB_TEST_SIGN};
+    assert_int_equal(pgcb_ab_compute_opts(runs, 1, NULL, 0, "base", "head", gate, &sign, ab, err,
+                                          sizeof err),
                      0);
 }
 
