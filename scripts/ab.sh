@@ -40,12 +40,26 @@
 #                        results/baselines)
 #   --allow-same         run even when BASE and HEAD are the same build (A/A)
 #   --build-dir DIR      pgclientbench's build directory (default build)
+#   --instructions       (--driver only) after the wall-time run, count each
+#                        group's instructions per query of BASE and HEAD under
+#                        callgrind (scripts/lib/instructions-ab.sh,
+#                        docs/instructions.md): instructions.json and
+#                        instructions.md, the table appended to comparison.md;
+#                        the exit status stays the wall-time gate's
+#   --instructions-queries N  queries per group and side under callgrind
+#                        (default 300)
+#   --fail-instructions PCT  (implies --instructions) also exit 3 when a group
+#                        has more than PCT % more instructions, or could not be
+#                        counted; it can fail a run, never pass one
 #
 # Exit status: 0 compared (the gate passed, or no gate); 1 nothing could be
 # compared (bad input, a failed build, the runner wrote no result), one
 # line naming why; 2 bad usage; 3 the gate failed. Writes into --out:
 # ab.ini, result.json (the runner's), runner.log, comparison.md,
-# comparison.json (the Markdown and JSON of `aggregate --ab`).
+# comparison.json (the Markdown and JSON of `aggregate --ab`), bencher.json
+# and gab.json (HEAD's figures for a history: docs/history.md); with
+# --instructions also instructions.json, instructions.md, instructions.ini and
+# callgrind/ (the callgrind files of each group and side).
 set -u
 shopt -s nullglob
 
@@ -56,6 +70,7 @@ usage() { echo "ab.sh: $*; see the header of scripts/ab.sh" >&2; exit 2; }
 mode='' client='' adapter=node config=$TOP/conf/ab.ini out='' fail_above='' build_cmd='' artifact=.
 save='' baseline='' baseline_dir=${PGCB_BASELINE_DIR:-$TOP/results/baselines} allow_same=0
 build_dir=$TOP/build
+instructions=0 instr_queries=300 fail_instr=''
 extra=()
 args=()
 while [ $# -gt 0 ]; do
@@ -72,6 +87,11 @@ while [ $# -gt 0 ]; do
         esac
         shift ;;
     --allow-same) allow_same=1 ;;
+    --instructions) instructions=1 ;;
+    --instructions-queries|--fail-instructions)
+        [ $# -ge 2 ] || usage "$1 needs a value"
+        case $1 in --instructions-queries) instr_queries=$2 ;; *) fail_instr=$2; instructions=1 ;; esac
+        shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) usage "unknown option '$1'" ;;
     *) args+=("$1") ;;
@@ -79,6 +99,13 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$mode" ] || usage "say --driver or --client CLIENT"
+if [ $instructions = 1 ]; then
+    [ $mode = driver ] || usage "--instructions counts C drivers only (--driver): a bridged client's runtime (V8, the JVM, Python) compiles, collects and hashes differently from run to run, so its instruction counts are not deterministic"
+    [ -z "$baseline" ] || usage "--instructions counts BASE and HEAD in this run: not with --baseline"
+    case $instr_queries in ''|0*|*[!0-9]*) usage "--instructions-queries '$instr_queries': a whole number >= 1" ;; esac
+    [[ $fail_instr =~ ^([0-9]+(\.[0-9]+)?)?$ ]] || usage "--fail-instructions '$fail_instr': a percentage (e.g. 0.5)"
+    command -v valgrind > /dev/null || die "--instructions: valgrind not found (scripts/install-deps.sh installs it)"
+fi
 want=2; [ -n "$baseline" ] && want=1
 [ ${#args[@]} -eq $want ] || usage "expected $([ $want = 2 ] && echo 'BASE and HEAD' || echo 'HEAD alone (with --baseline)'), got ${#args[@]} argument(s)"
 case $adapter in node|python|go|rust|java) ;; *) usage "--adapter '$adapter': node, python, go, rust or java" ;; esac
@@ -229,3 +256,36 @@ elif [ $want = 2 ]; then
     agg+=(--ab base:head)
 fi
 "${agg[@]}" "$out/result.json"
+ab_rc=$?
+[ $instructions = 1 ] || exit $ab_rc
+
+# --instructions (docs/instructions.md): the instruction counts of BASE and
+# HEAD in every group of this run's ab.ini, beside the wall-time verdict and
+# never instead of it: a failed wall-time gate (or any error) keeps its exit
+# status; only --fail-instructions can fail a run that the wall time passed.
+echo "ab.sh: counting the instructions per query of BASE and HEAD under callgrind ($instr_queries queries per group and side)" >&2
+instr=("$TOP/scripts/lib/instructions-ab.sh" --config "$out/ab.ini" --out "$out" --queries "$instr_queries"
+       --runner "$build_dir/runner")
+[ -n "$fail_instr" ] && instr+=(--fail-above "$fail_instr")
+rm -f "$out/instructions.md" "$out/instructions.json"
+start=$(date +%s)
+echo
+"${instr[@]}" base head
+instr_rc=$?
+echo "ab.sh: the instruction counts took $(( $(date +%s) - start )) s (exit $instr_rc)" >&2
+{
+    echo
+    if [ -s "$out/instructions.md" ]; then
+        cat "$out/instructions.md"
+    else
+        echo "#### Instructions per query (callgrind)"
+        echo
+        echo "Not counted: scripts/lib/instructions-ab.sh exited $instr_rc (its message is in the job's log)."
+    fi
+} >> "$out/comparison.md"
+[ $ab_rc = 0 ] || exit $ab_rc
+if [ $instr_rc != 0 ] && [ -n "$fail_instr" ]; then
+    echo "ab.sh: the instructions gate failed (--fail-instructions $fail_instr)" >&2
+    exit 3
+fi
+exit 0
