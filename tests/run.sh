@@ -208,7 +208,7 @@ run_unit() {
 # The longest server tests (tens of seconds each, here), started first when
 # PGCB_TEST_JOBS runs several lanes, so that none of them is left to run alone
 # at the end; the rest follow in name order.
-LONGEST=(test_check_driver valgrind_runner.sh test_bridge_e2e adapter_load.sh ab_gate.sh gate_power.sh
+LONGEST=(test_check_driver valgrind_runner.sh test_bridge_e2e adapter_load.sh ab_gate.sh gate_power.sh instructions_ab.sh
          test_bridge test_faults_run install.sh server_faults.sh secrets.sh test_profile_e2e
          test_aa test_journal_e2e stream_e2e.sh adapter_stream.sh wire_e2e.sh)
 
