@@ -259,6 +259,11 @@ void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *wher
                     r->norders / r->looks, 100 * r->until_width, r->norders, r->looks, base,
                     r->looks);
         }
+        if (r->respawn_order)
+            fprintf(out, "Processes: respawn = order: each driver's process (a bridged client's "
+                         "adapter too) started anew, connected and warmed up for %llu ms before "
+                         "each of its orders: the orders are independent processes\n",
+                    (unsigned long long)r->warmup_ms);
         if (r->norders < need)
             fprintf(out, "Warning  : %zu execution orders cannot crown a winner at alpha %s "
                          "against %zu rivals: no group will have one (set orders to %u or "

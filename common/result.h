@@ -481,6 +481,9 @@ struct pgcb_result {
     double interval_level;      /* of the ratio intervals: [bench] interval_level, 0.95 */
     int verdict_defaults;       /* alpha and interval_level were not in the file */
     int until_decided;          /* [bench] until = decided: a group could stop early */
+    int respawn_order;          /* [bench] respawn = order: each driver's host started anew
+                                   and warmed up before each of its orders (JSON: budget
+                                   "respawn": "order"; absent: as needed) */
     double until_width;         /* its largest relative interval width */
     size_t looks;               /* until = decided: the looks a group could stop at (each
                                    complete set of orders up to the cap); the verdicts test

@@ -443,6 +443,8 @@ static json_t *result_json(const struct pgcb_result *r)
                      "stop_reason", pgcb_json_str(r->stop_reason));
     if (j && r->wire_off)
         json_object_set_new(json_object_get(j, "budget"), "wire", json_string("off"));
+    if (j && r->respawn_order)
+        json_object_set_new(json_object_get(j, "budget"), "respawn", json_string("order"));
     if (j && r->resumed_from)
         json_object_set_new(j, "resumed", resumed_json(r));
     if (j)
@@ -1039,6 +1041,8 @@ int pgcb_result_read(const char *path, struct pgcb_result *r, char *err, size_t 
     r->orders_mode = pgcb_json_dup_str(budget, "orders");
     const char *wire = json_string_value(json_object_get(budget, "wire"));
     r->wire_off = wire && strcmp(wire, "off") == 0;
+    const char *respawn = json_string_value(json_object_get(budget, "respawn"));
+    r->respawn_order = respawn && strcmp(respawn, "order") == 0;
     json_t *verdicts = json_object_get(j, "verdicts");
     json_t *alpha = json_object_get(verdicts, "alpha");
     json_t *level = json_object_get(verdicts, "interval_level");

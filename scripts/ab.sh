@@ -38,6 +38,14 @@
 #                        runs, unpaired (two runs, not interleaved)
 #   --baseline-dir DIR   where baselines are (default $PGCB_BASELINE_DIR, else
 #                        results/baselines)
+#   --respawn WHEN       as_needed or order: [bench] respawn of the run (default
+#                        order with --client, as_needed with --driver): with
+#                        order each side's process -- a bridged client's
+#                        adapter too -- is started anew and warmed up before
+#                        each of its orders, so that what one process draws
+#                        (its JIT's decisions, its heap's layout) falls on one
+#                        order, not on every order of a group
+#                        (docs/regressions.md, "A bridged client's power")
 #   --allow-same         run even when BASE and HEAD are the same build (A/A)
 #   --build-dir DIR      pgclientbench's build directory (default build)
 #   --instructions       (--driver only) after the wall-time run, count each
@@ -70,20 +78,20 @@ usage() { echo "ab.sh: $*; see the header of scripts/ab.sh" >&2; exit 2; }
 mode='' client='' adapter=node config=$TOP/conf/ab.ini out='' fail_above='' build_cmd='' artifact=.
 save='' baseline='' baseline_dir=${PGCB_BASELINE_DIR:-$TOP/results/baselines} allow_same=0
 build_dir=$TOP/build
-instructions=0 instr_queries=300 fail_instr=''
+instructions=0 instr_queries=300 fail_instr='' respawn=''
 extra=()
 args=()
 while [ $# -gt 0 ]; do
     case $1 in
     --driver) mode=driver ;;
     --client) mode=client; [ $# -ge 2 ] || usage "--client needs a client"; client=$2; shift ;;
-    --adapter|--config|--out|--fail-above|--build|--artifact|--option|--save-baseline|--baseline|--baseline-dir|--build-dir)
+    --adapter|--config|--out|--fail-above|--build|--artifact|--option|--save-baseline|--baseline|--baseline-dir|--build-dir|--respawn)
         [ $# -ge 2 ] || usage "$1 needs a value"
         case $1 in
         --adapter) adapter=$2 ;; --config) config=$2 ;; --out) out=$2 ;;
         --fail-above) fail_above=$2 ;; --build) build_cmd=$2 ;; --artifact) artifact=$2 ;;
         --option) extra+=("$2") ;; --save-baseline) save=$2 ;; --baseline) baseline=$2 ;;
-        --baseline-dir) baseline_dir=$2 ;; --build-dir) build_dir=$2 ;;
+        --baseline-dir) baseline_dir=$2 ;; --build-dir) build_dir=$2 ;; --respawn) respawn=$2 ;;
         esac
         shift ;;
     --allow-same) allow_same=1 ;;
@@ -99,6 +107,8 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$mode" ] || usage "say --driver or --client CLIENT"
+case $respawn in '') [ $mode = client ] && respawn=order || respawn=as_needed ;; as_needed|order) ;;
+    *) usage "--respawn '$respawn': as_needed or order" ;; esac
 if [ $instructions = 1 ]; then
     [ $mode = driver ] || usage "--instructions counts C drivers only (--driver): a bridged client's runtime (V8, the JVM, Python) compiles, collects and hashes differently from run to run, so its instruction counts are not deterministic"
     [ -z "$baseline" ] || usage "--instructions counts BASE and HEAD in this run: not with --baseline"
@@ -197,14 +207,17 @@ fi
 # The INI: the config with its relative paths made absolute, then one
 # section per side.
 cfg_dir=$(cd "$(dirname "$config")" && pwd)
-awk -v dir="$cfg_dir" '
-    /^[ \t]*\[/ { in_driver = ($0 ~ /^[ \t]*\[driver\./) }
+awk -v dir="$cfg_dir" -v respawn="$respawn" '
+    /^[ \t]*\[/ { in_driver = ($0 ~ /^[ \t]*\[driver\./); in_bench = ($0 ~ /^[ \t]*\[bench\]/) }
     in_driver { next }
+    in_bench && /^[ \t]*respawn[ \t]*=/ { next }
+    in_bench && /^[ \t]*\[bench\]/ { print; print "respawn = " respawn; bench = 1; next }
     match($0, /^[ \t]*(setup|path|output|adapters|module_dir|driver_dir)[ \t]*=[ \t]*/) {
         v = substr($0, RLENGTH + 1)
         if (v != "" && v !~ /^\//) { print substr($0, 1, RLENGTH) dir "/" v; next }
     }
-    { print }' "$config" > "$out/ab.ini"
+    { print }
+    END { if (!bench) { print ""; print "[bench]"; print "respawn = " respawn } }' "$config" > "$out/ab.ini"
 for s in "${sides[@]}"; do
     {
         echo

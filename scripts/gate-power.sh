@@ -40,6 +40,8 @@
 #   --out DIR           where everything goes (default results/gate-power-UTCSTAMP)
 #   --tabulate DIR      only tabulate the runs already in DIR
 #   --build-dir DIR     pgclientbench's build directory (default build)
+#   --respawn WHEN      ab.sh's --respawn (as_needed or order; default ab.sh's:
+#                       order for --client, as_needed for a C driver)
 #
 # The runs are interleaved (A/A, 5 %, 10 %, A/A, ...), so that whatever the
 # machine does over the hour falls on every size alike. Each run's ab.sh
@@ -60,17 +62,17 @@ usage() { echo "gate-power.sh: $*; see the header of scripts/gate-power.sh" >&2;
 
 runs=20 sizes="0 5 10" config=$TOP/conf/ab.ini fail_above=2 orders_list="12 24 all"
 tests="sign+overall sign" out='' tabulate='' client='' build_dir=$TOP/build
-base='' plant='' build_cmd=
+base='' plant='' build_cmd='' respawn=''
 while [ $# -gt 0 ]; do
     case $1 in
-    --runs|--sizes|--config|--fail-above|--orders|--tests|--out|--tabulate|--client|--build-dir|--driver|--plant|--build)
+    --runs|--sizes|--config|--fail-above|--orders|--tests|--out|--tabulate|--client|--build-dir|--driver|--plant|--build|--respawn)
         [ $# -ge 2 ] || usage "$1 needs a value"
         case $1 in
         --runs) runs=$2 ;; --sizes) sizes=$2 ;; --config) config=$2 ;;
         --fail-above) fail_above=$2 ;; --orders) orders_list=$2 ;; --tests) tests=$2 ;;
         --out) out=$2 ;; --tabulate) tabulate=$2 ;; --client) client=$2 ;;
         --build-dir) build_dir=$2 ;; --driver) base=$2 ;; --plant) plant=$2 ;;
-        --build) build_cmd=$2 ;;
+        --build) build_cmd=$2 ;; --respawn) respawn=$2 ;;
         esac
         shift ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -84,6 +86,8 @@ for k in $orders_list; do [[ $k == all || $k =~ ^[1-9][0-9]*$ ]] || usage "--ord
 for t in $tests; do case $t in sign+overall|sign|signed-rank) ;; *) usage "--tests: '$t' (sign+overall, sign or signed-rank)" ;; esac; done
 case $client in ''|pg) ;; *) usage "--client '$client': pg is the bridged client planted here" ;; esac
 [ -z "$client" ] || [ -z "$base$plant" ] || usage "--client and --driver/--plant: one or the other"
+case $respawn in ''|as_needed|order) ;; *) usage "--respawn '$respawn': as_needed or order" ;; esac
+respawn_args=(); [ -z "$respawn" ] || respawn_args=(--respawn "$respawn")
 build_dir=$(cd "$build_dir" 2>/dev/null && pwd) || die "--build-dir: no such directory"
 for p in aggregate runner; do [ -x "$build_dir/$p" ] || die "$build_dir/$p: not built (make)"; done
 
@@ -142,7 +146,7 @@ fi
 
 cat > "$out/params.json" <<EOF
 {"runs": $runs, "sizes": "$sizes", "config": "$config", "fail_above": $fail_above,
- "client": "${client:-libpq_sync}", "started_at": "$(date -u +%FT%TZ)"}
+ "client": "${client:-libpq_sync}", "respawn": "${respawn:-default}", "started_at": "$(date -u +%FT%TZ)"}
 EOF
 echo "gate-power.sh: $runs runs x sizes ($sizes) % of ${client:-libpq_sync}, $config, into $out" >&2
 for ((i = 1; i <= runs; i++)); do
@@ -153,7 +157,7 @@ for ((i = 1; i <= runs; i++)); do
         # shellcheck disable=SC2046 # side_args gives words, none with spaces
         PGCB_PLANT_PCT=$s PGCB_PLANT_ITERS_PER_ROW=0 \
             "$TOP/scripts/ab.sh" --config "$config" --out "$d" --fail-above "$fail_above" \
-            --build-dir "$build_dir" $(side_args "$s") > "$d/ab.out" 2> "$d/ab.err"
+            --build-dir "$build_dir" "${respawn_args[@]}" $(side_args "$s") > "$d/ab.out" 2> "$d/ab.err"
         rc=$?
         t1=$(date +%s.%N)
         printf '{"exit": %d, "seconds": %.1f}\n' "$rc" "$(echo "$t1 - $t0" | bc)" > "$d/run.json"

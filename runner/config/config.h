@@ -210,6 +210,11 @@ struct pgcb_config {
                                   MiB (runner/sys/memcg.h); 0: no limit */
     int max_rss_mb_line;
     int memory;                /* read each client's memory between jobs (default 1); 0: not */
+    int respawn_order;         /* [bench] respawn = order: each driver's host (and a bridged
+                                  client's adapter processes) started anew, connected, primed
+                                  and warmed up for warmup_ms before each of its orders
+                                  (group_order.c); 0 (as_needed): a host lives from group to
+                                  group, restarted only when a group needs it */
     struct pgcb_cfg_rtts rtt;  /* [bench] rtt_ms: every suite's without its own */
     int wire;                  /* the proxies of rtt_ms groups count what crosses (default 1);
                                   0: they only carry it (the check that counting does not move

@@ -18,6 +18,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
                                             "checksum_reference", "profile", "max_rss_mb", "memory", "wire", "rtt_ms",
+                                            "respawn",
                                             NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
@@ -97,6 +98,15 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
             return 0;
         }
         *(strcmp(key, "wire") == 0 ? &cfg->wire : &cfg->memory) = b;
+    } else if (strcmp(key, "respawn") == 0) {
+        if (strcmp(value, "order") == 0)
+            cfg->respawn_order = 1;
+        else if (strcmp(value, "as_needed") == 0)
+            cfg->respawn_order = 0;
+        else {
+            pgcb_cfgi_fail(c, "[bench] respawn: '%s' is not as_needed or order", value);
+            return 0;
+        }
     } else if (strcmp(key, "max_rss_mb") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, 16777216ull, &u))
             return 0;

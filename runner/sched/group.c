@@ -397,6 +397,46 @@ static void mem_limit_note(struct pgcb_group_run *gx, size_t d)
     sd->oom_seen = kills;
 }
 
+/* [bench] respawn = order (group_int.h): driver d's host stopped and
+ * started anew -- connected, prepared, primed -- and warmed up for the
+ * group's warm-up time, outside every reading of the order. Nothing of it
+ * is counted but a failure (the cell fails, with the reason) and a first
+ * batch whose checksum is not the group's (one batch of the checksum
+ * check). Memory: the old processes' peak is folded in first, so a cell's
+ * peak is the highest of its processes'. */
+int pgcb_group_respawn(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_session *s = gx->s;
+    struct pgcb_sdriver *sd = &s->drivers[d];
+    struct pgcb_res_cell *c = &gx->gr->cells[d];
+    struct pgcb_gstate *gs = &gx->gs[d];
+    if (s->cfg->memory)
+        mem_peak(gx, d);
+    pgcb_host_stop(&sd->host);
+    if (ensure_host(gx, d) < 0)
+        return -1;
+    struct pgcb_host_shared *sh = sd->host.sh;
+    struct pgcb_job *job = &sh->job;
+    *job = gx->base;
+    job->kind = PGCB_JOB_WARMUP;
+    job->stream = PGCB_STREAM_WARMUP;
+    job->expect_rows = c->rows_per_batch;
+    job->check_rows = gs->check_rows;
+    job->warmup_ns = gx->budget.warmup_ns;
+    if (pgcb_group_run_job(gx, d) != 0)
+        return -1; /* the cell failed, with the reason */
+    struct pgcb_gstate scratch = {.failed = 0};
+    pgcb_cells_collect(sh, gx->nthreads, &scratch, c);
+    free(scratch.firsts);
+    if (scratch.failed) {
+        gs->failed = 1;
+        return -1;
+    }
+    for (uint32_t t = 0; t < gx->nthreads; t++)
+        gs->sum_bad += gx->check_sum && sh->threads[t].expect_sum != gs->expect_sum;
+    return 0;
+}
+
 /* The server's CPUs as the result records them; 0: unknown. */
 static int server_ncpus(const struct pgcb_result *r)
 {

@@ -98,6 +98,14 @@ void pgcb_cells_conc_figures(struct pgcb_res_cell *c, const struct pgcb_gstate *
  * time); NAN when nothing completed. */
 double pgcb_cells_conc_order(const struct pgcb_host_shared *sh, uint32_t nthreads);
 
+/* ---- group.c ------------------------------------------------------------ */
+
+/* [bench] respawn = order: driver d's host started anew and warmed up
+ * before one of its orders (the cell's memory peak kept over its
+ * processes). Returns 0, or -1 when the cell failed (gs[d].failed, the
+ * reason in the cell). */
+int pgcb_group_respawn(struct pgcb_group_run *gx, size_t d);
+
 /* ---- group_order.c ------------------------------------------------------ */
 
 /* Run sh->job (set by the caller) on driver d's host. A host that crashes

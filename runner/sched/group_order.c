@@ -243,6 +243,11 @@ void pgcb_group_orders(struct pgcb_group_run *gx)
     for (size_t o = 0; o < s->norders && !gx->stopped; o++) {
         for (size_t k = 0; k < s->ndrivers && !gx->stopped; k++) {
             size_t d = s->orders[o][k];
+            /* respawn = order: a fresh process for every order (not for a
+             * fixed-operation step, which has no warm-up to redo). */
+            if (!gx->gs[d].failed && s->cfg->respawn_order && !gx->su->ops &&
+                pgcb_group_respawn(gx, d) != 0)
+                pgcb_progress_drop(s->progress, gx->g, d);
             if (!gx->gs[d].failed)
                 measure_order(gx, o, d);
         }

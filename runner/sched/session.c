@@ -479,6 +479,7 @@ void pgcb_session_describe(const struct pgcb_session *s, struct pgcb_result *r)
     r->orders_repeats = s->orders_repeats;
     r->looks = s->looks;
     r->until_decided = s->cfg->until_decided;
+    r->respawn_order = s->cfg->respawn_order;
     r->until_width = s->cfg->until_width;
     r->orders = pgcb_xcalloc(s->norders, sizeof *r->orders);
     for (size_t o = 0; o < s->norders; o++) {
