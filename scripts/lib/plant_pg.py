@@ -2,10 +2,13 @@
 """plant_pg.py FILE -- plant a proportional regression in a copy of
 node-postgres's lib/query.js (scripts/gate-power.sh --client pg; never a
 real install): a Query notes the time it is submitted, and at its
-ReadyForQuery spins for PGCB_PLANT_PCT % of the time it took (read once from
-the environment; 0 or unset: no spin), so each query takes (1 + PCT/100)
-times as long as it would have, whatever the machine's speed -- the same
-plant as libpq_sync_plant.so's PGCB_PLANT_PCT. Exits 1 with one line when
+ReadyForQuery spins for PGCB_PLANT_PCT % of its own time (read once from the
+environment; 0 or unset: no spin) -- from its submission or from the end of
+the query before it on the connection, whichever is later: in a pipeline the
+queries are all submitted at once, and a query's own time does not include
+waiting behind the others -- so each query, and each batch, takes (1 +
+PCT/100) times as long as it would have, whatever the machine's speed: the
+same plant as libpq_sync_plant.so's PGCB_PLANT_PCT. Exits 1 with one line when
 the file is not the shape this patch knows (a pg release that changed it)."""
 import sys
 
@@ -18,9 +21,11 @@ marks = {
         "  handleReadyForQuery(con) {\n"
         "    if (PGCB_PLANT_FRACTION > 0 && this._pgcbPlantT0 !== undefined) { // pgcb plant\n"
         "      const now = process.hrtime.bigint()\n"
-        "      const until = now + BigInt(Math.round(Number(now - this._pgcbPlantT0) *"
-        " PGCB_PLANT_FRACTION))\n"
+        "      const prev = con._pgcbPlantDone || 0n\n"
+        "      const from = prev > this._pgcbPlantT0 ? prev : this._pgcbPlantT0\n"
+        "      const until = now + BigInt(Math.round(Number(now - from) * PGCB_PLANT_FRACTION))\n"
         "      while (process.hrtime.bigint() < until) {}\n"
+        "      con._pgcbPlantDone = process.hrtime.bigint()\n"
         "    }\n",
 }
 for old, new in marks.items():
