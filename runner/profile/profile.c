@@ -108,7 +108,13 @@ int pgcb_profile_check(const struct pgcb_config *cfg, char *why, size_t n)
     else
         snprintf(how, sizeof how, "%s:%d: [bench] profile = %s", cfg->file, cfg->profile_line,
                  pgcb_profile_mode_name(cfg->profile));
-    if (pgcb_perf_check(&po, why, n) == 0) {
+    /* perf follows a group's processes from its first job on (start_driver):
+     * respawn = order starts new ones for every order, which it would miss. */
+    if (cfg->respawn_order)
+        snprintf(why, n, "not with [bench] respawn = order: the profiler follows a group's "
+                         "processes from its first order, and respawn starts new ones for "
+                         "every order");
+    else if (pgcb_perf_check(&po, why, n) == 0) {
         setenv("PGCB_PROFILE", "1", 1);
         return 1;
     }

@@ -12,7 +12,8 @@
 #   - both runs' cells valid (the checksums of each fresh process's first
 #     batch agree with the group's), every order measured;
 #   - the result says budget.respawn = "order" (absent with as_needed) and
-#     the console header says "Processes: respawn = order".
+#     the console header says "Processes: respawn = order";
+#   - --profile=on with respawn = order: refused in one line, no result.
 # Exit status 1 at the first failed check.
 set -uo pipefail
 (($# == 1)) || { printf 'usage: %s BUILD_DIR\n' "$0" >&2; exit 2; }
@@ -97,3 +98,16 @@ grep -q "^Processes: respawn = order: each driver's process" "$tmp/fresh.out" ||
     { head -30 "$tmp/fresh.out"; fail "the header does not say respawn = order"; }
 grep -q "^Processes:" "$tmp/kept.out" && fail "the header of an as_needed run says Processes:"
 pass "the console header names respawn = order (and only then)"
+
+# A profiled run cannot follow processes that change every order: refused
+# before anything is measured, in one line naming the key.
+"$build/runner" -c "$tmp/fresh.ini" -o "$tmp/prof.json" --profile=on > "$tmp/prof.out" 2> "$tmp/prof.err"
+rc=$?
+[ "$rc" != 0 ] || fail "--profile=on with respawn = order: exit 0"
+if [ "$(wc -l < "$tmp/prof.err")" != 1 ] ||
+    ! grep -q "^runner: --profile=on: not with \[bench\] respawn = order" "$tmp/prof.err"; then
+    cat "$tmp/prof.err"
+    fail "--profile=on with respawn = order: not one line naming respawn = order"
+fi
+[ -e "$tmp/prof.json" ] && fail "--profile=on with respawn = order: a result was written"
+pass "--profile=on with respawn = order refused in one line (exit $rc), nothing measured"
