@@ -272,6 +272,19 @@ static int driver_ready(struct pgcb_group_run *gx, size_t d)
     return started;
 }
 
+/* Driver d's warm-up job, written into its host's region (not sent). */
+static struct pgcb_job *warmup_job(struct pgcb_group_run *gx, size_t d)
+{
+    struct pgcb_job *job = &gx->s->drivers[d].host.sh->job;
+    *job = gx->base;
+    job->kind = PGCB_JOB_WARMUP;
+    job->stream = PGCB_STREAM_WARMUP;
+    job->expect_rows = gx->gr->cells[d].rows_per_batch;
+    job->check_rows = gx->gs[d].check_rows;
+    job->warmup_ns = gx->budget.warmup_ns;
+    return job;
+}
+
 /* Driver d's first batch and warm-up (started: its host was started for
  * this group): the expected checksum and note, whether the threads agree;
  * none of it counted but the first batch's rows. */
@@ -281,13 +294,7 @@ static void warm_up(struct pgcb_group_run *gx, size_t d, int started)
     struct pgcb_sdriver *sd = &s->drivers[d];
     struct pgcb_res_cell *c = &gx->gr->cells[d];
     struct pgcb_gstate *gs = &gx->gs[d];
-    struct pgcb_job *job = &sd->host.sh->job;
-    *job = gx->base;
-    job->kind = PGCB_JOB_WARMUP;
-    job->stream = PGCB_STREAM_WARMUP;
-    job->expect_rows = c->rows_per_batch;
-    job->check_rows = gs->check_rows;
-    job->warmup_ns = gx->budget.warmup_ns;
+    struct pgcb_job *job = warmup_job(gx, d);
     pgcb_progress_job(s->progress, gx->g, d, job, &sd->host.sh->threads[0]);
     if (pgcb_group_run_job(gx, d) == 0) {
         const struct pgcb_host_shared *sh = sd->host.sh;
@@ -415,16 +422,10 @@ int pgcb_group_respawn(struct pgcb_group_run *gx, size_t d)
     pgcb_host_stop(&sd->host);
     if (ensure_host(gx, d) < 0)
         return -1;
-    struct pgcb_host_shared *sh = sd->host.sh;
-    struct pgcb_job *job = &sh->job;
-    *job = gx->base;
-    job->kind = PGCB_JOB_WARMUP;
-    job->stream = PGCB_STREAM_WARMUP;
-    job->expect_rows = c->rows_per_batch;
-    job->check_rows = gs->check_rows;
-    job->warmup_ns = gx->budget.warmup_ns;
+    warmup_job(gx, d);
     if (pgcb_group_run_job(gx, d) != 0)
         return -1; /* the cell failed, with the reason */
+    const struct pgcb_host_shared *sh = sd->host.sh;
     struct pgcb_gstate scratch = {.failed = 0};
     pgcb_cells_collect(sh, gx->nthreads, &scratch, c);
     free(scratch.firsts);
