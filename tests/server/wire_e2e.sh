@@ -155,9 +155,14 @@ check "no proxy left after the run" $?
 rc=0
 "$runner" -q -c "$tmp/kill.ini" >"$tmp/kill.out" 2>&1 &
 rpid=$!
-for _ in $(seq 1 500); do
+# Killed once it listens: a proxy killed before it has told the runner its
+# port did not start at all, which the runner refuses as a setup failure
+# (exit 1, nothing measured); under a sanitizer its start is slow enough for
+# a kill as soon as it exists to land there.
+ppid=""
+for _ in $(seq 1 1000); do
     ppid=$(pgrep -f "pgcb-proxy --upstream 127.0.0.1:$PGPORT" | head -n 1 || true)
-    [[ -n $ppid ]] && break
+    [[ -n $ppid ]] && ss -Hltnp 2>/dev/null | grep -q "pid=$ppid," && break
     sleep 0.01
 done
 [[ -n $ppid ]] && kill -9 "$ppid"
@@ -179,7 +184,8 @@ for g in r["groups"]:
 EOF
 kst=$?
 [[ -n $ppid && $rc == 2 && $kst == 0 ]]
-check "the proxy killed: its cells FAILED saying it exited, the direct suite measured, status 2" $? "proxy '$ppid' rc $rc"
+check "the proxy killed: its cells FAILED saying it exited, the direct suite measured, status 2" $? \
+    "proxy '$ppid' rc $rc: $(tail -n 3 "$tmp/kill.out" | tr '\n' ' ')"
 
 # 4. The runner killed with SIGKILL mid-run: no proxy left behind.
 sed -e 's/^time_ms = 400/time_ms = 60000/' "$tmp/kill.ini" >"$tmp/long.ini"
