@@ -144,6 +144,28 @@ static void noise_smt_notes(FILE *out, const struct pgcb_result *r)
     }
 }
 
+/* The header's Idle line ([bench] cpu_idle); nothing for a file from
+ * before it. */
+static void idle_header(FILE *out, const struct pgcb_result *r)
+{
+    const struct pgcb_res_idle *i = &r->idle;
+    if (!i->asked)
+        return;
+    char idle[96] = "no cpuidle driver shown";
+    if (i->driver)
+        snprintf(idle, sizeof idle, "cpuidle %s, governor %s", i->driver,
+                 i->governor ? i->governor : "not shown");
+    if (i->polling)
+        fprintf(out, "Idle     : poll ([bench] cpu_idle = %s; %s): a PM QoS request of 0 us "
+                     "held, so an idle CPU spins and a wake-up sends no interrupt "
+                     "(docs/measuring.md#how-idle-cpus-wait)\n", i->asked, idle);
+    else
+        fprintf(out, "Idle     : as the system has it (%s; %s): a backend waking a halted client "
+                     "CPU pays for the interrupt in its own CPU time "
+                     "(docs/measuring.md#how-idle-cpus-wait)\n",
+                i->why ? i->why : i->asked, idle);
+}
+
 /* The header's Noise line and its notes; nothing for a file without them. */
 static void noise_header(FILE *out, const struct pgcb_result *r)
 {
@@ -158,6 +180,7 @@ static void noise_header(FILE *out, const struct pgcb_result *r)
     fprintf(out, "Noise    : %s; %s%s; orders spread warned above %g%% (noise_warn_pct)\n",
             gov, smt, boot, pgcb_rep_noise_warn_pct(r));
     noise_smt_notes(out, r);
+    idle_header(out, r);
 }
 
 void pgcb_report_header(FILE *out, const struct pgcb_result *r, const char *where)
@@ -321,4 +344,9 @@ void pgcb_report_run_noise(FILE *out, const struct pgcb_result *r)
     pgcb_rep_fmt_duration(ns, sizeof ns, r->run_steal_ns);
     fprintf(out, "Steal    : %.2f%% of the machine's CPU time over the run (%s in all, "
                  "/proc/stat)\n", r->run_steal_pct, ns);
+    if (r->idle.asked && isfinite(r->idle.entries_poll) && isfinite(r->idle.entries_other))
+        fprintf(out, "Idle     : the pinned CPUs went idle %.0f times while measuring: %.0f polling, "
+                     "%.0f halting (cpuidle's usage counters)\n",
+                r->idle.entries_poll + r->idle.entries_other, r->idle.entries_poll,
+                r->idle.entries_other);
 }

@@ -521,6 +521,17 @@ struct pgcb_result {
     double steal_boot_pct;      /* the machine's steal since boot, % of its CPU time */
     double run_steal_ns;        /* the machine's steal from the first group to the last */
     double run_steal_pct;       /* ... % of that time x its online CPUs; NAN: unknown */
+    /* [bench] cpu_idle (runner/sys/cpuidle.h), the environment's
+     * "noise"."cpu_idle": how idle CPUs waited. asked NULL: a file from
+     * before it (unknown). Owned strings. */
+    struct pgcb_res_idle {
+        char *asked;            /* "auto", "poll" or "system" */
+        int polling;            /* a PM QoS request of 0 us was held while measuring */
+        char *why;              /* not polling: why (NULL when polling) */
+        char *driver, *governor;/* cpuidle's driver and governor; NULL: not shown */
+        double entries_poll;    /* idle entries of the pinned CPUs over the measuring, into */
+        double entries_other;   /* the polling state and into the others; NAN: unknown */
+    } idle;
 
     /* [bench] profile (issue 28): mode NULL: not asked (an unprofiled run,
      * an older file). profiled = 0 with a mode (try without perf): why says

@@ -138,11 +138,21 @@ static json_t *env_noise_json(const struct pgcb_result *r)
                             pgcb_json_real(u->min_khz), "max_khz", pgcb_json_real(u->max_khz),
                             "smt_siblings", pgcb_json_str(u->smt_siblings)));
     }
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "warn_pct",
-                     pgcb_json_real(r->noise_warn_pct > 0 ? r->noise_warn_pct : NAN), "cpus", cpus,
-                     "steal_since_boot_pct", pgcb_json_real(r->steal_boot_pct), "run_steal_ns",
-                     pgcb_json_real(r->run_steal_ns), "run_steal_pct",
-                     pgcb_json_real(r->run_steal_pct));
+    json_t *n = json_pack("{s:o, s:o, s:o, s:o, s:o}", "warn_pct",
+                          pgcb_json_real(r->noise_warn_pct > 0 ? r->noise_warn_pct : NAN), "cpus",
+                          cpus, "steal_since_boot_pct", pgcb_json_real(r->steal_boot_pct),
+                          "run_steal_ns", pgcb_json_real(r->run_steal_ns), "run_steal_pct",
+                          pgcb_json_real(r->run_steal_pct));
+    const struct pgcb_res_idle *i = &r->idle;
+    if (n && i->asked)
+        json_object_set_new(
+            n, "cpu_idle",
+            json_pack("{s:s, s:b, s:o, s:o, s:o, s:o, s:o}", "asked", i->asked, "polling",
+                      i->polling, "why", pgcb_json_str(i->why), "driver", pgcb_json_str(i->driver),
+                      "governor", pgcb_json_str(i->governor), "entries_poll",
+                      pgcb_json_real(i->entries_poll), "entries_other",
+                      pgcb_json_real(i->entries_other)));
+    return n;
 }
 
 /* A cell's "percentiles_ns": {"50": .., "90": .., "99": .., "99.9": ..}, null
@@ -856,6 +866,16 @@ static void read_env_noise(json_t *env, struct pgcb_result *r)
     r->steal_boot_pct = real_or_nan(json_object_get(n, "steal_since_boot_pct"));
     r->run_steal_ns = real_or_nan(json_object_get(n, "run_steal_ns"));
     r->run_steal_pct = real_or_nan(json_object_get(n, "run_steal_pct"));
+    json_t *idle = json_object_get(n, "cpu_idle");
+    r->idle.entries_poll = real_or_nan(json_object_get(idle, "entries_poll"));
+    r->idle.entries_other = real_or_nan(json_object_get(idle, "entries_other"));
+    if (json_is_object(idle)) {
+        r->idle.asked = pgcb_json_dup_str(idle, "asked");
+        r->idle.polling = json_is_true(json_object_get(idle, "polling"));
+        r->idle.why = pgcb_json_dup_str(idle, "why");
+        r->idle.driver = pgcb_json_dup_str(idle, "driver");
+        r->idle.governor = pgcb_json_dup_str(idle, "governor");
+    }
     json_t *cpus = json_object_get(n, "cpus");
     size_t i;
     json_t *u;
@@ -1166,6 +1186,10 @@ void pgcb_result_free(struct pgcb_result *r)
         free(r->noise_cpus[i].smt_siblings);
     }
     free(r->noise_cpus);
+    free(r->idle.asked);
+    free(r->idle.why);
+    free(r->idle.driver);
+    free(r->idle.governor);
     for (size_t d = 0; d < r->ndrivers; d++) {
         struct pgcb_res_driver *rd = &r->drivers[d];
         free(rd->label);

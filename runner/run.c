@@ -28,6 +28,7 @@
 #include "server/server.h"
 #include "sched/group.h"
 #include "sched/session.h"
+#include "sys/cpuidle.h"
 #include "sys/steal.h"
 #include "sys/sysinfo.h"
 #include "util.h"
@@ -217,6 +218,32 @@ static void fill_noise(struct pgcb_result *r, const struct pgcb_config *cfg)
             add_noise_cpu(r, server[i], "server");
 }
 
+/* [bench] cpu_idle as asked and as held; the entries are counted by
+ * run_measure. */
+static void fill_idle(struct pgcb_result *r, const struct pgcb_config *cfg,
+                      const struct pgcb_idle_hold *h)
+{
+    r->idle = (struct pgcb_res_idle){
+        .asked = pgcb_xstrdup(pgcb_idle_name(cfg->cpu_idle)),
+        .polling = h->polling,
+        .why = h->polling ? NULL : pgcb_xstrdup(h->why),
+        .driver = h->driver[0] ? pgcb_xstrdup(h->driver) : NULL,
+        .governor = h->governor[0] ? pgcb_xstrdup(h->governor) : NULL,
+        .entries_poll = NAN,
+        .entries_other = NAN,
+    };
+}
+
+/* The pinned CPUs' idle entries (noise_cpus: client and server). */
+static void idle_entries(const struct pgcb_result *r, struct pgcb_idle_entries *e)
+{
+    int cpus[PGCB_MAX_CPUS];
+    size_t n = 0;
+    for (size_t i = 0; i < r->nnoise_cpus && n < PGCB_MAX_CPUS; i++)
+        cpus[n++] = r->noise_cpus[i].cpu;
+    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpus, n, e);
+}
+
 /* The machine's steal over the run, from `start` (read before the first
  * group at t0_ns) to now. */
 static void fill_run_steal(struct pgcb_result *r, const struct pgcb_steal *start, int ok,
@@ -392,6 +419,7 @@ struct run {
     struct pgcb_server_info si;
     struct pgcb_connplan plan;
     struct pgcb_wproxies net;       /* the wire proxies of rtt_ms groups (wproxy.h) */
+    struct pgcb_idle_hold idle;     /* [bench] cpu_idle's request, held until run_free */
     struct pgcb_result r;
     size_t *query_of;
     char *output, *journal_path;
@@ -445,6 +473,14 @@ static int run_setup(struct run *u)
     char err[1024], cpu_err[256];
     if (pgcb_cpus_check(cfg->cpus, cfg->ncpus, cpu_err, sizeof cpu_err) != 0) {
         fprintf(stderr, "runner: %s: [bench] cpus: %s\n", cfg->file, cpu_err);
+        return -1;
+    }
+    /* How idle CPUs wait (cpuidle.h): taken before any host or server
+     * connection, held until the run ends; cpu_idle = poll without it stops
+     * here. */
+    if (pgcb_idle_hold(&u->idle, cfg->cpu_idle, PGCB_CPU_DMA_LATENCY, PGCB_CPUIDLE_SYSFS,
+                       cpu_err, sizeof cpu_err) != 0) {
+        fprintf(stderr, "runner: %s:%d: %s\n", cfg->file, cfg->cpu_idle_line, cpu_err);
         return -1;
     }
     /* The runner's own thread (and the hosts' main threads, forked from it)
@@ -554,6 +590,7 @@ static int run_describe(struct run *u)
                                     : u->away == 0 ? " (no other CPU: it shares the measuring ones)"
                                                    : " (could not be moved)");
     fill_noise(r, cfg);
+    fill_idle(r, cfg, &u->idle);
     pgcb_session_describe(&u->s, r);
     u->query_of = build_groups(r, cfg, &u->s, &u->plan, &u->net);
     if (u->need_server)
@@ -616,6 +653,8 @@ static size_t run_measure(struct run *u)
     u->s.stop = &stop_requested;
     run_progress(u);
 
+    struct pgcb_idle_entries idle0, idle1;
+    idle_entries(r, &idle0);
     struct pgcb_steal steal0;
     int steal_ok = pgcb_steal_read(NULL, 0, &steal0) == 0;
     uint64_t steal_t0 = pgcb_now_ns();
@@ -639,6 +678,12 @@ static size_t run_measure(struct run *u)
     pgcb_progress_finish(u->s.progress, done == r->ngroups);
     pgcb_profile_finish(u->prof, r, o->quiet ? NULL : stdout);
     fill_run_steal(r, &steal0, steal_ok, steal_t0);
+    idle_entries(r, &idle1);
+    if (idle0.poll != UINT64_MAX && idle1.poll != UINT64_MAX && idle1.poll >= idle0.poll &&
+        idle1.other >= idle0.other) {
+        r->idle.entries_poll = (double)(idle1.poll - idle0.poll);
+        r->idle.entries_other = (double)(idle1.other - idle0.other);
+    }
     pgcb_result_stream_verdicts(r);
     pgcb_result_wire_expect(r);
     if (!o->quiet && done > 0) {
@@ -716,6 +761,7 @@ static void run_free(struct run *u)
     pgcb_result_free(&u->r);
     pgcb_session_free(&u->s);
     pgcb_wproxies_stop(&u->net);
+    pgcb_idle_release(&u->idle);
     pgcb_connplan_free(&u->plan);
     if (u->cfg_loaded)
         pgcb_config_free(&u->cfg);
@@ -723,7 +769,7 @@ static void run_free(struct run *u)
 
 int pgcb_run(const struct pgcb_run_opts *o)
 {
-    struct run u = {.o = o, .journal = {.fd = -1}};
+    struct run u = {.o = o, .journal = {.fd = -1}, .idle = {.fd = -1}};
     run_version = o->version ? o->version : "unknown";
     int rc = run_load(&u);
     if (rc == 0)

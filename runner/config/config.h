@@ -17,6 +17,7 @@
 #include "sched/orders.h"
 #include "result.h"
 #include "server/transport.h"
+#include "sys/cpuidle.h"
 #include "util.h"
 
 
@@ -215,6 +216,9 @@ struct pgcb_config {
                                   and warmed up for warmup_ms before each of its orders
                                   (group_order.c); 0 (as_needed): a host lives from group to
                                   group, restarted only when a group needs it */
+    enum pgcb_cpu_idle cpu_idle; /* [bench] cpu_idle (runner/sys/cpuidle.h): auto (default),
+                                  poll or system */
+    int cpu_idle_line;         /* where it was set; 0: not */
     struct pgcb_cfg_rtts rtt;  /* [bench] rtt_ms: every suite's without its own */
     int wire;                  /* the proxies of rtt_ms groups count what crosses (default 1);
                                   0: they only carry it (the check that counting does not move

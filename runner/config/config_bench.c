@@ -18,7 +18,7 @@ const char *const pgcb_cfgi_bench_keys[] = {"time_ms", "queries", "warmup_ms", "
                                             "until_max_orders", "until_width", "noise_warn_pct",
                                             "result_format", "describe", "sync", "driver_dir",
                                             "checksum_reference", "profile", "max_rss_mb", "memory", "wire", "rtt_ms",
-                                            "respawn",
+                                            "respawn", "cpu_idle",
                                             NULL};
 const char *const pgcb_cfgi_server_keys[] = {"conninfo", "setup", "unix", "tcp", "tls", NULL};
 
@@ -107,6 +107,14 @@ int pgcb_cfgi_bench_apply(struct pgcb_cfgi_ctx *c, const char *key, const char *
             pgcb_cfgi_fail(c, "[bench] respawn: '%s' is not as_needed or order", value);
             return 0;
         }
+    } else if (strcmp(key, "cpu_idle") == 0) {
+        int m = pgcb_idle_parse(value);
+        if (m < 0) {
+            pgcb_cfgi_fail(c, "[bench] cpu_idle: '%s' is not auto, poll or system", value);
+            return 0;
+        }
+        cfg->cpu_idle = (enum pgcb_cpu_idle)m;
+        cfg->cpu_idle_line = c->lineno;
     } else if (strcmp(key, "max_rss_mb") == 0) {
         if (!pgcb_cfgi_int_key(c, key, value, 1, 16777216ull, &u))
             return 0;

@@ -137,13 +137,9 @@ int pgcb_cpus_of_pid(pid_t pid, char *buf, size_t n)
     return 0;
 }
 
-/* The first line of ROOT/cpuN/rel as one line into buf; 0, or -1 (absent,
- * unreadable or empty: buf is ""). */
-static int read_cpu_file(const char *root, int cpu, const char *rel, char *buf, size_t n)
+int pgcb_sysfs_line(const char *path, char *buf, size_t n)
 {
-    char path[4096];
     buf[0] = '\0';
-    snprintf(path, sizeof path, "%s/cpu%d/%s", root, cpu, rel);
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -154,12 +150,19 @@ static int read_cpu_file(const char *root, int cpu, const char *rel, char *buf, 
     return buf[0] ? 0 : -1;
 }
 
+int pgcb_cpu_file_read(const char *root, int cpu, const char *rel, char *buf, size_t n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cpu%d/%s", root, cpu, rel);
+    return pgcb_sysfs_line(path, buf, n);
+}
+
 /* A frequency in kHz (a positive integer), or NAN. */
 static double read_khz(const char *root, int cpu, const char *rel)
 {
     char buf[64];
     uint64_t v;
-    if (read_cpu_file(root, cpu, rel, buf, sizeof buf) != 0 ||
+    if (pgcb_cpu_file_read(root, cpu, rel, buf, sizeof buf) != 0 ||
         pgcb_parse_u64(buf, 1, UINT32_MAX, &v) != 0)
         return NAN;
     return (double)v;
@@ -168,10 +171,10 @@ static double read_khz(const char *root, int cpu, const char *rel)
 void pgcb_cpu_facts_read(const char *root, int cpu, struct pgcb_cpu_facts *out)
 {
     *out = (struct pgcb_cpu_facts){.cpu = cpu};
-    read_cpu_file(root, cpu, "cpufreq/scaling_governor", out->governor, sizeof out->governor);
+    pgcb_cpu_file_read(root, cpu, "cpufreq/scaling_governor", out->governor, sizeof out->governor);
     out->cur_khz = read_khz(root, cpu, "cpufreq/scaling_cur_freq");
     out->min_khz = read_khz(root, cpu, "cpufreq/scaling_min_freq");
     out->max_khz = read_khz(root, cpu, "cpufreq/scaling_max_freq");
-    read_cpu_file(root, cpu, "topology/thread_siblings_list", out->siblings,
+    pgcb_cpu_file_read(root, cpu, "topology/thread_siblings_list", out->siblings,
                   sizeof out->siblings);
 }

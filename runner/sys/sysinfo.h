@@ -59,6 +59,14 @@ struct pgcb_cpu_facts {
     char siblings[128];     /* topology/thread_siblings_list, e.g. "0,8" (itself included) */
 };
 
+/* The first line of the file at path, as one line (pgcb_oneline), into
+ * buf: 0, or -1 (absent, unreadable or empty: buf is ""). For sysfs and
+ * /proc files of one short line. */
+int pgcb_sysfs_line(const char *path, char *buf, size_t n);
+
+/* pgcb_sysfs_line of ROOT/cpuN/rel. */
+int pgcb_cpu_file_read(const char *root, int cpu, const char *rel, char *buf, size_t n);
+
 /* Read CPU `cpu`'s facts under `root` (PGCB_SYSFS_CPU_ROOT; a fake tree in
  * tests): ROOT/cpuN/cpufreq/... and ROOT/cpuN/topology/... Never fails:
  * what cannot be read is left "not shown". */

@@ -68,6 +68,7 @@ static void test_full_config(void **state)
                        "alpha = 1/32\n"
                        "interval_level = 0.9\n"
                        "respawn = order\n"
+                       "cpu_idle = system\n"
                        "[server]\n"
                        "conninfo = host=/tmp port=5433\n"
                        "setup = ../sql/x.sql\n"
@@ -100,6 +101,8 @@ static void test_full_config(void **state)
     assert_true(cfg.alpha == 1.0 / 32);
     assert_true(cfg.interval_level == 0.9);
     assert_int_equal(cfg.respawn_order, 1);
+    assert_int_equal(cfg.cpu_idle, PGCB_IDLE_SYSTEM);
+    assert_int_equal(cfg.cpu_idle_line, 13);
     assert_int_equal(cfg.batch_timeout_ms, 2500);
     assert_int_equal(cfg.ncpus, 3);
     assert_int_equal(cfg.cpus[0], 1);
@@ -116,11 +119,11 @@ static void test_full_config(void **state)
     assert_int_equal(cfg.ndrivers, 2);
     assert_string_equal(cfg.drivers[0].name, "a");
     assert_string_equal(cfg.drivers[0].path, "/abs/a.so");
-    assert_int_equal(cfg.drivers[0].path_line, 17);
+    assert_int_equal(cfg.drivers[0].path_line, 18);
     assert_int_equal(cfg.drivers[0].nopts, 1);
     assert_string_equal(cfg.drivers[0].opts[0].key, "result_format");
     assert_string_equal(cfg.drivers[0].opts[0].value, "binary");
-    assert_int_equal(cfg.drivers[0].opts[0].line, 18);
+    assert_int_equal(cfg.drivers[0].opts[0].line, 19);
     snprintf(want, sizeof want, "%s/b.so", dir);
     assert_string_equal(cfg.drivers[1].path, want);
 
@@ -162,6 +165,8 @@ static void test_defaults_and_env(void **state)
     assert_true(cfg.alpha == 1.0 / 64);
     assert_true(cfg.interval_level == 0.95);
     assert_int_equal(cfg.respawn_order, 0);
+    assert_int_equal(cfg.cpu_idle, PGCB_IDLE_AUTO);
+    assert_int_equal(cfg.cpu_idle_line, 0);
     assert_int_equal(cfg.batch_timeout_ms, PGCB_DEFAULT_BATCH_TIMEOUT_MS);
     assert_true(cfg.noise_warn_pct == PGCB_STATS_NOISE_WARN_PCT);
     assert_string_equal(cfg.time_source, "default");
@@ -207,10 +212,14 @@ static void test_errors(void **state)
                  ":2: unknown key 'bogus' in [bench] (known: time_ms, queries, warmup_ms, cpus, "
                  "output, orders, batch_timeout_ms, seed, alpha, interval_level, until, "
                  "until_max_orders, until_width, noise_warn_pct, result_format, describe, sync, "
-                 "driver_dir, checksum_reference, profile, max_rss_mb, memory, wire, rtt_ms, respawn)");
+                 "driver_dir, checksum_reference, profile, max_rss_mb, memory, wire, rtt_ms, respawn, cpu_idle)");
     expect_error("[bench]\nmemory = maybe\n" MINIMAL, ":2: [bench] memory: 'maybe' is not on or off");
     expect_error("[bench]\nrespawn = always\n" MINIMAL,
                  ":2: [bench] respawn: 'always' is not as_needed or order");
+    expect_error("[bench]\ntime_ms = 5\ncpu_idle = halt\n" MINIMAL,
+                 ":3: [bench] cpu_idle: 'halt' is not auto, poll or system");
+    expect_error("[bench]\ncpu_idle =\n" MINIMAL,
+                 ":2: [bench] cpu_idle: '' is not auto, poll or system");
     expect_error("[bench]\nmax_rss_mb = 0\n" MINIMAL,
                  ":2: [bench] max_rss_mb: '0' is not an integer from 1 to 16777216");
     expect_error("[bench]\nbatch_timeout_ms = 0\n" MINIMAL,

@@ -475,6 +475,45 @@ static void test_noise_header(void **state)
     assert_string_equal(out, "Steal    : 0.25% of the machine's CPU time over the run (50 ms "
                              "in all, /proc/stat)\n");
     free(out);
+
+    /* How idle CPUs waited ([bench] cpu_idle): nothing for a file from
+     * before it (above); polling, with the run's idle entries after the
+     * steal; as the system has it, with why. */
+    out = capture(header, &r);
+    assert_null(strstr(out, "Idle"));
+    free(out);
+    r.idle = (struct pgcb_res_idle){.asked = pgcb_xstrdup("auto"), .polling = 1,
+                                    .driver = pgcb_xstrdup("haltpoll"),
+                                    .governor = pgcb_xstrdup("haltpoll"),
+                                    .entries_poll = 360919, .entries_other = 0};
+    out = capture(header, &r);
+    assert_non_null(strstr(out, "(noise_warn_pct)\nIdle     : poll ([bench] cpu_idle = auto; "
+                                "cpuidle haltpoll, governor haltpoll): a PM QoS request of 0 us "
+                                "held, so an idle CPU spins and a wake-up sends no interrupt "
+                                "(docs/measuring.md#how-idle-cpus-wait)\n"));
+    free(out);
+    out = capture(pgcb_report_run_noise, &r);
+    assert_string_equal(out, "Steal    : 0.25% of the machine's CPU time over the run (50 ms "
+                             "in all, /proc/stat)\n"
+                             "Idle     : the pinned CPUs went idle 360919 times while measuring: "
+                             "360919 polling, 0 halting (cpuidle's usage counters)\n");
+    free(out);
+    free(r.idle.asked);
+    free(r.idle.driver);
+    free(r.idle.governor);
+    r.idle = (struct pgcb_res_idle){.asked = pgcb_xstrdup("auto"),
+                                    .why = pgcb_xstrdup("/dev/cpu_dma_latency: Permission denied "
+                                                        "(root may write it)"),
+                                    .entries_poll = NAN, .entries_other = NAN};
+    out = capture(header, &r);
+    assert_non_null(strstr(out, "Idle     : as the system has it (/dev/cpu_dma_latency: "
+                                "Permission denied (root may write it); no cpuidle driver shown): "
+                                "a backend waking a halted client CPU pays for the interrupt in "
+                                "its own CPU time (docs/measuring.md#how-idle-cpus-wait)\n"));
+    free(out);
+    out = capture(pgcb_report_run_noise, &r); /* entries unknown: no Idle line */
+    assert_null(strstr(out, "Idle"));
+    free(out);
     pgcb_result_free(&r);
 }
 

@@ -699,6 +699,10 @@ static void add_noise(struct pgcb_result *r)
         .smt_siblings = pgcb_xstrdup("0,2")};
     r->noise_cpus[1] = (struct pgcb_res_cpu){.cpu = 2, .role = pgcb_xstrdup("server"),
                                              .cur_khz = NAN, .min_khz = NAN, .max_khz = NAN};
+    r->idle = (struct pgcb_res_idle){.asked = pgcb_xstrdup("auto"), .polling = 1,
+                                     .driver = pgcb_xstrdup("haltpoll"),
+                                     .entries_poll = 131753, .entries_other = 2,
+                                     .governor = NULL};
 }
 
 static void test_round_trip_noise(void **state)
@@ -737,6 +741,12 @@ static void test_round_trip_noise(void **state)
     assert_null(back.noise_cpus[1].governor);
     assert_null(back.noise_cpus[1].smt_siblings);
     assert_true(isnan(back.noise_cpus[1].min_khz));
+    assert_string_equal(back.idle.asked, "auto");
+    assert_int_equal(back.idle.polling, 1);
+    assert_null(back.idle.why);
+    assert_string_equal(back.idle.driver, "haltpoll");
+    assert_null(back.idle.governor);
+    assert_true(back.idle.entries_poll == 131753 && back.idle.entries_other == 2);
     pgcb_result_free(&back);
 
     /* The raw JSON: the documented keys; null for what is not known. */
@@ -763,6 +773,12 @@ static void test_round_trip_noise(void **state)
     json_t *cpu1 = json_array_get(json_object_get(noise, "cpus"), 1);
     assert_true(json_is_null(json_object_get(cpu1, "governor")));
     assert_true(json_is_null(json_object_get(cpu1, "cur_khz")));
+    json_t *idle = json_object_get(noise, "cpu_idle");
+    assert_string_equal(json_string_value(json_object_get(idle, "asked")), "auto");
+    assert_true(json_is_true(json_object_get(idle, "polling")));
+    assert_true(json_is_null(json_object_get(idle, "why")));
+    assert_true(json_is_null(json_object_get(idle, "governor")));
+    assert_true(json_number_value(json_object_get(idle, "entries_other")) == 2);
     json_decref(j);
     pgcb_result_free(&r);
     remove(path);
@@ -788,6 +804,9 @@ static void test_old_file_noise(void **state)
     assert_int_equal(c->noise_known, 0);
     assert_true(isnan(c->steal_cpus_pct) && isnan(c->steal_machine_pct));
     assert_true(isnan(r.noise_warn_pct) && isnan(r.steal_boot_pct) && isnan(r.run_steal_pct));
+    assert_null(r.idle.asked); /* how idle CPUs waited: not known */
+    assert_int_equal(r.idle.polling, 0);
+    assert_true(isnan(r.idle.entries_poll) && isnan(r.idle.entries_other));
     assert_int_equal(r.nnoise_cpus, 0);
     pgcb_result_free(&r);
     remove(path);
