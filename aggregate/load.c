@@ -177,6 +177,42 @@ static void check_noise(struct pgcb_agg *a)
     }
 }
 
+/* How run i's idle CPUs waited ([bench] cpu_idle): 0 unknown (a file from
+ * before it), 1 polling, 2 as the system had it. */
+static int idle_kind(const struct pgcb_result *r)
+{
+    return !r->idle.asked ? 0 : r->idle.polling ? 1 : 2;
+}
+
+/* Runs whose idle CPUs waited differently: a warning naming which ran how
+ * (docs/measuring.md#how-idle-cpus-wait: halting CPUs put each wake-up's
+ * interrupt into both sides' figures, up to 3x at sequential LIMIT 1). */
+static void check_idle(struct pgcb_agg *a, FILE *warn)
+{
+    static const char *const said[] = {"not recorded (before cpu_idle)", "polling",
+                                       "as the system had it (halting)"};
+    char runs[3][256] = {"", "", ""};
+    int kinds = 0;
+    for (size_t i = 0; i < a->nruns; i++) {
+        int k = idle_kind(a->res[i]);
+        size_t n = strlen(runs[k]);
+        kinds += n == 0;
+        snprintf(runs[k] + n, sizeof runs[k] - n, "%s%zu", n ? ", " : "", i + 1);
+    }
+    if (kinds < 2)
+        return;
+    char list[900] = "";
+    for (int k = 1; k <= 3; k++) { /* polling, halting, then unknown */
+        size_t n = strlen(list);
+        if (runs[k % 3][0])
+            snprintf(list + n, sizeof list - n, "%sruns %s %s", n ? "; " : "", runs[k % 3],
+                     said[k % 3]);
+    }
+    note(a, warn, NULL, "The runs' idle CPUs did not wait alike (%s): halting CPUs put the "
+         "hypervisor's wake-ups into both sides' figures ([bench] cpu_idle; "
+         "docs/measuring.md#how-idle-cpus-wait).", list);
+}
+
 /* The file must exist, be readable and not be a directory: a message that
  * says so beats the JSON parser's. */
 static int check_readable(const char *path, char *err, size_t errlen)
@@ -282,6 +318,7 @@ int pgcb_agg_load(struct pgcb_agg *a, char *const *paths, size_t n, char *const 
                  "left out.", i + 1, a->runs[i].res.stop_reason ? a->runs[i].res.stop_reason
                                                                  : "no reason recorded");
     check_noise(a);
+    check_idle(a, warn);
     check_drivers(a, warn);
     size_t shared = check_groups(a, warn);
     if (shared == 0) {

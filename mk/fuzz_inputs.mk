@@ -27,7 +27,8 @@ FI_COMMON = common/util.c common/proto.c
 # A connection string in it (conninfo, [server] unix/tcp/tls) is checked by libpq's
 # parser (lib/pqutil), the transports' words by runner/server/transport.c.
 FI_CONFIG_SRC = tests/fuzz/fuzz_config.c $(sort $(wildcard runner/config/config*.c)) runner/sched/orders.c runner/config/gen.c \
-                runner/server/transport.c runner/server/bulk.c lib/pqutil/pq_errmsg.c $(FI_COMMON)
+                runner/server/transport.c runner/server/bulk.c runner/sys/cpuidle.c runner/sys/sysinfo.c \
+                lib/pqutil/pq_errmsg.c $(FI_COMMON)
 # The result reader and everything of common/ it may reach (common/ is one
 # library that knows no program: all of it, so that a new file there is in).
 FI_RESULT_SRC = tests/fuzz/fuzz_result.c $(sort $(wildcard common/*.c)) \

@@ -5,12 +5,16 @@
 # - auto (the default), as root: the runner holds /dev/cpu_dma_latency open
 #   while it measures (seen in /proc/PID/fd), the result says polling, and
 #   where the machine shows cpuidle states the pinned CPUs went idle only by
-#   polling; the header says "Idle     : poll"; once it exits, no process
-#   holds the file;
-# - system: the file never held, the result and header say so;
+#   polling; the header says "Idle     : poll"; once it exits, none of its
+#   processes holds the file;
+# - system: the file never held by the runner's processes, the result and
+#   header say so;
 # - poll for a user who may not write the file: refused in one line naming
 #   the file, line and key, exit 1, no result;
-# - the runner SIGKILLed while holding it: nothing left holding it.
+# - the runner SIGKILLed while holding it: none of its processes left
+#   holding it.
+# Only the runner's own processes are looked at: make test's other chain
+# may run a runner of its own at the same time.
 # Exit status 1 at the first failed check. Not root (only root may make the
 # request): a SKIP line and exit 0, or a FAIL under CI (CI set), which runs
 # as root.
@@ -33,16 +37,22 @@ n=0
 fail() { printf 'FAIL %s\n' "$*"; exit 1; }
 pass() { n=$((n + 1)); printf 'ok %d %s\n' "$n" "$*"; }
 
-# The PIDs of the processes with the file open.
-holders() {
-    local f p
-    for f in /proc/[0-9]*/fd/*; do
-        [ "$(readlink "$f" 2> /dev/null)" = "$dev" ] || continue
-        p=${f#/proc/}
-        echo "${p%%/*}"
-    done | sort -u
+# tree PID: PID and its descendants.
+tree() {
+    local p
+    echo "$1"
+    for p in $(pgrep -P "$1"); do tree "$p"; done
 }
-[ -z "$(holders)" ] || fail "before the test, $dev is held by $(holders | tr '\n' ' ')"
+# holding: those of the PIDs on stdin (one a line) that have the file open.
+holding() {
+    local p f
+    while read -r p; do
+        [ -n "$p" ] || continue
+        for f in /proc/"$p"/fd/*; do
+            if [ "$(readlink "$f" 2> /dev/null)" = "$dev" ]; then echo "$p"; break; fi
+        done
+    done
+}
 
 ini() { # ini NAME MODE TIME_MS: a run of libpq_sync, one group
     cat > "$tmp/$1.ini" <<EOF
@@ -64,33 +74,41 @@ depth = 1
 EOF
 }
 
-# start NAME: run NAME.ini in the background (pid) and return once its
-# progress line names the group (measuring has begun).
+# start NAME: run NAME.ini in the background (pid).
 start() {
-    "$build/runner" -c "$tmp/$1.ini" -o "$tmp/$1.json" -P 1 > "$tmp/$1.out" 2> "$tmp/$1.err" &
+    "$build/runner" -c "$tmp/$1.ini" -o "$tmp/$1.json" > "$tmp/$1.out" 2> "$tmp/$1.err" &
     pid=$!
-    local i
-    for ((i = 0; i < 200; i++)); do
-        grep -q "sequential" "$tmp/$1.err" 2> /dev/null && break
+}
+# watch: until the runner exits, look every 50 ms at its processes: held
+# (those seen holding the file, ever) and procs (every one seen).
+watch() {
+    held="" procs=""
+    while kill -0 "$pid" 2> /dev/null; do
+        local t
+        t=$(tree "$pid")
+        procs=$(printf '%s\n%s\n' "$procs" "$t" | sort -u | sed '/^$/d')
+        held=$(printf '%s\n%s\n' "$held" "$(holding <<< "$t")" | sort -u | sed '/^$/d')
+        [ -n "$held" ] && [ "${1:-}" = first ] && return 0
         sleep 0.05
     done
 }
-# finish NAME: the holders seen now (held), then the run's exit checked.
+# finish NAME: the run's exit checked.
 finish() {
-    held=$(holders)
     wait "$pid" || { cat "$tmp/$1.err"; fail "$1: runner exit $?"; }
     pid=
 }
 
 # auto: held while measuring (looked at once the first order has started).
-ini auto "" 4000
+ini auto "" 1500
 start auto
+watch
 finish auto
-[ -n "$held" ] || fail "cpu_idle = auto: nobody held $dev while the runner measured"
+[ -n "$held" ] || fail "cpu_idle = auto: none of the runner's processes held $dev"
 grep -q "^Idle     : poll (\[bench\] cpu_idle = auto" "$tmp/auto.out" ||
     { grep "^Idle" "$tmp/auto.out"; fail "the header of an auto run does not say Idle: poll"; }
-[ -z "$(holders)" ] || fail "after the runner exited, $dev is still held by $(holders)"
-pass "cpu_idle = auto: $dev held while measuring (by pids $(echo "$held" | tr "\n" " ")), released at exit; header 'Idle: poll'"
+left=$(holding <<< "$procs")
+[ -z "$left" ] || fail "after the runner exited, its processes $left still hold $dev"
+pass "cpu_idle = auto: $dev held by the runner's processes (${held//$'\n'/ }), none left holding it at exit; header 'Idle: poll'"
 
 /usr/bin/python3 - "$tmp/auto.json" <<'EOF' || fail "cpu_idle = auto: the result's environment.noise.cpu_idle"
 import json, sys
@@ -106,8 +124,10 @@ pass "cpu_idle = auto: the result says polling, and the pinned CPUs never halted
 # system: never held.
 ini system system 1500
 start system
+watch
 finish system
-[ -z "$held" ] || fail "cpu_idle = system: $dev held by $held"
+[ -n "$procs" ] || fail "cpu_idle = system: no process of the runner seen"
+[ -z "$held" ] || fail "cpu_idle = system: $dev held by the runner's processes $held"
 grep -q "^Idle     : as the system has it (\[bench\] cpu_idle = system" "$tmp/system.out" ||
     { grep "^Idle" "$tmp/system.out"; fail "the header of a system run does not say so"; }
 /usr/bin/python3 - "$tmp/system.json" <<'EOF' || fail "cpu_idle = system: the result's environment.noise.cpu_idle"
@@ -135,13 +155,16 @@ pass "cpu_idle = poll where $dev may not be written: refused in one line naming 
 # descriptor (the hosts die with the runner: PR_SET_PDEATHSIG).
 ini killed "" 20000
 start killed
-[ -n "$(holders)" ] || fail "the run to be killed does not hold $dev"
+watch first
+[ -n "$held" ] || fail "the run to be killed did not hold $dev"
+procs=$(tree "$pid")
 kill -9 "$pid"
 wait "$pid" 2> /dev/null
 pid=
 for ((i = 0; i < 100; i++)); do
-    [ -z "$(holders)" ] && break
+    [ -z "$(holding <<< "$procs")" ] && break
     sleep 0.05
 done
-[ -z "$(holders)" ] || fail "after SIGKILL of the runner, $dev is still held by $(holders)"
-pass "the runner SIGKILLed while measuring: nothing left holding $dev"
+left=$(holding <<< "$procs")
+[ -z "$left" ] || fail "after SIGKILL of the runner, its processes $left still hold $dev"
+pass "the runner SIGKILLed while measuring: none of its processes left holding $dev"

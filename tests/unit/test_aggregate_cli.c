@@ -38,6 +38,7 @@
 
 #include "pgcb/driver.h"
 #include "result.h"
+#include "util.h"
 
 #define DIR "tests/aggregate/"
 #define GOLDEN DIR "golden/"
@@ -745,6 +746,49 @@ static void test_noise_note(void **state)
     unlink(path);
 }
 
+/* Runs whose idle CPUs waited differently ([bench] cpu_idle): a warning
+ * naming which ran how; runs that all waited alike, or files from before
+ * it only (the golden files above), none. */
+static void test_idle_note(void **state)
+{
+    (void)state;
+    struct pgcb_result r;
+    char err[1024], poll_path[256], halt_path[256], *out, *errout;
+    assert_int_equal(pgcb_result_read(DIR "a.json", &r, err, sizeof err), 0);
+    r.idle = (struct pgcb_res_idle){.asked = pgcb_xstrdup("auto"), .polling = 1,
+                                    .entries_poll = 100, .entries_other = 0};
+    snprintf(poll_path, sizeof poll_path, "%s/a_poll.json", tmpdir);
+    assert_int_equal(pgcb_result_write(&r, poll_path, err, sizeof err), 0);
+    r.idle.polling = 0;
+    r.idle.why = pgcb_xstrdup("[bench] cpu_idle = system");
+    snprintf(halt_path, sizeof halt_path, "%s/a_halt.json", tmpdir);
+    assert_int_equal(pgcb_result_write(&r, halt_path, err, sizeof err), 0);
+    pgcb_result_free(&r);
+
+    const char *const mixed[] = {poll_path, DIR "b.json", halt_path, poll_path, NULL};
+    assert_int_equal(run(&out, &errout, mixed), 0);
+    const char *want = "aggregate: warning: The runs' idle CPUs did not wait alike (runs 1, 4 "
+                       "polling; runs 3 as the system had it (halting); runs 2 not recorded "
+                       "(before cpu_idle)): halting CPUs put the hypervisor's wake-ups into both "
+                       "sides' figures ([bench] cpu_idle; docs/measuring.md#how-idle-cpus-wait).\n";
+    if (!strstr(errout, want)) {
+        print_error("got:\n%s\nwant in it:\n%s", errout, want);
+        fail();
+    }
+    assert_non_null(strstr(out, "The runs' idle CPUs did not wait alike")); /* and a note */
+    free(out);
+    free(errout);
+
+    const char *const alike[] = {poll_path, poll_path, NULL};
+    assert_int_equal(run(&out, &errout, alike), 0);
+    assert_null(strstr(errout, "idle CPUs"));
+    assert_null(strstr(out, "idle CPUs"));
+    free(out);
+    free(errout);
+    unlink(poll_path);
+    unlink(halt_path);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -788,6 +832,7 @@ int main(void)
         cmocka_unit_test(test_conversion_cost),
         cmocka_unit_test(test_insert_baseline),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_idle_note),
         cmocka_unit_test(test_help),
         cmocka_unit_test(test_old_and_new_files),
         cmocka_unit_test(test_baseline_missing_step),

@@ -32,6 +32,7 @@
 
 #include "sys/cpuidle.h"
 #include "sys/sysinfo.h"
+#include "util.h"
 
 static char root[] = "/tmp/pgcb_test_sysfs_XXXXXX";
 
@@ -217,16 +218,22 @@ static void test_hold(void **state)
     }
 }
 
-/* The real request, where it can be made: while held, CPU 0's idle entries
- * (sleeping 2 ms at a time, 50 times) go to the polling state only. */
+/* The real request, where it can be made: while it is held, no CPU of the
+ * machine enters a halting idle state (50 sleeps of 2 ms give them room to
+ * go idle; make test's other chain may keep them busy, so how often they
+ * polled is printed, not required). */
 static void test_this_machine(void **state)
 {
     (void)state;
-    const int cpu0[] = {0};
+    int cpus[PGCB_MAX_CPUS];
+    size_t n = 0;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < online && n < PGCB_MAX_CPUS; c++)
+        cpus[n++] = (int)c;
     struct pgcb_idle_entries a, b;
     struct pgcb_idle_hold h;
     char err[256];
-    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpu0, 1, &a);
+    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpus, n, &a);
     if (geteuid() != 0 || a.poll == UINT64_MAX || access(PGCB_CPU_DMA_LATENCY, W_OK) != 0) {
         printf("# skipped the real request: %s\n",
                geteuid() != 0 ? "not root" : a.poll == UINT64_MAX ? "no cpuidle states shown"
@@ -238,14 +245,13 @@ static void test_this_machine(void **state)
     /* A CPU halted before the request counts its halt when it wakes (the
      * request wakes every idle CPU): read after that. */
     nanosleep(&(struct timespec){0, 20000000}, NULL);
-    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpu0, 1, &a);
+    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpus, n, &a);
     for (int i = 0; i < 50; i++)
         nanosleep(&(struct timespec){0, 2000000}, NULL);
-    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpu0, 1, &b);
+    pgcb_idle_entries_read(PGCB_CPUIDLE_SYSFS, cpus, n, &b);
     pgcb_idle_release(&h);
-    printf("# CPU 0 while held: %llu polling idle entries, %llu others\n",
+    printf("# %zu CPUs while held: %llu polling idle entries, %llu halting\n", n,
            (unsigned long long)(b.poll - a.poll), (unsigned long long)(b.other - a.other));
-    assert_true(b.poll > a.poll);
     assert_true(b.other == a.other);
 }
 
