@@ -91,6 +91,11 @@ pass "A/A flagged 0 of 1, 400 % caught 1 of 1; both tests at 16 and all orders i
     > "$tmp/crash.out" 2> "$tmp/crash.err" || { cat "$tmp/crash.err"; fail "crash: gate-power exit $?"; }
 grep -q "^Runs that failed (left out of the rates): size 5 % run 1: pipelined / limit_1 / depth 10: " \
     "$tmp/crash/power.md" || { cat "$tmp/crash/power.md"; fail "crash: the failed run is not named with its group"; }
-grep -q '^| sign+overall | all ([0-9]*) | 0/1 \[[^]]*\] | — |' "$tmp/crash/power.md" ||
+# Kept: the A/A counted as one run (flagged or not: check_ok makes its rows
+# up in nanoseconds, where two processes of the same code can differ by
+# their layout alone -- seen flagged once at pipelined depth 10 with idle
+# CPUs polling; the A/A's verdict is the first case's check, on a real
+# client), and the crashed run not among them.
+grep -q '^| sign+overall | all ([0-9]*) | [01]/1 \[[^]]*\] | — |' "$tmp/crash/power.md" ||
     { cat "$tmp/crash/power.md"; fail "crash: the A/A run is not kept, or the failed run counted"; }
 pass "a HEAD that crashes: its run counted as failed with the reason, the A/A kept"
