@@ -39,13 +39,16 @@
 #   --baseline-dir DIR   where baselines are (default $PGCB_BASELINE_DIR, else
 #                        results/baselines)
 #   --respawn WHEN       as_needed or order: [bench] respawn of the run (default
-#                        order with --client, as_needed with --driver): with
-#                        order each side's process -- a bridged client's
+#                        order): each side's process -- a bridged client's
 #                        adapter too -- is started anew and warmed up before
 #                        each of its orders, so that what one process draws
-#                        (its JIT's decisions, its heap's layout) falls on one
-#                        order, not on every order of a group
-#                        (docs/regressions.md, "A bridged client's power")
+#                        (its JIT's decisions, its code's and heap's layout)
+#                        falls on one order, not on every order of a group
+#                        (docs/regressions.md, "One process per order");
+#                        as_needed: one process per side and group, faster
+#                        (about 1 minute a run of conf/ab.ini instead of 2.5)
+#                        but a per-group verdict may then see two processes
+#                        differ where the builds do not
 #   --allow-same         run even when BASE and HEAD are the same build (A/A)
 #   --build-dir DIR      pgclientbench's build directory (default build)
 #   --instructions       (--driver only) after the wall-time run, count each
@@ -107,7 +110,7 @@ while [ $# -gt 0 ]; do
     shift
 done
 [ -n "$mode" ] || usage "say --driver or --client CLIENT"
-case $respawn in '') [ $mode = client ] && respawn=order || respawn=as_needed ;; as_needed|order) ;;
+case $respawn in '') respawn=order ;; as_needed|order) ;;
     *) usage "--respawn '$respawn': as_needed or order" ;; esac
 if [ $instructions = 1 ]; then
     [ $mode = driver ] || usage "--instructions counts C drivers only (--driver): a bridged client's runtime (V8, the JVM, Python) compiles, collects and hashes differently from run to run, so its instruction counts are not deterministic"

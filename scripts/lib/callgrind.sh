@@ -73,7 +73,7 @@ cg_ini() {
             next
         }
         skip { next }
-        sect == "bench" && /^[ \t]*(time_ms|queries|warmup_ms|orders|batch_timeout_ms|output|until[a-z_]*|profile|memory)[ \t]*=/ { next }
+        sect == "bench" && /^[ \t]*(time_ms|queries|warmup_ms|orders|batch_timeout_ms|output|until[a-z_]*|profile|memory|respawn)[ \t]*=/ { next }
         sect ~ /^suite\./ && /^[ \t]*warmup_ms[ \t]*=/ { next }
         match($0, /^[ \t]*(setup|path|adapters|module_dir|driver_dir)[ \t]*=[ \t]*/) {
             v = substr($0, RLENGTH + 1)
