@@ -71,3 +71,8 @@ char *pgcb_json_dup_str(json_t *o, const char *key)
     const char *s = json_string_value(json_object_get(o, key));
     return s ? pgcb_xstrdup(s) : NULL;
 }
+
+double pgcb_json_num(const json_t *v)
+{
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}

@@ -16,6 +16,9 @@ json_t *pgcb_json_str(const char *s);
 /* A new JSON real of v, or null when v is not finite (JSON has no NaN). */
 json_t *pgcb_json_real(double v);
 
+/* v's value if it is a JSON number, else NAN (absent, null, mistyped). */
+double pgcb_json_num(const json_t *v);
+
 /* A malloc'd copy of o's string member `key`, or NULL (absent, not a string). */
 char *pgcb_json_dup_str(json_t *o, const char *key);
 

@@ -611,6 +611,16 @@ void pgcb_result_types_group_json(struct json_t *one, const struct pgcb_res_grou
 void pgcb_result_conc_group_json(struct json_t *one, const struct pgcb_res_group *gr);
 void pgcb_result_conc_group_read(struct json_t *o, struct pgcb_res_group *gr, size_t ncells);
 
+/* The noise (result_noise.c): a cell's keys set on its JSON object j, and
+ * read back from it (the spread recomputed from order_medians_ns when the
+ * file has none); the environment's "noise" object, and read back from the
+ * environment env (absent: all unknown); what the noise owns, freed. */
+void pgcb_result_cell_noise_json(struct json_t *j, const struct pgcb_res_cell *c);
+void pgcb_result_cell_noise_read(struct json_t *o, struct pgcb_res_cell *c);
+struct json_t *pgcb_result_env_noise_json(const struct pgcb_result *r);
+void pgcb_result_env_noise_read(struct json_t *env, struct pgcb_result *r);
+void pgcb_result_noise_free(struct pgcb_result *r);
+
 /* result_stream.c: a streaming group's keys ("stream": {"mode", "fetch_rows"})
  * and its cells' ("stream": {first_row_ns, rows, idiom, memory_verdict,
  * bytes_per_row}), written into the group's JSON object `one` (after its

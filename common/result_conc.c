@@ -49,11 +49,6 @@ void pgcb_result_conc_group_json(json_t *one, const struct pgcb_res_group *gr)
     }
 }
 
-static double real_or_nan(json_t *v)
-{
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 void pgcb_result_conc_group_read(json_t *o, struct pgcb_res_group *gr, size_t ncells)
 {
     json_t *k = json_object_get(o, "concurrency");
@@ -66,13 +61,13 @@ void pgcb_result_conc_group_read(json_t *o, struct pgcb_res_group *gr, size_t nc
     gr->concurrency = json_is_integer(n) ? (uint32_t)json_integer_value(n) : 0;
     gr->pool = json_is_integer(p) ? (uint32_t)json_integer_value(p) : gr->concurrency;
     gr->load_mode = mode && strcmp(mode, "rate") == 0 ? PGCB_LOAD_RATE : PGCB_LOAD_CLOSED;
-    gr->rate = real_or_nan(json_object_get(k, "rate"));
+    gr->rate = pgcb_json_num(json_object_get(k, "rate"));
     json_t *results = json_object_get(o, "results");
     for (size_t d = 0; d < ncells && d < json_array_size(results); d++) {
         json_t *j = json_array_get(results, d);
         struct pgcb_res_cell *c = &gr->cells[d];
-        c->time_per_query_ns = real_or_nan(json_object_get(j, "time_per_query_ns"));
-        c->client_busy = real_or_nan(json_object_get(j, "client_busy"));
+        c->time_per_query_ns = pgcb_json_num(json_object_get(j, "time_per_query_ns"));
+        c->client_busy = pgcb_json_num(json_object_get(j, "client_busy"));
         c->bottleneck = pgcb_bottleneck_parse(json_string_value(json_object_get(j,
                                                                                 "bottleneck")));
         json_t *late = json_object_get(j, "late_ns");

@@ -52,11 +52,6 @@ void pgcb_result_stream_group_json(json_t *one, const struct pgcb_res_group *gr)
     }
 }
 
-static double real_or_nan(json_t *v)
-{
-    return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 void pgcb_result_stream_group_read(json_t *o, struct pgcb_res_group *gr, size_t ncells)
 {
     for (size_t d = 0; d < ncells; d++)
@@ -75,7 +70,7 @@ void pgcb_result_stream_group_read(json_t *o, struct pgcb_res_group *gr, size_t 
         struct pgcb_res_cell *c = &gr->cells[d];
         if (!json_is_object(s))
             continue;
-        c->first_row_ns = real_or_nan(json_object_get(s, "first_row_ns"));
+        c->first_row_ns = pgcb_json_num(json_object_get(s, "first_row_ns"));
         json_t *rows = json_object_get(s, "rows");
         c->stream_rows = json_is_integer(rows) ? (uint64_t)json_integer_value(rows) : 0;
         const char *idiom = json_string_value(json_object_get(s, "idiom"));
@@ -84,7 +79,7 @@ void pgcb_result_stream_group_read(json_t *o, struct pgcb_res_group *gr, size_t 
         c->mem_verdict = !v ? PGCB_MEM_UNKNOWN
                          : strcmp(v, "bounded") == 0 ? PGCB_MEM_BOUNDED
                          : strcmp(v, "grows") == 0 ? PGCB_MEM_GROWS : PGCB_MEM_UNKNOWN;
-        c->mem_bytes_per_row = real_or_nan(json_object_get(s, "bytes_per_row"));
+        c->mem_bytes_per_row = pgcb_json_num(json_object_get(s, "bytes_per_row"));
     }
 }
 
